@@ -1,0 +1,30 @@
+// Micro-kernels that measure a device's own ceilings for clstat-bench: copy bandwidth, FMA rate
+// and exp rate. Each arithmetic kernel runs ITERS dependent steps on 4 independent chains per
+// work-item, so latency is hidden by other work-items and the unit's throughput is what shows.
+#include "real.clh"
+#ifndef ITERS
+#define ITERS 256
+#endif
+
+__kernel void copy_real(__global const real* restrict src, __global real* restrict dst, ulong n) {
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) dst[i] = src[i];
+}
+
+// 4 chains x ITERS x 2 FMA (flops = 16 * ITERS per work-item).
+__kernel void fma_rate(__global real* out, real a, real b) {
+  real x0 = (real)get_global_id(0), x1 = x0 + RC(1.0), x2 = x0 + RC(2.0), x3 = x0 + RC(3.0);
+  for (int i = 0; i < ITERS; ++i) {
+    x0 = fma(x0, a, b); x1 = fma(x1, a, b); x2 = fma(x2, a, b); x3 = fma(x3, a, b);
+    x0 = fma(x0, b, a); x1 = fma(x1, b, a); x2 = fma(x2, b, a); x3 = fma(x3, b, a);
+  }
+  out[get_global_id(0)] = x0 + x1 + x2 + x3;
+}
+
+// 4 chains x ITERS exponentials (EXP_FN: exp or native_exp2), kept in range by the negation.
+__kernel void exp_rate(__global real* out, real a) {
+  real x0 = (real)(get_global_id(0) & 7) * RC(0.01), x1 = x0 + RC(0.1), x2 = x0 + RC(0.2), x3 = x0 + RC(0.3);
+  for (int i = 0; i < ITERS; ++i) {
+    x0 = EXP_FN(-x0 * a); x1 = EXP_FN(-x1 * a); x2 = EXP_FN(-x2 * a); x3 = EXP_FN(-x3 * a);
+  }
+  out[get_global_id(0)] = x0 + x1 + x2 + x3;
+}

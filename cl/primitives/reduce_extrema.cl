@@ -1,0 +1,52 @@
+// Minimum and maximum with the index of their first occurrence, in one pass.
+// NaN policy (as NumPy's min/argmin): a NaN beats every number, so the result is NaN with the
+// index of the first NaN. Ties keep the lower index. An empty state has index EMPTY.
+#include "real.clh"
+#define EMPTY ULONG_MAX
+
+typedef struct {
+  real vmin;
+  real vmax;
+  ulong imin;
+  ulong imax;
+} extrema_t;
+
+// Does (a, ia) come before (b, ib)? less = 1 orders by <, less = 0 by >.
+inline int ext_before(real a, ulong ia, real b, ulong ib, int less) {
+  if (ib == EMPTY) return ia != EMPTY;
+  if (ia == EMPTY) return 0;
+  if (isnan(a)) return !isnan(b) || ia < ib;
+  if (isnan(b)) return 0;
+  if (a == b) return ia < ib;
+  return less ? a < b : a > b;
+}
+
+inline extrema_t identity(void) {
+  extrema_t r;
+  r.vmin = r.vmax = RC(0.0);
+  r.imin = r.imax = EMPTY;
+  return r;
+}
+
+inline extrema_t merge(extrema_t a, extrema_t b) {
+  if (ext_before(b.vmin, b.imin, a.vmin, a.imin, 1)) {
+    a.vmin = b.vmin;
+    a.imin = b.imin;
+  }
+  if (ext_before(b.vmax, b.imax, a.vmax, a.imax, 0)) {
+    a.vmax = b.vmax;
+    a.imax = b.imax;
+  }
+  return a;
+}
+
+inline extrema_t state_add(extrema_t a, real x, ulong i) {
+  extrema_t b;
+  b.vmin = b.vmax = x;
+  b.imin = b.imax = i;
+  return merge(a, b);
+}
+
+#define STATE extrema_t
+#define ELEMENT(v) (v)
+#include "reduce_slots.clh"

@@ -1,0 +1,41 @@
+// Count, mean and sum of squared deviations (M2) in one pass: Welford's update within a slot,
+// Chan, Golub & LeVeque's pairwise merge between slots (their eq. 2.1b). NaN propagates.
+#include "real.clh"
+
+typedef struct {
+  real mean;
+  real m2;
+  ulong n;
+} moments_t;
+
+inline moments_t identity(void) {
+  moments_t r;
+  r.mean = r.m2 = RC(0.0);
+  r.n = 0;
+  return r;
+}
+
+inline moments_t merge(moments_t a, moments_t b) {
+  if (b.n == 0) return a;
+  if (a.n == 0) return b;
+  const ulong n = a.n + b.n;
+  const real delta = b.mean - a.mean;
+  const real fb = (real)b.n / (real)n;
+  moments_t r;
+  r.mean = a.mean + delta * fb;
+  r.m2 = (a.m2 + b.m2) + delta * delta * ((real)a.n * fb);
+  r.n = n;
+  return r;
+}
+
+inline moments_t state_add(moments_t a, real x, ulong i) {
+  a.n += 1;
+  const real delta = x - a.mean;
+  a.mean += delta / (real)a.n;
+  a.m2 += delta * (x - a.mean);
+  return a;
+}
+
+#define STATE moments_t
+#define ELEMENT(v) (v)
+#include "reduce_slots.clh"

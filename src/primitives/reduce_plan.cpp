@@ -1,0 +1,164 @@
+#include "primitives/reduce_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "build/program_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::primitives {
+
+std::uint64_t slot_count(std::uint64_t n) {
+  std::uint64_t p = 1;
+  while (p < n && p < (1u << 16)) p <<= 1;
+  return p;
+}
+
+std::size_t host_chunk_elements(const DeviceInfo& info, std::size_t elem_size) {
+  // A fixed 2^27 elements, so results agree between devices, unless the device cannot hold it.
+  std::size_t c = std::size_t(1) << 27;
+  while (c > 1 && c * elem_size > info.max_alloc_bytes / 2) c >>= 1;
+  return c;
+}
+
+template <class T>
+CSumState<T> merge(CSumState<T> a, CSumState<T> b) {
+  // The same TwoSum merge as cl/common/compensated.clh.
+  const T t = a.s + b.s;
+  const T bp = t - a.s;
+  const T e = (a.s - (t - bp)) + (b.s - bp);
+  return {t, (a.c + b.c) + e};
+}
+
+template <class T>
+T csum_value(CSumState<T> a) {
+  return std::isfinite(a.s) ? a.s + a.c : a.s;
+}
+
+namespace {
+constexpr std::uint64_t k_empty = ~std::uint64_t(0);
+template <class T>
+bool before(T a, std::uint64_t ia, T b, std::uint64_t ib, bool less) {
+  if (ib == k_empty) return ia != k_empty;
+  if (ia == k_empty) return false;
+  if (std::isnan(a)) return !std::isnan(b) || ia < ib;
+  if (std::isnan(b)) return false;
+  if (a == b) return ia < ib;
+  return less ? a < b : a > b;
+}
+}  // namespace
+
+template <class T>
+ExtremaState<T> merge(ExtremaState<T> a, ExtremaState<T> b) {
+  if (before(b.vmin, b.imin, a.vmin, a.imin, true)) a.vmin = b.vmin, a.imin = b.imin;
+  if (before(b.vmax, b.imax, a.vmax, a.imax, false)) a.vmax = b.vmax, a.imax = b.imax;
+  return a;
+}
+
+template <class T>
+MomentsState<T> merge(MomentsState<T> a, MomentsState<T> b) {
+  if (b.n == 0) return a;
+  if (a.n == 0) return b;
+  const std::uint64_t n = a.n + b.n;
+  const T delta = b.mean - a.mean;
+  const T fb = static_cast<T>(b.n) / static_cast<T>(n);
+  return {a.mean + delta * fb, (a.m2 + b.m2) + delta * delta * (static_cast<T>(a.n) * fb), n};
+}
+
+template <class State, class T>
+Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                           const ReduceKind& kind, const std::vector<Event>& wait) {
+  if (n == 0) throw std::invalid_argument(kind.operation + ": empty input (n = 0)");
+  if (offset > x.size() || n > x.size() - offset)
+    throw std::invalid_argument(kind.operation + ": range [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + n) + ") is past the end of a buffer of " +
+                                std::to_string(x.size()) + " elements");
+  auto ctx = q.context().impl();
+  const bool dbl = std::is_same<T, double>::value;
+  const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options;
+  std::size_t wg = 0;
+  auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
+  cl::Kernel k1 = build::kernel(*prog, "reduce_slots", q.index());
+  cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
+
+  const std::uint64_t P = slot_count(n);
+  const std::uint64_t global = std::max<std::uint64_t>(P, wg);
+  std::uint64_t count = global / wg;  // partial states after stage 1
+  cl::Buffer a = ctx->scratch(q.index(), 0, count * sizeof(State));
+  cl::Buffer b = ctx->scratch(q.index(), 1, ((count + wg - 1) / wg) * sizeof(State));
+  const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
+  k1.setArg(0, x.raw().impl()->buffer);
+  k1.setArg(1, static_cast<cl_ulong>(offset));
+  k1.setArg(2, static_cast<cl_ulong>(n));
+  k1.setArg(3, static_cast<cl_ulong>(P));
+  k1.setArg(4, pa);
+  k1.setArg(5, pb);
+  k1.setArg(6, a);
+  Event ev = detail::launch(q, k1, cl::NDRange(global), cl::NDRange(wg), wait, kind.operation);
+  while (count > 1) {
+    const std::uint64_t groups = (count + wg - 1) / wg;
+    k2.setArg(0, a);
+    k2.setArg(1, static_cast<cl_ulong>(count));
+    k2.setArg(2, cl_ulong(0));
+    k2.setArg(3, b);
+    k2.setArg(4, cl_ulong(0));
+    k2.setArg(5, cl_ulong(0));
+    ev = detail::launch(q, k2, cl::NDRange(groups * wg, 1), cl::NDRange(wg, 1), {ev}, kind.operation);
+    std::swap(a, b);
+    count = groups;
+  }
+  auto host = std::make_shared<State>();
+  cl::Event read;
+  try {
+    detail::queue_of(q).enqueueReadBuffer(a, CL_FALSE, 0, sizeof(State), host.get(), nullptr, &read);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), kind.operation + ": read result", ctx->device_name());
+  }
+  return Future<State>(detail::from_cl(read), [host] { return *host; });
+}
+
+template <class State, class T>
+State reduce_host(const Context& ctx, const T* x, std::size_t n, const ReduceKind& kind) {
+  if (n == 0) throw std::invalid_argument(kind.operation + ": empty input (n = 0)");
+  if (x == nullptr) throw std::invalid_argument(kind.operation + ": null input pointer with n = " + std::to_string(n));
+  const std::size_t chunk = std::min(n, host_chunk_elements(ctx.info(), sizeof(T)));
+  Buffer<T> dev(ctx, chunk);
+  Queue q = ctx.queue(0);
+  bool first = true;
+  State total{};
+  for (std::size_t off = 0; off < n; off += chunk) {
+    const std::size_t len = std::min(chunk, n - off);
+    dev.write(q, x + off, len);
+    State s = reduce_async<State, T>(q, dev, 0, len, kind, {}).get();
+    if constexpr (std::is_same<State, ExtremaState<T>>::value) {
+      if (s.imin != k_empty) s.imin += off;
+      if (s.imax != k_empty) s.imax += off;
+    }
+    total = first ? s : merge(total, s);
+    first = false;
+  }
+  return total;
+}
+
+#define CLSTAT_INSTANTIATE(T)                                                                                 \
+  template CSumState<T> merge(CSumState<T>, CSumState<T>);                                                   \
+  template ExtremaState<T> merge(ExtremaState<T>, ExtremaState<T>);                                          \
+  template MomentsState<T> merge(MomentsState<T>, MomentsState<T>);                                          \
+  template T csum_value(CSumState<T>);                                                                       \
+  template Future<CSumState<T>> reduce_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,      \
+                                             const ReduceKind&, const std::vector<Event>&);                  \
+  template Future<ExtremaState<T>> reduce_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,   \
+                                                const ReduceKind&, const std::vector<Event>&);               \
+  template Future<MomentsState<T>> reduce_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,   \
+                                                const ReduceKind&, const std::vector<Event>&);               \
+  template Future<std::uint64_t> reduce_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,     \
+                                              const ReduceKind&, const std::vector<Event>&);                 \
+  template CSumState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);               \
+  template ExtremaState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);            \
+  template MomentsState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);            \
+  template std::uint64_t reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);
+CLSTAT_INSTANTIATE(float)
+CLSTAT_INSTANTIATE(double)
+#undef CLSTAT_INSTANTIATE
+
+}  // namespace clstat::primitives

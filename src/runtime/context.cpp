@@ -1,0 +1,72 @@
+#include <algorithm>
+#include <stdexcept>
+
+#include "runtime/impl.hpp"
+
+namespace clstat {
+
+Context::Context() : Context(default_device()) {}
+
+Context::Context(const Device& device, std::size_t queues) {
+  if (!device.valid()) throw std::invalid_argument("clstat: Context needs a valid Device");
+  if (queues == 0) throw std::invalid_argument("clstat: Context needs at least one queue");
+  auto impl = std::make_shared<detail::ContextImpl>();
+  impl->device = device;
+  const cl::Device& d = device.impl()->device;
+  try {
+    impl->context = cl::Context(d);
+    for (std::size_t i = 0; i < queues; ++i)
+      impl->queues.emplace_back(impl->context, d, CL_QUEUE_PROFILING_ENABLE);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "create context", device.info().name);
+  }
+  impl->tuning = detail::default_tuning(device.info());
+  impl_ = std::move(impl);
+}
+
+const Device& Context::device() const { return impl_->device; }
+std::size_t Context::queue_count() const { return impl_->queues.size(); }
+
+Queue Context::queue(std::size_t i) const {
+  if (i >= impl_->queues.size())
+    throw std::out_of_range("clstat: queue " + std::to_string(i) + " of a context with " +
+                            std::to_string(impl_->queues.size()) + " queues");
+  return Queue(*this, i);
+}
+
+void Context::finish() const {
+  for (auto& q : impl_->queues) q.finish();
+}
+
+namespace detail {
+cl::Buffer ContextImpl::scratch(std::size_t queue, int slot, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(scratch_mutex);
+  auto& entry = scratch_buffers[{queue, slot}];
+  if (entry.second < bytes) {
+    std::size_t size = std::max<std::size_t>(bytes, 4096);
+    try {
+      entry.first = cl::Buffer(context, CL_MEM_READ_WRITE, size);
+    } catch (const cl::Error& e) {
+      throw Error(e.err(), "allocate scratch of " + std::to_string(size) + " bytes", device_name());
+    }
+    entry.second = size;
+  }
+  return entry.first;
+}
+}  // namespace detail
+
+Queue::Queue(const Context& ctx, std::size_t index) : ctx_(ctx.impl()), index_(index) {
+  if (index >= ctx_->queues.size()) throw std::out_of_range("clstat: queue index out of range");
+}
+
+Context Queue::context() const { return Context(ctx_); }
+
+void Queue::finish() const {
+  try {
+    ctx_->queues[index_].finish();
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "finish queue", ctx_->device_name());
+  }
+}
+
+}  // namespace clstat

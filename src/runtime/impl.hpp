@@ -1,0 +1,69 @@
+// Internal: the OpenCL objects behind the public runtime types.
+#pragma once
+
+#include <CL/opencl.hpp>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clstat/runtime.hpp"
+#include "runtime/tuning.hpp"
+
+namespace clstat::detail {
+
+struct DeviceImpl {
+  cl::Platform platform;
+  cl::Device device;
+  DeviceInfo info;
+};
+
+struct EventImpl {
+  cl::Event event;
+};
+
+struct BufferImpl {
+  cl::Buffer buffer;
+  std::shared_ptr<ContextImpl> ctx;  // keeps the context alive as long as the memory
+};
+
+/// One built program and, per queue, the kernels made from it: a cl::Kernel must not be shared
+/// between threads that set arguments concurrently, so each queue index has its own.
+struct BuiltProgram {
+  cl::Program program;
+  std::string name, options;
+  std::mutex mutex;
+  std::map<std::pair<std::size_t, std::string>, cl::Kernel> kernels;
+};
+
+struct ContextImpl {
+  Device device;
+  cl::Context context;
+  std::vector<cl::CommandQueue> queues;
+  Tuning tuning;
+  std::mutex programs_mutex;
+  std::map<std::string, std::shared_ptr<BuiltProgram>> programs;  // key: source hash + options
+
+  std::mutex scratch_mutex;
+  std::map<std::pair<std::size_t, int>, std::pair<cl::Buffer, std::size_t>> scratch_buffers;
+
+  const DeviceInfo& info() const { return device.info(); }
+  /// A device scratch buffer of at least `bytes` for queue `queue`, slot `slot`, reused across
+  /// calls. Safe because queues are in order: the next user of the same queue and slot runs after
+  /// the previous one's commands. Growing releases the old buffer, which OpenCL frees only after
+  /// the commands using it have finished.
+  cl::Buffer scratch(std::size_t queue, int slot, std::size_t bytes);
+  const std::string& device_name() const { return device.info().name; }
+};
+
+inline const cl::CommandQueue& queue_of(const Queue& q) {
+  return q.context().impl()->queues.at(q.index());
+}
+
+/// Converts a list of clstat events to CLHPP events for a wait list.
+std::vector<cl::Event> to_cl(const std::vector<Event>& events);
+Event from_cl(const cl::Event& e);
+
+}  // namespace clstat::detail

@@ -1,0 +1,45 @@
+#include "runtime/launch.hpp"
+
+namespace clstat::detail {
+
+std::size_t kernel_max_work_group(const cl::Kernel& k, const ContextImpl& ctx) {
+  return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device.impl()->device);
+}
+
+std::size_t kernel_local_mem(const cl::Kernel& k, const ContextImpl& ctx) {
+  return static_cast<std::size_t>(k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(ctx.device.impl()->device));
+}
+
+Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
+             const std::vector<Event>& wait, const std::string& operation) {
+  const auto ctx = q.context().impl();
+  const DeviceInfo& info = ctx->info();
+  std::size_t wg = 1;
+  for (cl_uint d = 0; d < local.dimensions(); ++d) {
+    if (local[d] == 0 || global[d] % local[d] != 0)
+      throw Error(CL_INVALID_WORK_GROUP_SIZE, operation, info.name,
+                  "global size " + std::to_string(global[d]) + " is not a multiple of local size " +
+                      std::to_string(local[d]) + " in dimension " + std::to_string(d));
+    wg *= local[d];
+  }
+  const std::size_t kmax = kernel_max_work_group(k, *ctx);
+  if (wg > info.max_work_group_size || wg > kmax)
+    throw Error(CL_INVALID_WORK_GROUP_SIZE, operation, info.name,
+                "work-group of " + std::to_string(wg) + " exceeds the limit (device " +
+                    std::to_string(info.max_work_group_size) + ", kernel " + std::to_string(kmax) + ")");
+  const std::size_t lmem = kernel_local_mem(k, *ctx);
+  if (lmem > info.local_mem_bytes)
+    throw Error(CL_OUT_OF_RESOURCES, operation, info.name,
+                "kernel needs " + std::to_string(lmem) + " bytes of local memory, device has " +
+                    std::to_string(info.local_mem_bytes));
+  auto waits = to_cl(wait);
+  cl::Event ev;
+  try {
+    queue_of(q).enqueueNDRangeKernel(k, cl::NullRange, global, local, waits.empty() ? nullptr : &waits, &ev);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), operation, info.name);
+  }
+  return from_cl(ev);
+}
+
+}  // namespace clstat::detail

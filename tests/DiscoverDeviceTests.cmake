@@ -1,0 +1,35 @@
+# Included by ctest (TEST_INCLUDE_FILES): registers every doctest case once per OpenCL device.
+execute_process(COMMAND "${CLSTAT_TEST_EXE}" --clstat-list-devices
+                OUTPUT_VARIABLE _devs RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+execute_process(COMMAND "${CLSTAT_TEST_EXE}" --list-test-cases --no-version=true
+                OUTPUT_VARIABLE _cases RESULT_VARIABLE _rc2)
+string(REPLACE "\n" ";" _devs "${_devs}")
+string(REPLACE "\n" ";" _cases "${_cases}")
+set(_found FALSE)
+foreach(_d IN LISTS _devs)
+  if(NOT _d MATCHES "^([0-9]+:[0-9]+)\t(.*)$")
+    continue()
+  endif()
+  set(_sel "${CMAKE_MATCH_1}")
+  set(_label "${CMAKE_MATCH_1} ${CMAKE_MATCH_2}")
+  if(DEFINED ENV{CLSTAT_DEVICE} AND NOT "$ENV{CLSTAT_DEVICE}" STREQUAL "")
+    # Only the device CLSTAT_DEVICE selects (the program resolves the spec).
+    execute_process(COMMAND "${CLSTAT_TEST_EXE}" --clstat-resolve-device "$ENV{CLSTAT_DEVICE}" OUTPUT_VARIABLE _want
+                    OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(NOT _want STREQUAL _sel)
+      continue()
+    endif()
+  endif()
+  set(_found TRUE)
+  foreach(_c IN LISTS _cases)
+    if(NOT _c MATCHES "^[a-z_0-9]+\\.[a-z_0-9._]+(<[a-z_0-9]+>)?$")
+      continue()
+    endif()
+    add_test("${_c}[${_label}]" "${CLSTAT_TEST_EXE}" "--test-case=${_c}" "--no-version=true")
+    set_tests_properties("${_c}[${_label}]" PROPERTIES ENVIRONMENT "CLSTAT_DEVICE=${_sel}" TIMEOUT 600)
+  endforeach()
+endforeach()
+if(NOT _found)
+  # No OpenCL device: one test that fails and says so.
+  add_test("runtime.device_available" "${CLSTAT_TEST_EXE}" --clstat-require-device)
+endif()

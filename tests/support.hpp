@@ -1,0 +1,51 @@
+// Shared test helpers: the device under test, fresh random inputs, ulp distance.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "clstat/clstat.hpp"
+
+namespace clstat_test {
+
+/// The context on the device CLSTAT_DEVICE selects (ctest sets it per test).
+const clstat::Context& ctx();
+
+inline bool has_fp64() { return ctx().info().fp64; }
+
+/// A fresh seed per run (fresh inputs every time), reported by the caller via INFO on failure.
+inline std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}(); }
+
+template <class T>
+std::vector<T> normal(std::size_t n, std::uint64_t seed, double mean = 0, double sd = 1) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> d(mean, sd);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(d(g));
+  return v;
+}
+
+/// Distance in units in the last place between two finite values of T.
+template <class T>
+double ulp_distance(T a, T b) {
+  if (a == b) return 0;
+  const T u = std::nextafter(std::fabs(b), std::numeric_limits<T>::infinity()) - std::fabs(b);
+  return std::fabs(static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(u);
+}
+
+/// Sets an environment variable for the scope (tuning overrides are read when a Context is made).
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+/// A new context on the device under test, so tuning overrides set now take effect.
+inline clstat::Context fresh_ctx() { return clstat::Context(ctx().device()); }
+
+}  // namespace clstat_test

@@ -1,0 +1,70 @@
+// The same bits whatever the work-group size, rows per work-item or launch batching: the
+// canonical tree (cl/common/reduce_tree.clh) in action.
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ScopedEnv;
+
+TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n : {1ul, 1000ul, (1ul << 20) + 3}) {
+    const auto x = clstat_test::normal<T>(n, seed + n, 1e3, 1e2);
+    T sum0{}, tr0{};
+    Moments<T> m0{};
+    Extrema<T> e0{};
+    bool first = true;
+    for (std::size_t wg : {1ul, 2ul, 32ul, 64ul, 256ul, 1024ul}) {
+      ScopedEnv env("CLSTAT_TUNE_REDUCE_WG", std::to_string(wg));
+      const Context c = clstat_test::fresh_ctx();
+      const T s = sum(c, x.data(), n), tr = transform_reduce(c, x.data(), n, Transform::sq_dev, T(1000));
+      const Moments<T> m = moments(c, x.data(), n);
+      const Extrema<T> e = extrema(c, x.data(), n);
+      INFO("n " << n << " wg " << wg);
+      if (first) {
+        sum0 = s, tr0 = tr, m0 = m, e0 = e, first = false;
+        continue;
+      }
+      CHECK(std::memcmp(&s, &sum0, sizeof s) == 0);
+      CHECK(std::memcmp(&tr, &tr0, sizeof tr) == 0);
+      CHECK(std::memcmp(&m.mean, &m0.mean, sizeof m.mean) == 0);
+      CHECK(std::memcmp(&m.m2, &m0.m2, sizeof m.m2) == 0);
+      CHECK(e.argmin == e0.argmin);
+      CHECK(e.argmax == e0.argmax);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("determinism.pairwise_any_work_group", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 1900;
+  for (std::size_t d : {1ul, 3ul}) {
+    const auto x = clstat_test::normal<T>(n * d, seed + d);
+    std::vector<double> ref;
+    // Work-group sizes (rows per work-item = tile / wg) and launch batches of 1, 4 or 2^16 tiles.
+    for (auto [wg, batch] : {std::pair<std::size_t, std::size_t>{128, 65536}, {16, 65536}, {32, 4}, {64, 1}, {256, 65536}}) {
+      ScopedEnv e1("CLSTAT_TUNE_PAIR_WG", std::to_string(wg));
+      ScopedEnv e2("CLSTAT_TUNE_PAIR_BATCH", std::to_string(batch));
+      const Context c = clstat_test::fresh_ctx();
+      const auto s = pairwise_sum(c, x.data(), n, d, PairFunction::gaussian, {1.0, 0.25});
+      INFO("d " << d << " wg " << wg << " batch " << batch);
+      if (ref.empty()) ref = s;
+      else CHECK(std::memcmp(s.data(), ref.data(), s.size() * sizeof(double)) == 0);
+    }
+    std::vector<T> pref;
+    for (auto [wg, rows] : {std::pair<std::size_t, std::size_t>{64, 4}, {32, 1}, {256, 2}, {128, 8}}) {
+      ScopedEnv e1("CLSTAT_TUNE_POINTS_WG", std::to_string(wg));
+      ScopedEnv e2("CLSTAT_TUNE_POINTS_ROWS", std::to_string(rows));
+      const Context c = clstat_test::fresh_ctx();
+      const auto p = pairwise_points_sum(c, x.data(), 333, x.data(), n, d, PairFunction::gaussian, {1.0});
+      INFO("points d " << d << " wg " << wg << " rows " << rows);
+      if (pref.empty()) pref = p;
+      else CHECK(std::memcmp(p.data(), pref.data(), p.size() * sizeof(T)) == 0);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+namespace {
+struct Variant {
+  std::string source, options;
+  bool dbl;
+};
+
+std::vector<Variant> representative() {
+  std::vector<Variant> v;
+  for (bool dbl : {false, true}) {
+    for (int t = 0; t <= 6; ++t) v.push_back({"primitives/reduce_sum", "-DWG=64 -DTRANSFORM=" + std::to_string(t), dbl});
+    for (int p : {0, 3, 9}) v.push_back({"primitives/reduce_count", "-DWG=64 -DPREDICATE=" + std::to_string(p), dbl});
+    v.push_back({"primitives/reduce_extrema", "-DWG=64", dbl});
+    v.push_back({"primitives/reduce_moments", "-DWG=64", dbl});
+    for (int f = 0; f <= 4; ++f) {
+      const std::string common = " -DNOUT=2 -DPAIR_FN=" + std::to_string(f) + " -DCHUNK=64 -DNATIVE_EXP=" + (dbl ? "0" : "1");
+      v.push_back({"primitives/pairwise_triangle", "-DWG=64 -DROWS=8 -DTILE=512 -DLJ=512 -DDIM=1" + common, dbl});
+      v.push_back({"primitives/pairwise_points", "-DWG=64 -DROWS=4 -DTILE=512 -DLJ=256 -DDIM=3" + common, dbl});
+    }
+    v.push_back({"primitives/pairwise_triangle", "-DWG=128 -DROWS=1 -DTILE=128 -DLJ=64 -DDIM=64 -DNOUT=1 -DPAIR_FN=0 -DCHUNK=64 -DNATIVE_EXP=0", dbl});
+    v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
+  }
+  return v;
+}
+}  // namespace
+
+TEST_CASE("kernels.compile_all") {
+  // Every embedded source has at least one representative build here.
+  const auto names = embedded_kernel_names();
+  const auto reps = representative();
+  for (const auto& n : names) {
+    INFO(n);
+    CHECK(std::any_of(reps.begin(), reps.end(), [&](const Variant& v) { return v.source == n; }));
+  }
+  for (const auto& v : reps) {
+    if (v.dbl && !clstat_test::has_fp64()) continue;
+    INFO(v.source << " " << v.options << (v.dbl ? " double" : " float"));
+    CHECK_NOTHROW(build_kernel(ctx(), v.source, v.dbl, v.options));
+  }
+}
+
+TEST_CASE("kernels.build_error_carries_log") {
+  try {
+    build_kernel(ctx(), "primitives/reduce_count", false, "-DWG=64 -DPREDICATE=99");
+    FAIL("expected BuildError");
+  } catch (const BuildError& e) {
+    CHECK(e.kernel() == "primitives/reduce_count");
+    CHECK(e.options().find("PREDICATE=99") != std::string::npos);
+    CHECK(e.log().find("unknown PREDICATE") != std::string::npos);
+    CHECK(std::string(e.what()).find("build log") != std::string::npos);
+  }
+  CHECK_THROWS_AS(build_kernel(ctx(), "primitives/no_such_kernel", false, ""), std::invalid_argument);
+  if (!clstat_test::has_fp64())
+    CHECK_THROWS_AS(build_kernel(ctx(), "primitives/reduce_sum", true, "-DWG=64"), UnsupportedFeature);
+}

@@ -1,0 +1,161 @@
+// Pairwise sums against the long-double reference: awkward sizes, every pair function, several
+// outputs per pass, d up to 64, the points form, non-finite input and bad input.
+#include <doctest/doctest.h>
+
+#include "reference/pairwise_ref.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+namespace {
+
+// Tolerances relative to the sum of |term|: fp32 terms 1e-6 (the acceptance bar), a little more
+// for the Hermite-weighted terms whose polynomial cancels; fp64 1e-12.
+template <class T>
+double tolerance(PairFunction f) {
+  const bool dbl = std::is_same<T, double>::value;
+  const bool hermite = f == PairFunction::gauss_d4 || f == PairFunction::gauss_d6;
+  return dbl ? 1e-12 : hermite ? 1e-5 : 1e-6;
+}
+
+// |got - ref| within the relative tolerance of the magnitude, or within 8 eps of the
+// condition-weighted magnitude (tail terms whose argument's rounding dominates).
+template <class T>
+bool close(double got, const clstat_ref::RefSum& r, PairFunction f) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  const double err = std::fabs(got - static_cast<double>(r.sum));
+  return err <= std::max(tolerance<T>(f) * static_cast<double>(r.mag), 8 * eps * static_cast<double>(r.cmag)) + 1e-300;
+}
+
+template <class T>
+void check_triangle(const std::vector<T>& x, std::size_t n, std::size_t d, PairFunction f,
+                    const std::vector<double>& params) {
+  const auto got = pairwise_sum(ctx(), x.data(), n, d, f, params);
+  const auto ref = clstat_ref::triangle(x, n, d, f, params);
+  REQUIRE(got.size() == params.size());
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    INFO("n " << n << " d " << d << " f " << static_cast<int>(f) << " p " << params[k] << " got " << got[k]
+              << " ref " << static_cast<double>(ref[k].sum));
+    CHECK(close<T>(got[k], ref[k], f));
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("pairwise.triangle_awkward_sizes", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n : {2ul, 3ul, 63ul, 64ul, 65ul, 511ul, 512ul, 513ul, 1031ul, 2053ul}) {
+    const auto x = clstat_test::normal<T>(n, seed + n);
+    check_triangle(x, n, 1, PairFunction::gaussian, {1.0, 0.125});
+  }
+}
+
+TEST_CASE_TEMPLATE("pairwise.functions", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const auto x = clstat_test::normal<T>(777, seed);
+  check_triangle(x, 777, 1, PairFunction::gauss_d4, {1.0, 4.0, 25.0});
+  check_triangle(x, 777, 1, PairFunction::gauss_d6, {1.0, 4.0, 25.0});
+  check_triangle(x, 777, 1, PairFunction::distance, {0.0});
+  // 20 outputs: two passes of 16 and 4 over the pairs.
+  std::vector<double> many;
+  for (int k = 1; k <= 20; ++k) many.push_back(0.05 * k);
+  check_triangle(x, 777, 1, PairFunction::gaussian, many);
+}
+
+TEST_CASE_TEMPLATE("pairwise.dimensions", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t d : {2ul, 3ul, 5ul, 16ul, 17ul, 64ul}) {
+    const std::size_t n = 300;
+    const auto x = clstat_test::normal<T>(n * d, seed + d);
+    check_triangle(x, n, d, PairFunction::gaussian, {0.5 / d, 2.0 / d});
+    check_triangle(x, n, d, PairFunction::distance, {0.0});
+  }
+}
+
+TEST_CASE("pairwise.within_counts_exact") {
+  // Integer coordinates: every squared distance is exact in float, so counts must match exactly.
+  std::mt19937_64 g(clstat_test::fresh_seed());
+  const std::size_t n = 1500, d = 2;
+  std::vector<float> x(n * d);
+  for (auto& v : x) v = static_cast<float>(static_cast<int>(g() % 101) - 50);
+  const auto got = pairwise_sum(ctx(), x.data(), n, d, PairFunction::within, {0.5, 100.5, 2500.5});
+  const auto ref = clstat_ref::triangle(x, n, d, PairFunction::within, {0.5, 100.5, 2500.5});
+  for (std::size_t k = 0; k < 3; ++k) CHECK(got[k] == static_cast<double>(ref[k].sum));
+}
+
+TEST_CASE_TEMPLATE("pairwise.points", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  const auto seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t d : {1ul, 3ul}) {
+    for (std::size_t m : {1ul, 7ul, 1000ul}) {
+      for (std::size_t n : {1ul, 63ul, 65ul, 2000ul}) {
+        const auto y = clstat_test::normal<T>(m * d, seed + m * 31 + d);
+        const auto x = clstat_test::normal<T>(n * d, seed + n * 17 + d);
+        const std::vector<double> params{0.5, 2.0};
+        // Device form with the output poisoned by NaN: every element must be written.
+        std::vector<T> yt(m * d), xt(n * d);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t a = 0; a < d; ++a) yt[a * m + i] = y[i * d + a];
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t a = 0; a < d; ++a) xt[a * n + j] = x[j * d + a];
+        const Queue q = ctx().queue(0);
+        Buffer<T> yb(ctx(), yt.data(), yt.size()), xb(ctx(), xt.data(), xt.size()), out(ctx(), params.size() * m);
+        out.fill_async(q, std::numeric_limits<T>::quiet_NaN()).wait();
+        pairwise_points_sum_async(q, yb, m, xb, n, d, PairFunction::gaussian, params, out).wait();
+        const auto got = out.to_host(q);
+        const auto ref = clstat_ref::points(y, m, x, n, d, PairFunction::gaussian, params);
+        const auto host = pairwise_points_sum(ctx(), y.data(), m, x.data(), n, d, PairFunction::gaussian, params);
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          INFO("d " << d << " m " << m << " n " << n << " i " << i);
+          REQUIRE(!std::isnan(got[i]));
+          CHECK(close<T>(got[i], ref[i], PairFunction::gaussian));
+          CHECK(host[i] == got[i]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("pairwise.nonfinite_propagates", T, float, double) {
+  if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
+  auto x = clstat_test::normal<T>(600, 7);
+  x[321] = std::numeric_limits<T>::quiet_NaN();
+  const auto s = pairwise_sum(ctx(), x.data(), 600, 1, PairFunction::distance, {0.0});
+  CHECK(std::isnan(s[0]));
+  const auto p = pairwise_points_sum(ctx(), x.data(), 2, x.data(), 600, 1, PairFunction::distance, {0.0});
+  CHECK(std::isnan(p[0]));
+}
+
+TEST_CASE("pairwise.bad_input") {
+  std::vector<float> x(100, 1.0f);
+  auto expect = [](auto&& fn, const char* text) {
+    try {
+      fn();
+      FAIL("expected invalid_argument containing " << text);
+    } catch (const std::invalid_argument& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(text) != std::string::npos);
+    }
+  };
+  expect([&] { pairwise_sum(ctx(), x.data(), 1, 1, PairFunction::gaussian, {1.0}); }, "at least 2 points");
+  expect([&] { pairwise_sum(ctx(), x.data(), 10, 0, PairFunction::gaussian, {1.0}); }, "dimension");
+  expect([&] { pairwise_sum(ctx(), x.data(), 1, 65, PairFunction::gaussian, {1.0}); }, "dimension");
+  expect([&] { pairwise_sum(ctx(), x.data(), 10, 1, PairFunction::gaussian, {}); }, "params is empty");
+  expect([&] { pairwise_sum(ctx(), x.data(), 10, 1, PairFunction::gaussian, {NAN}); }, "finite");
+  expect([&] { pairwise_sum(ctx(), x.data(), 10, 1, static_cast<PairFunction>(9), {1.0}); }, "unknown PairFunction");
+  expect([&] { pairwise_sum<float>(ctx(), nullptr, 10, 1, PairFunction::gaussian, {1.0}); }, "null");
+  Buffer<float> b(ctx(), x.data(), x.size());
+  expect([&] { pairwise_sum_async(ctx().queue(0), b, 60, 2, PairFunction::gaussian, {1.0}).get(); }, "n*d");
+  Buffer<float> small(ctx(), 3);
+  expect([&] { pairwise_points_sum_async(ctx().queue(0), b, 10, b, 10, 1, PairFunction::gaussian, {1.0, 2.0}, small); },
+         "output buffer");
+  expect([&] { pairwise_points_sum(ctx(), x.data(), 0, x.data(), 10, 1, PairFunction::gaussian, {1.0}); }, "m = 0");
+}

@@ -1,0 +1,98 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+TEST_CASE("runtime.devices") {
+  const auto all = devices();
+  REQUIRE(!all.empty());
+  for (const auto& d : all) {
+    const auto& i = d.info();
+    INFO(i.label());
+    CHECK(!i.name.empty());
+    CHECK(i.compute_units > 0);
+    CHECK(i.max_work_group_size > 0);
+    CHECK(i.global_mem_bytes > 0);
+    CHECK(i.max_alloc_bytes > 0);
+    CHECK(i.local_mem_bytes > 0);
+    CHECK(i.opencl_c_version.find("OpenCL C") == 0);
+  }
+  // The device under test is the one CLSTAT_DEVICE names.
+  if (const char* spec = std::getenv("CLSTAT_DEVICE"))
+    CHECK(select_device(spec).info().label() == ctx().info().label());
+}
+
+TEST_CASE("runtime.select_device") {
+  const auto& i = ctx().info();
+  const std::string pd = std::to_string(i.platform_index) + ":" + std::to_string(i.device_index);
+  CHECK(select_device(pd).info().label() == i.label());
+  CHECK(select_device(i.name.substr(0, 6)).info().platform_index <= i.platform_index);
+  if (i.type == DeviceType::cpu) CHECK(select_device("cpu").info().type == DeviceType::cpu);
+  if (i.type == DeviceType::gpu) CHECK(select_device("gpu").info().type == DeviceType::gpu);
+  if (i.is_pocl) CHECK(select_device("pocl").info().is_pocl);
+  try {
+    select_device("no-such-device-xyz");
+    FAIL("expected std::invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("no-such-device-xyz") != std::string::npos);
+    CHECK(std::string(e.what()).find(i.name) != std::string::npos);  // lists what exists
+  }
+  CHECK_THROWS_AS(select_device("9:9"), std::invalid_argument);
+}
+
+TEST_CASE("runtime.context_and_buffers") {
+  Context c(ctx().device(), 3);
+  CHECK(c.queue_count() == 3);
+  CHECK_THROWS_AS(c.queue(3), std::out_of_range);
+  CHECK_THROWS_AS(Context(ctx().device(), 0), std::invalid_argument);
+  std::vector<int> in(1000);
+  for (int i = 0; i < 1000; ++i) in[i] = i * 7 - 3;
+  Buffer<int> b(c, in.data(), in.size());
+  std::vector<int> out(1000, -1);
+  b.read(c.queue(2), out.data(), out.size());
+  CHECK(out == in);
+  CHECK_THROWS_AS(b.read(c.queue(0), out.data(), 10, 995), std::out_of_range);
+  b.fill_async(c.queue(1), 42).wait();
+  CHECK(b.to_host(c.queue(1)) == std::vector<int>(1000, 42));
+  CHECK_THROWS_AS(RawBuffer(c, 0), std::invalid_argument);
+  try {
+    RawBuffer(c, static_cast<std::size_t>(c.info().max_alloc_bytes) + 1);
+    FAIL("expected UnsupportedFeature");
+  } catch (const UnsupportedFeature& e) {
+    CHECK(std::string(e.what()).find("largest allocation") != std::string::npos);
+  }
+}
+
+TEST_CASE("runtime.events_and_futures") {
+  const Queue q = ctx().queue(1);
+  std::vector<double> v(5000, 0.25);
+  if (!clstat_test::has_fp64()) return;
+  Buffer<double> b(ctx(), v.size());
+  Event w = b.raw().write_async(q, v.data(), v.size() * sizeof(double), 0);
+  Future<double> f = sum_async(q, b, 0, v.size(), {w});
+  CHECK(f.get() == 1250.0);
+  CHECK(f.get() == 1250.0);  // get() twice returns the same value
+  CHECK(f.event().complete());
+  CHECK(Event().complete());
+}
+
+TEST_CASE("runtime.program_disk_cache") {
+  // The on-disk cache is off on PoCL (it has its own) and on elsewhere; either way results agree.
+  const auto dir = std::filesystem::temp_directory_path() / ("clstat-cache-test-" + std::to_string(clstat_test::fresh_seed()));
+  clstat_test::ScopedEnv env("CLSTAT_CACHE_DIR", dir.string());
+  std::vector<float> v(777, 1.5f);
+  const float a = sum(clstat_test::fresh_ctx(), v.data(), v.size());
+  std::size_t files = 0;
+  if (std::filesystem::exists(dir))
+    for (auto& e : std::filesystem::directory_iterator(dir)) files += e.path().extension() == ".bin";
+  if (ctx().info().is_pocl) CHECK(files == 0);
+  else CHECK(files >= 1);
+  const float b = sum(clstat_test::fresh_ctx(), v.data(), v.size());  // a new context loads from disk
+  CHECK(a == 1165.5f);
+  CHECK(b == a);
+  std::filesystem::remove_all(dir);
+}
