@@ -146,6 +146,19 @@ class CLSTAT_EXPORT Context {
   Queue queue(std::size_t i = 0) const;
   /// Blocks until all queues are idle.
   void finish() const;
+  /// The tuning table entry in use and its values, e.g. "nvidia-gpu reduce_wg=256 pair_wg=128 ...".
+  std::string tuning_summary() const;
+
+  /// One kernel run recorded while profiling is on: device timestamps in nanoseconds.
+  struct KernelRecord {
+    std::string kernel;
+    std::uint64_t queued_ns, start_ns, end_ns;
+  };
+  /// Records every kernel clstat enqueues on this context from now on (off by default; costs one
+  /// event per launch). Turning it off discards nothing already recorded.
+  void set_profiling(bool on) const;
+  /// Waits for the recorded kernels, returns them in enqueue order and clears the record.
+  std::vector<KernelRecord> take_profile() const;
   std::shared_ptr<detail::ContextImpl> impl() const noexcept { return impl_; }
   explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
 

@@ -38,6 +38,37 @@ void Context::finish() const {
   for (auto& q : impl_->queues) q.finish();
 }
 
+std::string Context::tuning_summary() const {
+  const auto& t = impl_->tuning;
+  return t.source + " reduce_wg=" + std::to_string(t.reduce_wg) + " pair_wg=" + std::to_string(t.pair_wg) +
+         " points_wg=" + std::to_string(t.points_wg) + " points_rows=" + std::to_string(t.points_rows) +
+         " native_exp=" + (t.native_exp ? "1" : "0");
+}
+
+void Context::set_profiling(bool on) const {
+  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+  impl_->profiling = on;
+}
+
+std::vector<Context::KernelRecord> Context::take_profile() const {
+  std::vector<std::pair<std::string, cl::Event>> rec;
+  {
+    std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+    rec.swap(impl_->profile);
+  }
+  std::vector<KernelRecord> out;
+  try {
+    for (auto& [name, ev] : rec) {
+      ev.wait();
+      out.push_back({name, ev.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>(),
+                     ev.getProfilingInfo<CL_PROFILING_COMMAND_START>(), ev.getProfilingInfo<CL_PROFILING_COMMAND_END>()});
+    }
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "read kernel profile", impl_->device_name());
+  }
+  return out;
+}
+
 namespace detail {
 cl::Buffer ContextImpl::scratch(std::size_t queue, int slot, std::size_t bytes) {
   std::lock_guard<std::mutex> lock(scratch_mutex);

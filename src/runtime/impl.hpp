@@ -46,6 +46,10 @@ struct ContextImpl {
   std::mutex programs_mutex;
   std::map<std::string, std::shared_ptr<BuiltProgram>> programs;  // key: source hash + options
 
+  std::mutex profile_mutex;
+  bool profiling = false;
+  std::vector<std::pair<std::string, cl::Event>> profile;
+
   std::mutex scratch_mutex;
   std::map<std::pair<std::size_t, int>, std::pair<cl::Buffer, std::size_t>> scratch_buffers;
 

@@ -39,6 +39,10 @@ Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl:
   } catch (const cl::Error& e) {
     throw Error(e.err(), operation, info.name);
   }
+  {
+    std::lock_guard<std::mutex> lock(ctx->profile_mutex);
+    if (ctx->profiling) ctx->profile.emplace_back(k.getInfo<CL_KERNEL_FUNCTION_NAME>(), ev);
+  }
   return from_cl(ev);
 }
 

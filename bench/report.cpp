@@ -1,0 +1,104 @@
+#include "report.hpp"
+
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace bench {
+namespace {
+
+std::string esc(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    o += c;
+  }
+  return o;
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << std::setprecision(9) << v;
+  return s.str();
+}
+
+std::string stats_json(const Stats& s) {
+  return "{\"median\": " + num(s.median) + ", \"min\": " + num(s.min) + ", \"spread\": " + num(s.spread) + "}";
+}
+
+}  // namespace
+
+void print_table(const DeviceReport& d) {
+  const auto& c = d.ceilings;
+  std::cout << "\n== " << d.info.label() << " | " << d.info.platform_name << " | driver " << d.info.driver_version
+            << " | tuning " << d.tuning << "\n"
+            << "   ceilings: copy " << std::fixed << std::setprecision(1) << c.copy_gbs << " GB/s, fp32 FMA "
+            << c.fp32_fma_gflops << " GFLOP/s, fp64 FMA " << c.fp64_fma_gflops << " GFLOP/s, exp32 "
+            << c.exp32_gps << " G/s, native_exp2 " << c.native_exp32_gps << " G/s, exp64 " << c.exp64_gps << " G/s\n";
+  std::cout << std::left << std::setw(11) << "suite" << std::setw(26) << "workload" << std::setw(5) << "prec"
+            << std::right << std::setw(11) << "n" << std::setw(12) << "kernel ms" << std::setw(8) << "spread"
+            << std::setw(11) << "wall ms" << std::setw(12) << "throughput" << std::setw(10) << "unit"
+            << std::setw(9) << "of ceil" << "  check\n";
+  for (const Row& r : d.rows) {
+    std::cout << std::left << std::setw(11) << r.suite << std::setw(26) << r.name << std::setw(5) << r.precision
+              << std::right << std::setw(11) << r.n << std::setw(12) << std::setprecision(4) << r.kernel_ms.median
+              << std::setw(7) << std::setprecision(1) << 100 * r.kernel_ms.spread << "%" << std::setw(11)
+              << std::setprecision(3) << r.wall_ms.median << std::setw(12) << std::setprecision(1) << r.throughput
+              << std::setw(10) << r.unit << std::setw(8) << std::setprecision(1) << 100 * r.fraction << "%"
+              << "  " << (r.pass ? "ok " : "FAIL ") << r.check << " " << std::scientific << std::setprecision(2)
+              << r.error << std::fixed << "\n";
+  }
+}
+
+void write_json(const std::string& path, const std::vector<DeviceReport>& devices, const std::string& command) {
+  std::ofstream o(path);
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  o << "{\n  \"tool\": \"clstat-bench\",\n  \"clstat_version\": \"" << CLSTAT_VERSION_STRING
+    << "\",\n  \"git_commit\": \"" << CLSTAT_GIT_COMMIT << "\",\n  \"date\": \"" << stamp << "\",\n  \"command\": \""
+    << esc(command) << "\",\n  \"devices\": [\n";
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const auto& d = devices[i];
+    const auto& c = d.ceilings;
+    o << "    {\n      \"device\": \"" << esc(d.info.name) << "\", \"platform\": \"" << esc(d.info.platform_name)
+      << "\", \"vendor\": \"" << esc(d.info.vendor) << "\", \"driver\": \"" << esc(d.info.driver_version)
+      << "\", \"opencl_c\": \"" << esc(d.info.opencl_c_version) << "\", \"compute_units\": " << d.info.compute_units
+      << ", \"fp64\": " << (d.info.fp64 ? "true" : "false") << ", \"tuning\": \"" << esc(d.tuning) << "\",\n"
+      << "      \"ceilings\": {\"copy_gbs\": " << num(c.copy_gbs) << ", \"fp32_fma_gflops\": " << num(c.fp32_fma_gflops)
+      << ", \"fp64_fma_gflops\": " << num(c.fp64_fma_gflops) << ", \"exp32_gps\": " << num(c.exp32_gps)
+      << ", \"native_exp32_gps\": " << num(c.native_exp32_gps) << ", \"exp64_gps\": " << num(c.exp64_gps) << "},\n"
+      << "      \"rows\": [\n";
+    for (std::size_t j = 0; j < d.rows.size(); ++j) {
+      const Row& r = d.rows[j];
+      o << "        {\"suite\": \"" << r.suite << "\", \"workload\": \"" << esc(r.name) << "\", \"precision\": \""
+        << r.precision << "\", \"n\": " << r.n << ", \"repeats\": " << r.repeats << ", \"kernel_ms\": "
+        << stats_json(r.kernel_ms) << ", \"wall_ms\": " << stats_json(r.wall_ms) << ", \"work\": " << num(r.work)
+        << ", \"unit\": \"" << r.unit << "\", \"throughput\": " << num(r.throughput) << ", \"ceiling\": \""
+        << r.ceiling_name << "\", \"ceiling_value\": " << num(r.ceiling) << ", \"fraction_of_ceiling\": "
+        << num(r.fraction) << ", \"check\": \"" << esc(r.check) << "\", \"error\": " << num(r.error)
+        << ", \"pass\": " << (r.pass ? "true" : "false") << "}" << (j + 1 < d.rows.size() ? "," : "") << "\n";
+    }
+    o << "      ]\n    }" << (i + 1 < devices.size() ? "," : "") << "\n";
+  }
+  o << "  ]\n}\n";
+}
+
+void write_csv(const std::string& path, const std::vector<DeviceReport>& devices) {
+  std::ofstream o(path);
+  o << "device,driver,clstat_version,git_commit,suite,workload,precision,n,repeats,kernel_ms_median,kernel_ms_min,"
+       "kernel_spread,wall_ms_median,throughput,unit,ceiling,ceiling_value,fraction_of_ceiling,check,error,pass\n";
+  for (const auto& d : devices)
+    for (const Row& r : d.rows)
+      o << '"' << esc(d.info.name) << "\",\"" << esc(d.info.driver_version) << "\"," << CLSTAT_VERSION_STRING << ','
+        << CLSTAT_GIT_COMMIT << ',' << r.suite << ',' << r.name << ',' << r.precision << ',' << r.n << ','
+        << r.repeats << ',' << num(r.kernel_ms.median) << ',' << num(r.kernel_ms.min) << ','
+        << num(r.kernel_ms.spread) << ',' << num(r.wall_ms.median) << ',' << num(r.throughput) << ',' << r.unit
+        << ',' << r.ceiling_name << ',' << num(r.ceiling) << ',' << num(r.fraction) << ",\"" << esc(r.check)
+        << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << '\n';
+}
+
+}  // namespace bench

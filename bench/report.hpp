@@ -1,0 +1,55 @@
+// clstat-bench rows, the printed table, and the JSON / CSV reports.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clstat/clstat.hpp"
+
+namespace bench {
+
+/// Median, minimum and relative spread ((max - min) / median) of repeated timings.
+struct Stats {
+  double median = 0, min = 0, spread = 0;
+  static Stats of(std::vector<double> v) {
+    Stats s;
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    s.min = v.front();
+    s.median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    s.spread = s.median > 0 ? (v.back() - v.front()) / s.median : 0;
+    return s;
+  }
+};
+
+struct Row {
+  std::string suite, name, precision;
+  std::uint64_t n = 0;
+  int repeats = 0;
+  Stats kernel_ms;      // device span of the operation's kernels (event profiling)
+  Stats wall_ms;        // host wall clock, host arrays in and results out (transfers included)
+  double work = 0;      // units of work per run (bytes, pairs, ...)
+  std::string unit;     // "GB/s", "Gpairs/s"
+  double throughput = 0;            // work / median kernel time, in 1e9 units per second
+  std::string ceiling_name;         // which ceiling the row is compared with
+  double ceiling = 0;               // that ceiling, same unit as throughput
+  double fraction = 0;              // throughput / ceiling
+  std::string check;                // what the result was checked against
+  double error = 0;                 // the measured error (relative or ulp, see check)
+  bool pass = true;
+};
+
+struct DeviceReport {
+  clstat::DeviceInfo info;
+  clstat::Ceilings ceilings;
+  std::string tuning;
+  std::vector<Row> rows;
+};
+
+void print_table(const DeviceReport& d);
+void write_json(const std::string& path, const std::vector<DeviceReport>& devices, const std::string& command);
+void write_csv(const std::string& path, const std::vector<DeviceReport>& devices);
+
+}  // namespace bench

@@ -1,0 +1,208 @@
+#include "suite_primitives.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <thread>
+
+#include "reference/exact_sum.hpp"
+
+namespace bench {
+namespace {
+
+using clstat::Buffer;
+using clstat::Context;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Runs `device_run` (device-resident data) `repeats` times after one warm-up and records the
+// device span of its kernels; runs `host_run` (host arrays, transfers included) for wall time.
+void time_row(const Context& ctx, Row& r, int repeats, const std::function<void()>& device_run,
+              const std::function<void()>& host_run) {
+  device_run();
+  ctx.take_profile();
+  std::vector<double> kern, wall;
+  ctx.set_profiling(true);
+  for (int i = 0; i < repeats; ++i) {
+    device_run();
+    const auto rec = ctx.take_profile();
+    if (!rec.empty()) kern.push_back(static_cast<double>(rec.back().end_ns - rec.front().start_ns) * 1e-6);
+  }
+  ctx.set_profiling(false);
+  if (host_run) {
+    host_run();
+    for (int i = 0; i < std::max(1, repeats / 3); ++i) {
+      const auto t0 = Clock::now();
+      host_run();
+      wall.push_back(ms_since(t0));
+    }
+  }
+  r.repeats = repeats;
+  r.kernel_ms = Stats::of(kern);
+  r.wall_ms = Stats::of(wall);
+  r.throughput = r.kernel_ms.median > 0 ? r.work / (r.kernel_ms.median * 1e-3) * 1e-9 : 0;
+  r.fraction = r.ceiling > 0 ? r.throughput / r.ceiling : 0;
+}
+
+template <class T>
+const char* prec() {
+  return std::is_same<T, double>::value ? "f64" : "f32";
+}
+
+template <class T>
+void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options& o, std::vector<Row>& rows) {
+  const auto q = ctx.queue(0);
+  std::mt19937_64 g(12345);
+  for (int lg : {20, 24, 27}) {
+    if (lg > o.max_log2) continue;
+    const std::size_t n = std::size_t(1) << lg;
+    // Adversarial data for the sum check: big values that cancel exactly, with small values between.
+    std::vector<T> x(n);
+    std::normal_distribution<double> nd(0, 1);
+    const T big = std::is_same<T, double>::value ? T(1e16) : T(1e8);
+    for (std::size_t i = 0; i < n; ++i) x[i] = (i % 3 == 0) ? big : (i % 3 == 1) ? static_cast<T>(nd(g)) : -big;
+    Buffer<T> dev(ctx, x.data(), n);
+
+    Row r{"reduce", "sum", prec<T>(), n};
+    r.work = static_cast<double>(n) * sizeof(T);
+    r.unit = "GB/s";
+    r.ceiling_name = "copy";
+    r.ceiling = c.copy_gbs;
+    T got{};
+    time_row(ctx, r, o.repeats, [&] { got = clstat::sum_async(q, dev, 0, n).get(); },
+             [&] { clstat::sum(ctx, x.data(), n); });
+    const double exact = clstat_ref::exact_sum(clstat_ref::widen(x));
+    const T rounded = static_cast<T>(exact);
+    const double ulp = std::nextafter(std::fabs(rounded), std::numeric_limits<T>::infinity()) - std::fabs(rounded);
+    r.check = "ulp vs exact sum (adversarial)";
+    r.error = std::fabs(static_cast<double>(got) - exact) / ulp;
+    r.pass = r.error <= 2;
+    rows.push_back(r);
+
+    if (lg != o.max_log2 && lg != 27) continue;
+    auto simple = [&](const char* name, std::function<void()> dev_run) {
+      Row s{"reduce", name, prec<T>(), n};
+      s.work = static_cast<double>(n) * sizeof(T);
+      s.unit = "GB/s";
+      s.ceiling_name = "copy";
+      s.ceiling = c.copy_gbs;
+      time_row(ctx, s, o.repeats, dev_run, nullptr);
+      s.check = "none (see tests)";
+      rows.push_back(s);
+    };
+    simple("extrema", [&] { clstat::extrema_async(q, dev, 0, n).get(); });
+    simple("moments", [&] { clstat::moments_async(q, dev, 0, n).get(); });
+    simple("count_if(x>0)", [&] { clstat::count_if_async(q, dev, 0, n, clstat::Predicate::greater, T(0), T(0)).get(); });
+    simple("transform(|x-c|)", [&] { clstat::transform_reduce_async(q, dev, 0, n, clstat::Transform::abs_dev, T(0.5)).get(); });
+  }
+}
+
+// Reference sum over i < j of exp(-p (x_i - x_j)^2): q in long double, exp in double, Kahan in
+// long double, rows spread over all host threads.
+template <class T>
+long double reference_triangle(const std::vector<T>& x, double p) {
+  const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<long double> part(nt, 0);
+  std::vector<std::thread> th;
+  for (unsigned t = 0; t < nt; ++t)
+    th.emplace_back([&, t] {
+      long double s = 0, comp = 0;
+      const std::size_t n = x.size();
+      for (std::size_t i = t; i < n; i += nt) {
+        const long double xi = x[i];
+        for (std::size_t j = i + 1; j < n; ++j) {
+          const long double d = xi - static_cast<long double>(x[j]);
+          const long double y = static_cast<long double>(std::exp(-static_cast<double>(p * d * d))) - comp;
+          const long double u = s + y;
+          comp = (u - s) - y;
+          s = u;
+        }
+      }
+      part[t] = s;
+    });
+  for (auto& h : th) h.join();
+  long double total = 0;
+  for (auto v : part) total += v;
+  return total;
+}
+
+template <class T>
+void pairwise_for(const Context& ctx, const clstat::Ceilings& c, const Options& o, std::vector<Row>& rows) {
+  const auto q = ctx.queue(0);
+  const bool dbl = std::is_same<T, double>::value;
+  for (int lg = o.pair_max_log2 - 2; lg <= o.pair_max_log2; ++lg) {
+    const std::size_t n = std::size_t(1) << lg;
+    std::mt19937_64 g(777 + lg);
+    std::normal_distribution<double> nd(0, 1);
+    std::vector<T> x(n);
+    for (auto& v : x) v = static_cast<T>(nd(g));
+    Buffer<T> dev(ctx, x.data(), n);
+    Row r{"pairwise", "sum_i<j exp(-(xi-xj)^2)", prec<T>(), n};
+    r.work = static_cast<double>(n) * (n - 1) / 2;
+    r.unit = "Gpairs/s";
+    const bool native = !dbl && ctx.tuning_summary().find("native_exp=1") != std::string::npos;
+    r.ceiling_name = dbl ? "exp64" : native ? "native_exp2" : "exp32";
+    r.ceiling = dbl ? c.exp64_gps : native ? c.native_exp32_gps : c.exp32_gps;
+    double got = 0;
+    time_row(ctx, r, o.repeats,
+             [&] { got = clstat::pairwise_sum_async(q, dev, n, 1, clstat::PairFunction::gaussian, {1.0}).get()[0]; },
+             [&] { clstat::pairwise_sum(ctx, x.data(), n, 1, clstat::PairFunction::gaussian, {1.0}); });
+    const long double ref = reference_triangle(x, 1.0);
+    r.check = "rel vs long-double reference";
+    r.error = static_cast<double>(std::fabs((got - ref) / ref));
+    r.pass = r.error <= (dbl ? 1e-12 : 1e-6);
+    rows.push_back(r);
+  }
+  // The points form at m = n = 2^(max-2): the KDE evaluation skeleton.
+  const std::size_t m = std::size_t(1) << (o.pair_max_log2 - 2);
+  std::vector<T> y(m);
+  std::mt19937_64 g(99);
+  std::normal_distribution<double> nd(0, 1);
+  for (auto& v : y) v = static_cast<T>(nd(g));
+  Buffer<T> dev(ctx, y.data(), m), out(ctx, m);
+  Row r{"pairwise", "points sum_j exp(-(yi-xj)^2)", prec<T>(), m};
+  r.work = static_cast<double>(m) * m;
+  r.unit = "Gpairs/s";
+  const bool native = !dbl && ctx.tuning_summary().find("native_exp=1") != std::string::npos;
+  r.ceiling_name = dbl ? "exp64" : native ? "native_exp2" : "exp32";
+  r.ceiling = dbl ? c.exp64_gps : native ? c.native_exp32_gps : c.exp32_gps;
+  time_row(ctx, r, o.repeats,
+           [&] { clstat::pairwise_points_sum_async(q, dev, m, dev, m, 1, clstat::PairFunction::gaussian, {1.0}, out).wait(); },
+           nullptr);
+  const auto res = out.to_host(q);
+  double worst = 0;
+  for (std::size_t i = 0; i < m; i += m / 16) {
+    long double s = 0;
+    for (std::size_t j = 0; j < m; ++j) {
+      const long double d = static_cast<long double>(y[i]) - y[j];
+      s += std::exp(-static_cast<double>(d * d));
+    }
+    worst = std::max(worst, static_cast<double>(std::fabs((res[i] - s) / s)));
+  }
+  r.check = "max rel of 16 targets";
+  r.error = worst;
+  r.pass = worst <= (dbl ? 1e-12 : 1e-5);
+  rows.push_back(r);
+}
+
+}  // namespace
+
+std::vector<Row> run_reductions(const Context& ctx, const clstat::Ceilings& c, const Options& o) {
+  std::vector<Row> rows;
+  reductions_for<float>(ctx, c, o, rows);
+  if (ctx.info().fp64) reductions_for<double>(ctx, c, o, rows);
+  return rows;
+}
+
+std::vector<Row> run_pairwise(const Context& ctx, const clstat::Ceilings& c, const Options& o) {
+  std::vector<Row> rows;
+  pairwise_for<float>(ctx, c, o, rows);
+  if (ctx.info().fp64) pairwise_for<double>(ctx, c, o, rows);
+  return rows;
+}
+
+}  // namespace bench

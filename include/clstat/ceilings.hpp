@@ -1,0 +1,26 @@
+// clstat/ceilings.hpp: a device's own throughput ceilings, measured with micro-kernels, so that
+// benchmark results can be reported as a fraction of what the device can do.
+#pragma once
+
+#include "clstat/export.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+struct Ceilings {
+  double copy_gbs = 0;          ///< device-to-device copy kernel: (bytes read + written) / s, in GB/s
+  double fp32_fma_gflops = 0;   ///< fp32 FMA chains, 2 flops per FMA, GFLOP/s
+  double fp64_fma_gflops = 0;   ///< 0 without fp64
+  double exp32_gps = 0;         ///< exp() on float, 1e9 evaluations per second (each with one multiply)
+  double native_exp32_gps = 0;  ///< native_exp2() on float
+  double exp64_gps = 0;         ///< exp() on double; 0 without fp64
+};
+
+/// Runs each micro-kernel `repeats` times after a warm-up and keeps the best (the ceiling is
+/// what the device can reach). Uses about 2 * copy_bytes of device memory (default 512 MiB each,
+/// capped by the largest allocation). Takes a fraction of a second on a GPU and a few seconds on
+/// a CPU device. Throws clstat::Error on OpenCL failure.
+CLSTAT_EXPORT Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes = std::size_t(512) << 20,
+                                        int repeats = 5);
+
+}  // namespace clstat

@@ -1,0 +1,81 @@
+// Device ceilings from cl/bench/ceilings.cl. Each rate is the best of `repeats` runs, timed by
+// event profiling.
+#include "clstat/ceilings.hpp"
+
+#include <algorithm>
+
+#include "build/program_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat {
+namespace {
+
+constexpr int k_iters = 256;
+
+double best_seconds(const Queue& q, cl::Kernel& k, std::size_t global, std::size_t local, int repeats) {
+  double best = 1e30;
+  for (int r = 0; r <= repeats; ++r) {  // run 0 is the warm-up
+    Event e = detail::launch(q, k, cl::NDRange(global), cl::NDRange(local), {}, "measure_ceilings");
+    const double s = static_cast<double>(e.duration_ns()) * 1e-9;
+    if (r > 0) best = std::min(best, s);
+  }
+  return best;
+}
+
+}  // namespace
+
+Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeats) {
+  auto impl = ctx.impl();
+  const DeviceInfo& info = ctx.info();
+  const Queue q = ctx.queue(0);
+  Ceilings c;
+  const std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
+  const std::size_t lanes = std::max<std::size_t>(info.compute_units, 1) * 2048;
+  const std::size_t global = ((lanes * 4 + local - 1) / local) * local;
+
+  for (bool dbl : {false, true}) {
+    if (dbl && !info.fp64) continue;
+    const std::size_t elem = dbl ? 8 : 4;
+    const std::string base = build::base_options(*impl, dbl, "measure_ceilings") + " -DITERS=" + std::to_string(k_iters);
+    auto prog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=exp");
+    cl::Buffer out(impl->context, CL_MEM_READ_WRITE, global * elem);
+    cl::Kernel fma = build::kernel(*prog, "fma_rate", 0);
+    fma.setArg(0, out);
+    cl::Kernel ex = build::kernel(*prog, "exp_rate", 0);
+    ex.setArg(0, out);
+    if (dbl) {
+      fma.setArg(1, 0.999999), fma.setArg(2, 1e-7), ex.setArg(1, 0.5);
+    } else {
+      fma.setArg(1, 0.999999f), fma.setArg(2, 1e-7f), ex.setArg(1, 0.5f);
+    }
+    const double fma_s = best_seconds(q, fma, global, local, repeats);
+    const double exp_s = best_seconds(q, ex, global, local, repeats);
+    const double flops = static_cast<double>(global) * k_iters * 16;
+    const double exps = static_cast<double>(global) * k_iters * 4;
+    (dbl ? c.fp64_fma_gflops : c.fp32_fma_gflops) = flops / fma_s * 1e-9;
+    (dbl ? c.exp64_gps : c.exp32_gps) = exps / exp_s * 1e-9;
+    if (!dbl) {
+      auto nprog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=native_exp2");
+      cl::Kernel nex = build::kernel(*nprog, "exp_rate", 0);
+      nex.setArg(0, out);
+      nex.setArg(1, 0.5f);
+      c.native_exp32_gps = exps / best_seconds(q, nex, global, local, repeats) * 1e-9;
+
+      // Copy: float elements, grid-stride, a few waves of work-groups.
+      const std::size_t bytes = std::min<std::size_t>(copy_bytes, info.max_alloc_bytes / 2) / 4 * 4;
+      const std::size_t n = bytes / 4;
+      cl::Buffer src(impl->context, CL_MEM_READ_WRITE, bytes), dst(impl->context, CL_MEM_READ_WRITE, bytes);
+      const float one = 1.0f;
+      detail::queue_of(q).enqueueFillBuffer(src, one, 0, bytes);
+      cl::Kernel cp = build::kernel(*prog, "copy_real", 0);
+      cp.setArg(0, src);
+      cp.setArg(1, dst);
+      cp.setArg(2, static_cast<cl_ulong>(n));
+      const std::size_t cglobal = std::min(((n + local - 1) / local) * local, lanes * 8 / local * local);
+      c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, cglobal, local, repeats) * 1e-9;
+    }
+  }
+  return c;
+}
+
+}  // namespace clstat

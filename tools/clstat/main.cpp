@@ -1,0 +1,72 @@
+// clstat: the command line.
+//   clstat devices     every platform and device with its capabilities
+//   clstat --version   version and git commit
+// Errors go to stderr with exit status 1; a usage error exits with 2.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "clstat/clstat.hpp"
+
+namespace {
+
+const char* type_name(clstat::DeviceType t) {
+  switch (t) {
+    case clstat::DeviceType::cpu: return "cpu";
+    case clstat::DeviceType::gpu: return "gpu";
+    case clstat::DeviceType::accelerator: return "accelerator";
+    default: return "other";
+  }
+}
+
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+int devices() {
+  const auto all = clstat::devices();
+  if (all.empty()) {
+    std::cerr << "clstat: no OpenCL platform or device found (is an ICD such as pocl-opencl-icd installed?)\n";
+    return 1;
+  }
+  std::size_t platform = static_cast<std::size_t>(-1);
+  for (const auto& d : all) {
+    const auto& i = d.info();
+    if (i.platform_index != platform) {
+      platform = i.platform_index;
+      std::cout << "platform " << i.platform_index << ": " << i.platform_name << " (" << i.platform_vendor << ")\n";
+    }
+    std::cout << "  device " << i.platform_index << ":" << i.device_index << ": " << i.name << "\n"
+              << "    type " << type_name(i.type) << ", vendor " << i.vendor << "\n"
+              << "    compute units " << i.compute_units << ", max clock " << i.max_clock_mhz << " MHz\n"
+              << "    global memory " << mib(i.global_mem_bytes) << ", max allocation " << mib(i.max_alloc_bytes)
+              << ", local memory " << (i.local_mem_bytes >> 10) << " KiB\n"
+              << "    max work-group size " << i.max_work_group_size << ", fp64 " << (i.fp64 ? "yes" : "no")
+              << ", int64 atomics " << (i.int64_atomics ? "yes" : "no") << "\n"
+              << "    " << i.opencl_c_version << ", " << i.device_version << ", driver " << i.driver_version << "\n";
+  }
+  return 0;
+}
+
+int usage(int code) {
+  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage(2);
+  const std::string cmd = argv[1];
+  try {
+    if (cmd == "--version" || cmd == "version") {
+      std::cout << "clstat " << CLSTAT_VERSION_STRING << " (" << CLSTAT_GIT_COMMIT << ")\n";
+      return 0;
+    }
+    if (cmd == "devices") return devices();
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(0);
+    std::cerr << "clstat: unknown command '" << cmd << "'\n";
+    return usage(2);
+  } catch (const std::exception& e) {
+    std::cerr << "clstat: " << e.what() << "\n";
+    return 1;
+  }
+}

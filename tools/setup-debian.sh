@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what clstat needs on Debian 12 / Ubuntu 22.04+ (run as root or with sudo).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+  build-essential cmake ninja-build pkg-config git ca-certificates \
+  ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers clinfo \
+  libboost-dev libeigen3-dev doctest-dev pocl-opencl-icd
