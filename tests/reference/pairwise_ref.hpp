@@ -58,7 +58,9 @@ inline long double pair_cond(clstat::PairFunction f, long double q, long double 
 /// condition number (together they scale the tolerance).
 struct RefSum {
   long double sum = 0, mag = 0, cmag = 0;
+  std::size_t count = 0;
   void add(long double t, long double cond) {
+    ++count;
     sum += t;
     mag += std::fabs(t);
     cmag += std::fabs(t) * cond;
