@@ -30,7 +30,7 @@
 namespace clstat {
 
 // ----------------------------------------------------------------------------------------------
-// Reductions. One read of the data, O(n) work; a few small extra launches of O(n / 2^16) work.
+// Reductions. One read of the data, O(n) work; a few small extra launches of O(n / 2^18) work.
 
 /// Element transforms for transform_reduce: the sum of t(x_i; c).
 enum class Transform : int {

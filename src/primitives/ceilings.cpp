@@ -61,18 +61,16 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
       nex.setArg(1, 0.5f);
       c.native_exp32_gps = exps / best_seconds(q, nex, global, local, repeats) * 1e-9;
 
-      // Copy: float elements, grid-stride, a few waves of work-groups.
-      const std::size_t bytes = std::min<std::size_t>(copy_bytes, info.max_alloc_bytes / 2) / 4 * 4;
-      const std::size_t n = bytes / 4;
+      // Copy: one float4 per work-item over the whole buffer.
+      const std::size_t n = std::min<std::size_t>(copy_bytes, info.max_alloc_bytes / 2) / (16 * local) * local;
+      const std::size_t bytes = n * 16;
       cl::Buffer src(impl->context, CL_MEM_READ_WRITE, bytes), dst(impl->context, CL_MEM_READ_WRITE, bytes);
       const float one = 1.0f;
       detail::queue_of(q).enqueueFillBuffer(src, one, 0, bytes);
-      cl::Kernel cp = build::kernel(*prog, "copy_real", 0);
+      cl::Kernel cp = build::kernel(*prog, "copy_real4", 0);
       cp.setArg(0, src);
       cp.setArg(1, dst);
-      cp.setArg(2, static_cast<cl_ulong>(n));
-      const std::size_t cglobal = std::min(((n + local - 1) / local) * local, lanes * 8 / local * local);
-      c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, cglobal, local, repeats) * 1e-9;
+      c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, n, local, repeats) * 1e-9;
     }
   }
   return c;
