@@ -96,3 +96,55 @@ TEST_CASE("runtime.program_disk_cache") {
   CHECK(b == a);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("runtime.profiling_records_kernels") {
+  const Context c = clstat_test::fresh_ctx();
+  std::vector<float> v(100000, 0.5f);
+  Buffer<float> b(c, v.data(), v.size());
+  sum_async(c.queue(0), b, 0, v.size()).get();
+  CHECK(c.take_profile().empty());  // off by default: nothing recorded
+  c.set_profiling(true);
+  CHECK(sum_async(c.queue(0), b, 0, v.size()).get() == 50000.0f);
+  c.set_profiling(false);
+  const auto rec = c.take_profile();
+  REQUIRE(!rec.empty());
+  CHECK(rec.front().kernel == "reduce_slots");
+  for (std::size_t i = 1; i < rec.size(); ++i) CHECK(rec[i].kernel == "reduce_pass");
+  for (const auto& r : rec) {
+    CHECK(r.start_ns >= r.queued_ns);
+    CHECK(r.end_ns >= r.start_ns);
+  }
+  CHECK(c.take_profile().empty());  // taking clears the record
+  sum_async(c.queue(0), b, 0, v.size()).get();
+  CHECK(c.take_profile().empty());  // off again
+}
+
+TEST_CASE("runtime.tuning_summary") {
+  const std::string s = ctx().tuning_summary();
+  CHECK(s.find("reduce_wg=") != std::string::npos);
+  CHECK(s.find("native_exp=") != std::string::npos);
+  clstat_test::ScopedEnv env("CLSTAT_TUNE_REDUCE_WG", "100");  // rounded down to a power of two
+  CHECK(clstat_test::fresh_ctx().tuning_summary().find("reduce_wg=64") != std::string::npos);
+}
+
+TEST_CASE("runtime.measure_ceilings") {
+  const Ceilings c = measure_ceilings(ctx(), std::size_t(1) << 20, 1);
+  CHECK(c.copy_gbs > 0);
+  CHECK(c.fp32_fma_gflops > 0);
+  CHECK(c.exp32_gps > 0);
+  CHECK(c.native_exp32_gps > 0);
+  CHECK((c.fp64_fma_gflops > 0) == ctx().info().fp64);
+  CHECK((c.exp64_gps > 0) == ctx().info().fp64);
+  try {
+    measure_ceilings(ctx(), std::size_t(1) << 20, 0);
+    FAIL("expected invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("repeats") != std::string::npos);
+  }
+  try {
+    measure_ceilings(ctx(), 1000, 1);
+    FAIL("expected invalid_argument");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("copy_bytes") != std::string::npos);
+  }
+}

@@ -19,7 +19,9 @@ struct Ceilings {
 /// Runs each micro-kernel `repeats` times after a warm-up and keeps the best (the ceiling is
 /// what the device can reach). Uses about 2 * copy_bytes of device memory (default 512 MiB each,
 /// capped by the largest allocation). Takes a fraction of a second on a GPU and a few seconds on
-/// a CPU device. Throws clstat::Error on OpenCL failure.
+/// a CPU device; the work is fixed (about 2^20 work-items x 256 steps per rate, and one pass over
+/// copy_bytes), so the time does not grow with anything else. Throws std::invalid_argument for
+/// repeats < 1 or copy_bytes < 1 MiB, clstat::Error on OpenCL failure.
 CLSTAT_EXPORT Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes = std::size_t(512) << 20,
                                         int repeats = 5);
 

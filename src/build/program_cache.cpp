@@ -102,6 +102,14 @@ std::shared_ptr<detail::BuiltProgram> program_for_wg(detail::ContextImpl& ctx, c
                                                      std::size_t wg, std::size_t& chosen,
                                                      std::string (*extra)(std::size_t w, const void* arg),
                                                      const void* arg) {
+  const std::string memo = source + "\n" + options + "\n" + std::to_string(wg) + "\n" + (extra ? extra(wg, arg) : "");
+  {
+    std::lock_guard<std::mutex> lock(ctx.choices_mutex);
+    if (auto it = ctx.wg_choices.find(memo); it != ctx.wg_choices.end()) {
+      chosen = it->second.second;
+      return it->second.first;
+    }
+  }
   std::size_t w = 1;
   while (w * 2 <= wg && w * 2 <= ctx.info().max_work_group_size) w *= 2;
   for (; w >= 1; w /= 2) {
@@ -111,6 +119,8 @@ std::shared_ptr<detail::BuiltProgram> program_for_wg(detail::ContextImpl& ctx, c
     cl::Kernel k = kernel(*prog, kernel_name, 0);
     if (detail::kernel_max_work_group(k, ctx) >= w && detail::kernel_local_mem(k, ctx) <= ctx.info().local_mem_bytes) {
       chosen = w;
+      std::lock_guard<std::mutex> lock(ctx.choices_mutex);
+      ctx.wg_choices.emplace(memo, std::make_pair(prog, w));
       return prog;
     }
   }

@@ -25,55 +25,61 @@ double best_seconds(const Queue& q, cl::Kernel& k, std::size_t global, std::size
 }  // namespace
 
 Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeats) {
-  auto impl = ctx.impl();
-  const DeviceInfo& info = ctx.info();
-  const Queue q = ctx.queue(0);
-  Ceilings c;
-  const std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
-  const std::size_t lanes = std::max<std::size_t>(info.compute_units, 1) * 2048;
-  const std::size_t global = ((lanes * 4 + local - 1) / local) * local;
+  if (repeats < 1) throw std::invalid_argument("clstat::measure_ceilings: repeats must be at least 1");
+  if (copy_bytes < (std::size_t(1) << 20))
+    throw std::invalid_argument("clstat::measure_ceilings: copy_bytes must be at least 1 MiB, got " +
+                                std::to_string(copy_bytes));
+  return detail::cl_guard("clstat::measure_ceilings", *ctx.impl(), [&] {
+    auto impl = ctx.impl();
+    const DeviceInfo& info = ctx.info();
+    const Queue q = ctx.queue(0);
+    Ceilings c;
+    const std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
+    const std::size_t lanes = std::max<std::size_t>(info.compute_units, 1) * 2048;
+    const std::size_t global = ((lanes * 4 + local - 1) / local) * local;
 
-  for (bool dbl : {false, true}) {
-    if (dbl && !info.fp64) continue;
-    const std::size_t elem = dbl ? 8 : 4;
-    const std::string base = build::base_options(*impl, dbl, "measure_ceilings") + " -DITERS=" + std::to_string(k_iters);
-    auto prog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=exp");
-    cl::Buffer out(impl->context, CL_MEM_READ_WRITE, global * elem);
-    cl::Kernel fma = build::kernel(*prog, "fma_rate", 0);
-    fma.setArg(0, out);
-    cl::Kernel ex = build::kernel(*prog, "exp_rate", 0);
-    ex.setArg(0, out);
-    if (dbl) {
-      fma.setArg(1, 0.999999), fma.setArg(2, 1e-7), ex.setArg(1, 0.5);
-    } else {
-      fma.setArg(1, 0.999999f), fma.setArg(2, 1e-7f), ex.setArg(1, 0.5f);
-    }
-    const double fma_s = best_seconds(q, fma, global, local, repeats);
-    const double exp_s = best_seconds(q, ex, global, local, repeats);
-    const double flops = static_cast<double>(global) * k_iters * 16;
-    const double exps = static_cast<double>(global) * k_iters * 4;
-    (dbl ? c.fp64_fma_gflops : c.fp32_fma_gflops) = flops / fma_s * 1e-9;
-    (dbl ? c.exp64_gps : c.exp32_gps) = exps / exp_s * 1e-9;
-    if (!dbl) {
-      auto nprog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=native_exp2");
-      cl::Kernel nex = build::kernel(*nprog, "exp_rate", 0);
-      nex.setArg(0, out);
-      nex.setArg(1, 0.5f);
-      c.native_exp32_gps = exps / best_seconds(q, nex, global, local, repeats) * 1e-9;
+    for (bool dbl : {false, true}) {
+      if (dbl && !info.fp64) continue;
+      const std::size_t elem = dbl ? 8 : 4;
+      const std::string base = build::base_options(*impl, dbl, "measure_ceilings") + " -DITERS=" + std::to_string(k_iters);
+      auto prog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=exp");
+      cl::Buffer out(impl->context, CL_MEM_READ_WRITE, global * elem);
+      cl::Kernel fma = build::kernel(*prog, "fma_rate", 0);
+      fma.setArg(0, out);
+      cl::Kernel ex = build::kernel(*prog, "exp_rate", 0);
+      ex.setArg(0, out);
+      if (dbl) {
+        fma.setArg(1, 0.999999), fma.setArg(2, 1e-7), ex.setArg(1, 0.5);
+      } else {
+        fma.setArg(1, 0.999999f), fma.setArg(2, 1e-7f), ex.setArg(1, 0.5f);
+      }
+      const double fma_s = best_seconds(q, fma, global, local, repeats);
+      const double exp_s = best_seconds(q, ex, global, local, repeats);
+      const double flops = static_cast<double>(global) * k_iters * 16;
+      const double exps = static_cast<double>(global) * k_iters * 4;
+      (dbl ? c.fp64_fma_gflops : c.fp32_fma_gflops) = flops / fma_s * 1e-9;
+      (dbl ? c.exp64_gps : c.exp32_gps) = exps / exp_s * 1e-9;
+      if (!dbl) {
+        auto nprog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=native_exp2");
+        cl::Kernel nex = build::kernel(*nprog, "exp_rate", 0);
+        nex.setArg(0, out);
+        nex.setArg(1, 0.5f);
+        c.native_exp32_gps = exps / best_seconds(q, nex, global, local, repeats) * 1e-9;
 
-      // Copy: one float4 per work-item over the whole buffer.
-      const std::size_t n = std::min<std::size_t>(copy_bytes, info.max_alloc_bytes / 2) / (16 * local) * local;
-      const std::size_t bytes = n * 16;
-      cl::Buffer src(impl->context, CL_MEM_READ_WRITE, bytes), dst(impl->context, CL_MEM_READ_WRITE, bytes);
-      const float one = 1.0f;
-      detail::queue_of(q).enqueueFillBuffer(src, one, 0, bytes);
-      cl::Kernel cp = build::kernel(*prog, "copy_real4", 0);
-      cp.setArg(0, src);
-      cp.setArg(1, dst);
-      c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, n, local, repeats) * 1e-9;
+        // Copy: one float4 per work-item over the whole buffer.
+        const std::size_t n = std::min<std::size_t>(copy_bytes, info.max_alloc_bytes / 2) / (16 * local) * local;
+        const std::size_t bytes = n * 16;
+        cl::Buffer src(impl->context, CL_MEM_READ_WRITE, bytes), dst(impl->context, CL_MEM_READ_WRITE, bytes);
+        const float one = 1.0f;
+        detail::queue_of(q).enqueueFillBuffer(src, one, 0, bytes);
+        cl::Kernel cp = build::kernel(*prog, "copy_real4", 0);
+        cp.setArg(0, src);
+        cp.setArg(1, dst);
+        c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, n, local, repeats) * 1e-9;
+      }
     }
-  }
-  return c;
+    return c;
+  });
 }
 
 }  // namespace clstat

@@ -67,11 +67,7 @@ template <class T>
 cl::Buffer param_buffer(detail::ContextImpl& ctx, const std::vector<double>& params, std::size_t k0, std::size_t count) {
   std::vector<T> p(count);
   for (std::size_t k = 0; k < count; ++k) p[k] = static_cast<T>(params[k0 + k]);
-  try {
-    return cl::Buffer(ctx.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * sizeof(T), p.data());
-  } catch (const cl::Error& e) {
-    throw Error(e.err(), "upload pair parameters", ctx.device_name());
-  }
+  return cl::Buffer(ctx.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * sizeof(T), p.data());
 }
 
 // Reduces K sequences of `count` states (sequence k at in[k * in_stride]) to one each, written to
@@ -119,69 +115,71 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
     throw std::invalid_argument(std::string(op) + ": buffer holds " + std::to_string(x.size()) + " values, n*d = " +
                                 std::to_string(n * d));
   auto ctx = q.context().impl();
-  using State = CSumState<double>;  // csumd; csumf (8 bytes) on devices without fp64
-  const bool fp64 = ctx->info().fp64;
-  const std::size_t state_bytes = fp64 ? sizeof(CSumState<double>) : sizeof(CSumState<float>);
-  std::size_t tile = tile_for(d);
-  const std::size_t lj = staged_columns(d, tile, sizeof(T));
-  const std::uint64_t nb = (n + tile - 1) / tile;
-  const std::uint64_t tiles = nb * (nb + 1) / 2;
-  const std::uint64_t k_batch = std::max<std::size_t>(1, ctx->tuning.pair_batch_tiles);  // a power of two
-  const std::uint64_t batches = (tiles + k_batch - 1) / k_batch;
+  return detail::cl_guard(op, *ctx, [&] {
+    using State = CSumState<double>;  // csumd; csumf (8 bytes) on devices without fp64
+    const bool fp64 = ctx->info().fp64;
+    const std::size_t state_bytes = fp64 ? sizeof(CSumState<double>) : sizeof(CSumState<float>);
+    std::size_t tile = tile_for(d);
+    const std::size_t lj = staged_columns(d, tile, sizeof(T));
+    const std::uint64_t nb = (n + tile - 1) / tile;
+    const std::uint64_t tiles = nb * (nb + 1) / 2;
+    const std::uint64_t k_batch = std::max<std::size_t>(1, ctx->tuning.pair_batch_tiles);  // a power of two
+    const std::uint64_t batches = (tiles + k_batch - 1) / k_batch;
 
-  const std::size_t nout = params.size();
-  auto host = std::make_shared<std::vector<unsigned char>>(nout * state_bytes);
-  Event ev;
-  std::vector<Event> deps = wait;
-  for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
-    const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
-    const std::string opts = pair_options<T>(*ctx, d, K, f, tile, lj, op);
-    std::size_t wg = 0;
-    auto prog = build::program_for_wg(*ctx, "primitives/pairwise_triangle", opts, "pairwise_triangle",
-                                      std::min(ctx->tuning.pair_wg, tile), wg, rows_for_tile, &tile);
-    cl::Kernel tri = build::kernel(*prog, "pairwise_triangle", q.index());
-    cl::Kernel pass = build::kernel(*prog, "reduce_pass", q.index());
-    cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
-    const std::uint64_t tmp_states = K * ((k_batch + wg - 1) / wg + 1);
-    cl::Buffer partials = ctx->scratch(q.index(), 0, K * k_batch * state_bytes);
-    cl::Buffer tmp = ctx->scratch(q.index(), 1, tmp_states * state_bytes);
-    cl::Buffer roots = ctx->scratch(q.index(), 2, K * batches * state_bytes);
-    cl::Buffer tmp2 = ctx->scratch(q.index(), 3, std::max<std::uint64_t>(K * batches, tmp_states) * state_bytes);
-    cl::Buffer result = ctx->scratch(q.index(), 4, K * state_bytes);
-    for (std::uint64_t b = 0; b < batches; ++b) {
-      const std::uint64_t count = std::min<std::uint64_t>(k_batch, tiles - b * k_batch);
-      tri.setArg(0, x.raw().impl()->buffer);
-      tri.setArg(1, static_cast<cl_uint>(n));
-      tri.setArg(2, static_cast<cl_uint>(nb));
-      tri.setArg(3, static_cast<cl_ulong>(b * k_batch));
-      tri.setArg(4, params_buf);
-      tri.setArg(5, partials);
-      tri.setArg(6, static_cast<cl_ulong>(k_batch));
-      ev = detail::launch(q, tri, cl::NDRange(count * wg), cl::NDRange(wg), deps, op);
-      deps.clear();
-      // The batch's tiles reduce to node b of the canonical tree; the roots then reduce to the top.
-      ev = tree_reduce(q, pass, wg, K, partials, count, k_batch, roots, b, batches, tmp, partials, ev, op);
-    }
-    ev = tree_reduce(q, pass, wg, K, roots, batches, batches, result, 0, 1, tmp2, tmp, ev, op);
-    cl::Event read;
-    detail::queue_of(q).enqueueReadBuffer(result, CL_FALSE, 0, K * state_bytes, host->data() + k0 * state_bytes,
-                                          nullptr, &read);
-    ev = detail::from_cl(read);
-  }
-  return Future<std::vector<double>>(ev, [host, nout, fp64] {
-    std::vector<double> out(nout);
-    for (std::size_t k = 0; k < nout; ++k) {
-      if (fp64) {
-        State s;
-        std::memcpy(&s, host->data() + k * sizeof(State), sizeof(State));
-        out[k] = primitives::csum_value(s);
-      } else {
-        CSumState<float> s;
-        std::memcpy(&s, host->data() + k * sizeof(s), sizeof(s));
-        out[k] = static_cast<double>(s.s) + static_cast<double>(s.c);
+    const std::size_t nout = params.size();
+    auto host = std::make_shared<std::vector<unsigned char>>(nout * state_bytes);
+    Event ev;
+    std::vector<Event> deps = wait;
+    for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
+      const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
+      const std::string opts = pair_options<T>(*ctx, d, K, f, tile, lj, op);
+      std::size_t wg = 0;
+      auto prog = build::program_for_wg(*ctx, "primitives/pairwise_triangle", opts, "pairwise_triangle",
+                                        std::min(ctx->tuning.pair_wg, tile), wg, rows_for_tile, &tile);
+      cl::Kernel tri = build::kernel(*prog, "pairwise_triangle", q.index());
+      cl::Kernel pass = build::kernel(*prog, "reduce_pass", q.index());
+      cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
+      const std::uint64_t tmp_states = K * ((k_batch + wg - 1) / wg + 1);
+      cl::Buffer partials = ctx->scratch(q.index(), 0, K * k_batch * state_bytes);
+      cl::Buffer tmp = ctx->scratch(q.index(), 1, tmp_states * state_bytes);
+      cl::Buffer roots = ctx->scratch(q.index(), 2, K * batches * state_bytes);
+      cl::Buffer tmp2 = ctx->scratch(q.index(), 3, std::max<std::uint64_t>(K * batches, tmp_states) * state_bytes);
+      cl::Buffer result = ctx->scratch(q.index(), 4, K * state_bytes);
+      for (std::uint64_t b = 0; b < batches; ++b) {
+        const std::uint64_t count = std::min<std::uint64_t>(k_batch, tiles - b * k_batch);
+        tri.setArg(0, x.raw().impl()->buffer);
+        tri.setArg(1, static_cast<cl_uint>(n));
+        tri.setArg(2, static_cast<cl_uint>(nb));
+        tri.setArg(3, static_cast<cl_ulong>(b * k_batch));
+        tri.setArg(4, params_buf);
+        tri.setArg(5, partials);
+        tri.setArg(6, static_cast<cl_ulong>(k_batch));
+        ev = detail::launch(q, tri, cl::NDRange(count * wg), cl::NDRange(wg), deps, op);
+        deps.clear();
+        // The batch's tiles reduce to node b of the canonical tree; the roots then reduce to the top.
+        ev = tree_reduce(q, pass, wg, K, partials, count, k_batch, roots, b, batches, tmp, partials, ev, op);
       }
+      ev = tree_reduce(q, pass, wg, K, roots, batches, batches, result, 0, 1, tmp2, tmp, ev, op);
+      cl::Event read;
+      detail::queue_of(q).enqueueReadBuffer(result, CL_FALSE, 0, K * state_bytes, host->data() + k0 * state_bytes,
+                                            nullptr, &read);
+      ev = detail::from_cl(read);
     }
-    return out;
+    return Future<std::vector<double>>(ev, [host, nout, fp64] {
+      std::vector<double> out(nout);
+      for (std::size_t k = 0; k < nout; ++k) {
+        if (fp64) {
+          State s;
+          std::memcpy(&s, host->data() + k * sizeof(State), sizeof(State));
+          out[k] = primitives::csum_value(s);
+        } else {
+          CSumState<float> s;
+          std::memcpy(&s, host->data() + k * sizeof(s), sizeof(s));
+          out[k] = static_cast<double>(s.s) + static_cast<double>(s.c);
+        }
+      }
+      return out;
+    });
   });
 }
 
@@ -209,33 +207,35 @@ Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t 
     throw std::invalid_argument(std::string(op) + ": output buffer holds " + std::to_string(out.size()) +
                                 " values, needs params.size() * m = " + std::to_string(params.size() * m));
   auto ctx = q.context().impl();
-  const std::size_t lj = staged_columns(d, 512, sizeof(T));
-  std::size_t rows = std::max<std::size_t>(1, ctx->tuning.points_rows);
-  if (d > 16) rows = 1;
-  else if (d > 4) rows = std::min<std::size_t>(rows, 2);
-  const std::size_t nout = params.size();
-  Event ev;
-  std::vector<Event> deps = wait;
-  for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
-    const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
-    const std::string opts = pair_options<T>(*ctx, d, K, f, 512, lj, op);
-    std::size_t wg = 0;
-    auto prog = build::program_for_wg(*ctx, "primitives/pairwise_points", opts, "pairwise_points",
-                                      ctx->tuning.points_wg, wg, rows_fixed, &rows);
-    cl::Kernel kern = build::kernel(*prog, "pairwise_points", q.index());
-    cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
-    const std::uint64_t groups = (m + wg * rows - 1) / (wg * rows);
-    kern.setArg(0, y.raw().impl()->buffer);
-    kern.setArg(1, static_cast<cl_uint>(m));
-    kern.setArg(2, x.raw().impl()->buffer);
-    kern.setArg(3, static_cast<cl_uint>(n));
-    kern.setArg(4, params_buf);
-    kern.setArg(5, out.raw().impl()->buffer);
-    kern.setArg(6, static_cast<cl_ulong>(k0 * m));
-    ev = detail::launch(q, kern, cl::NDRange(groups * wg), cl::NDRange(wg), deps, op);
-    deps.clear();
-  }
-  return ev;
+  return detail::cl_guard(op, *ctx, [&] {
+    const std::size_t lj = staged_columns(d, 512, sizeof(T));
+    std::size_t rows = std::max<std::size_t>(1, ctx->tuning.points_rows);
+    if (d > 16) rows = 1;
+    else if (d > 4) rows = std::min<std::size_t>(rows, 2);
+    const std::size_t nout = params.size();
+    Event ev;
+    std::vector<Event> deps = wait;
+    for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
+      const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
+      const std::string opts = pair_options<T>(*ctx, d, K, f, 512, lj, op);
+      std::size_t wg = 0;
+      auto prog = build::program_for_wg(*ctx, "primitives/pairwise_points", opts, "pairwise_points",
+                                        ctx->tuning.points_wg, wg, rows_fixed, &rows);
+      cl::Kernel kern = build::kernel(*prog, "pairwise_points", q.index());
+      cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
+      const std::uint64_t groups = (m + wg * rows - 1) / (wg * rows);
+      kern.setArg(0, y.raw().impl()->buffer);
+      kern.setArg(1, static_cast<cl_uint>(m));
+      kern.setArg(2, x.raw().impl()->buffer);
+      kern.setArg(3, static_cast<cl_uint>(n));
+      kern.setArg(4, params_buf);
+      kern.setArg(5, out.raw().impl()->buffer);
+      kern.setArg(6, static_cast<cl_ulong>(k0 * m));
+      ev = detail::launch(q, kern, cl::NDRange(groups * wg), cl::NDRange(wg), deps, op);
+      deps.clear();
+    }
+    return ev;
+  });
 }
 
 template <class T>

@@ -76,47 +76,45 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
                                 std::to_string(offset + n) + ") is past the end of a buffer of " +
                                 std::to_string(x.size()) + " elements");
   auto ctx = q.context().impl();
-  const bool dbl = std::is_same<T, double>::value;
-  const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options;
-  std::size_t wg = 0;
-  auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
-  cl::Kernel k1 = build::kernel(*prog, "reduce_slots", q.index());
-  cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
+  return detail::cl_guard(kind.operation, *ctx, [&] {
+    const bool dbl = std::is_same<T, double>::value;
+    const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options;
+    std::size_t wg = 0;
+    auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
+    cl::Kernel k1 = build::kernel(*prog, "reduce_slots", q.index());
+    cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
 
-  const std::uint64_t P = slot_count(n);
-  const std::uint64_t global = std::max<std::uint64_t>(P, wg);
-  std::uint64_t count = global / wg;  // partial states after stage 1
-  cl::Buffer a = ctx->scratch(q.index(), 0, count * sizeof(State));
-  cl::Buffer b = ctx->scratch(q.index(), 1, ((count + wg - 1) / wg) * sizeof(State));
-  const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
-  k1.setArg(0, x.raw().impl()->buffer);
-  k1.setArg(1, static_cast<cl_ulong>(offset));
-  k1.setArg(2, static_cast<cl_ulong>(n));
-  k1.setArg(3, static_cast<cl_ulong>(P));
-  k1.setArg(4, pa);
-  k1.setArg(5, pb);
-  k1.setArg(6, a);
-  Event ev = detail::launch(q, k1, cl::NDRange(global), cl::NDRange(wg), wait, kind.operation);
-  while (count > 1) {
-    const std::uint64_t groups = (count + wg - 1) / wg;
-    k2.setArg(0, a);
-    k2.setArg(1, static_cast<cl_ulong>(count));
-    k2.setArg(2, cl_ulong(0));
-    k2.setArg(3, b);
-    k2.setArg(4, cl_ulong(0));
-    k2.setArg(5, cl_ulong(0));
-    ev = detail::launch(q, k2, cl::NDRange(groups * wg, 1), cl::NDRange(wg, 1), {ev}, kind.operation);
-    std::swap(a, b);
-    count = groups;
-  }
-  auto host = std::make_shared<State>();
-  cl::Event read;
-  try {
+    const std::uint64_t P = slot_count(n);
+    const std::uint64_t global = std::max<std::uint64_t>(P, wg);
+    std::uint64_t count = global / wg;  // partial states after stage 1
+    cl::Buffer a = ctx->scratch(q.index(), 0, count * sizeof(State));
+    cl::Buffer b = ctx->scratch(q.index(), 1, ((count + wg - 1) / wg) * sizeof(State));
+    const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
+    k1.setArg(0, x.raw().impl()->buffer);
+    k1.setArg(1, static_cast<cl_ulong>(offset));
+    k1.setArg(2, static_cast<cl_ulong>(n));
+    k1.setArg(3, static_cast<cl_ulong>(P));
+    k1.setArg(4, pa);
+    k1.setArg(5, pb);
+    k1.setArg(6, a);
+    Event ev = detail::launch(q, k1, cl::NDRange(global), cl::NDRange(wg), wait, kind.operation);
+    while (count > 1) {
+      const std::uint64_t groups = (count + wg - 1) / wg;
+      k2.setArg(0, a);
+      k2.setArg(1, static_cast<cl_ulong>(count));
+      k2.setArg(2, cl_ulong(0));
+      k2.setArg(3, b);
+      k2.setArg(4, cl_ulong(0));
+      k2.setArg(5, cl_ulong(0));
+      ev = detail::launch(q, k2, cl::NDRange(groups * wg, 1), cl::NDRange(wg, 1), {ev}, kind.operation);
+      std::swap(a, b);
+      count = groups;
+    }
+    auto host = std::make_shared<State>();
+    cl::Event read;
     detail::queue_of(q).enqueueReadBuffer(a, CL_FALSE, 0, sizeof(State), host.get(), nullptr, &read);
-  } catch (const cl::Error& e) {
-    throw Error(e.err(), kind.operation + ": read result", ctx->device_name());
-  }
-  return Future<State>(detail::from_cl(read), [host] { return *host; });
+    return Future<State>(detail::from_cl(read), [host] { return *host; });
+  });
 }
 
 template <class State, class T>

@@ -46,6 +46,14 @@ struct ContextImpl {
   std::mutex programs_mutex;
   std::map<std::string, std::shared_ptr<BuiltProgram>> programs;  // key: source hash + options
 
+  // Per-context memo of program_for_wg's answers (key: source, options, requested size) and of
+  // each kernel's device limits, so a call's hot path makes no repeated driver queries.
+  // Kernels and programs live as long as the context, so their handles stay unique.
+  std::mutex choices_mutex;
+  std::map<std::string, std::pair<std::shared_ptr<BuiltProgram>, std::size_t>> wg_choices;
+  mutable std::mutex limits_mutex;
+  mutable std::map<cl_kernel, std::pair<std::size_t, std::size_t>> kernel_limits;  // max WG, local bytes
+
   std::mutex profile_mutex;
   bool profiling = false;
   std::vector<std::pair<std::string, cl::Event>> profile;
@@ -64,6 +72,17 @@ struct ContextImpl {
 
 inline const cl::CommandQueue& queue_of(const Queue& q) {
   return q.context().impl()->queues.at(q.index());
+}
+
+/// Runs `f`, turning a CLHPP exception into clstat::Error naming `operation` and the device, so
+/// no cl::Error crosses the public API. Ops wrap their whole enqueue sequence in it once.
+template <class F>
+decltype(auto) cl_guard(const std::string& operation, const ContextImpl& ctx, F&& f) {
+  try {
+    return f();
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), operation, ctx.device_name());
+  }
 }
 
 /// Converts a list of clstat events to CLHPP events for a wait list.

@@ -2,13 +2,25 @@
 
 namespace clstat::detail {
 
-std::size_t kernel_max_work_group(const cl::Kernel& k, const ContextImpl& ctx) {
-  return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.device.impl()->device);
+namespace {
+// The two limits are properties of the built kernel: queried once, then read from the cache.
+const std::pair<std::size_t, std::size_t>& limits(const cl::Kernel& k, const ContextImpl& ctx) {
+  std::lock_guard<std::mutex> lock(ctx.limits_mutex);
+  auto it = ctx.kernel_limits.find(k());
+  if (it == ctx.kernel_limits.end()) {
+    const cl::Device& d = ctx.device.impl()->device;
+    it = ctx.kernel_limits
+             .emplace(k(), std::make_pair(k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
+                                          static_cast<std::size_t>(k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d))))
+             .first;
+  }
+  return it->second;
 }
+}  // namespace
 
-std::size_t kernel_local_mem(const cl::Kernel& k, const ContextImpl& ctx) {
-  return static_cast<std::size_t>(k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(ctx.device.impl()->device));
-}
+std::size_t kernel_max_work_group(const cl::Kernel& k, const ContextImpl& ctx) { return limits(k, ctx).first; }
+
+std::size_t kernel_local_mem(const cl::Kernel& k, const ContextImpl& ctx) { return limits(k, ctx).second; }
 
 Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
              const std::vector<Event>& wait, const std::string& operation) {
