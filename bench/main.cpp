@@ -28,19 +28,19 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     command += std::string(" ") + argv[i];
     const std::string a = argv[i];
-    auto value = [&](const char* name) -> const char* {
+    // The option's value, or nullptr when it is missing.
+    auto value = [&]() -> const char* {
       if (i + 1 >= argc) return nullptr;
       command += std::string(" ") + argv[i + 1];
-      (void)name;
       return argv[++i];
     };
     const char* v = nullptr;
-    if (a == "--device" && (v = value("--device"))) device_spec = v;
-    else if (a == "--suite" && (v = value("--suite"))) suite = v;
-    else if (a == "--repeat" && (v = value("--repeat"))) repeat = std::atoi(v);
-    else if (a == "--max-log2" && (v = value("--max-log2"))) max_log2 = std::atoi(v);
-    else if (a == "--pair-max-log2" && (v = value("--pair-max-log2"))) pair_log2 = std::atoi(v);
-    else if (a == "--out" && (v = value("--out"))) out = v;
+    if (a == "--device" && (v = value())) device_spec = v;
+    else if (a == "--suite" && (v = value())) suite = v;
+    else if (a == "--repeat" && (v = value())) repeat = std::atoi(v);
+    else if (a == "--max-log2" && (v = value())) max_log2 = std::atoi(v);
+    else if (a == "--pair-max-log2" && (v = value())) pair_log2 = std::atoi(v);
+    else if (a == "--out" && (v = value())) out = v;
     else if (a == "--help" || a == "-h") return usage("help"), 0;
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
