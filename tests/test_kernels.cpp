@@ -26,6 +26,16 @@ std::vector<Variant> representative() {
       v.push_back({"primitives/pairwise_points", "-DWG=64 -DROWS=4 -DTILE=512 -DLJ=256 -DDIM=3" + common, dbl});
     }
     v.push_back({"primitives/pairwise_triangle", "-DWG=128 -DROWS=1 -DTILE=128 -DLJ=64 -DDIM=64 -DNOUT=1 -DPAIR_FN=0 -DCHUNK=64 -DNATIVE_EXP=0", dbl});
+    for (int k = 0; k <= 6; ++k) {
+      const std::string c = " -DDIM=3 -DKERN=" + std::to_string(k) + " -DFORM=" + (k == 0 ? "1" : "0") +
+                            " -DDOT=" + (k == 0 ? "1" : "0") + " -DWEIGHTED=1 -DNATIVE_EXP=" + (dbl ? "0" : "1");
+      v.push_back({"kde/kde_prepare", c + " -DROLE=0", dbl});
+      v.push_back({"kde/kde_prepare", c + " -DROLE=1", dbl});
+      for (int var = 0; var <= 2; ++var)
+        v.push_back({"kde/kde_eval", c + " -DLOO=1 -DVARIANT=" + std::to_string(var) +
+                                         " -DPPT=2 -DTILE=128 -DCHUNK=64 -DUNROLL=4 -DPER_POINT=1 -DLOG_DENSITY=1 -DWG=64",
+                     dbl});
+    }
     v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
   }
   return v;

@@ -3,6 +3,8 @@
 
 #include "clstat/ceilings.hpp"
 #include "clstat/error.hpp"
+#include "clstat/kde.hpp"
 #include "clstat/primitives.hpp"
 #include "clstat/runtime.hpp"
+#include "clstat/tuning.hpp"
 #include "clstat/version.hpp"

@@ -1,5 +1,7 @@
 #include "build/disk_cache.hpp"
 
+#include "runtime/tuning.hpp"
+
 #include <unistd.h>
 
 #include <cstdint>
@@ -26,20 +28,13 @@ std::uint64_t fnv1a(const std::string& s) {
 std::filesystem::path path_for(const std::string& key) {
   char name[40];
   std::snprintf(name, sizeof name, "%016llx.bin", static_cast<unsigned long long>(fnv1a(key)));
-  return std::filesystem::path(cache_directory()) / name;
+  return std::filesystem::path(detail::cache_directory()) / name;
 }
 
 }  // namespace
 
-std::string cache_directory() {
-  if (const char* d = std::getenv("CLSTAT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/clstat";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/clstat";
-  return {};
-}
-
 std::optional<std::vector<unsigned char>> disk_cache_load(const std::string& key) {
-  if (cache_directory().empty()) return std::nullopt;
+  if (detail::cache_directory().empty()) return std::nullopt;
   std::ifstream in(path_for(key), std::ios::binary);
   if (!in) return std::nullopt;
   std::ostringstream all;
@@ -52,7 +47,7 @@ std::optional<std::vector<unsigned char>> disk_cache_load(const std::string& key
 
 void disk_cache_store(const std::string& key, const std::vector<unsigned char>& binary) {
   // A cache that cannot be written is not an error: the program was built and works.
-  const std::string dir = cache_directory();
+  const std::string dir = detail::cache_directory();
   if (dir.empty() || binary.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -1,5 +1,4 @@
-// Internal: on-disk program binaries. The directory is $CLSTAT_CACHE_DIR, else
-// $XDG_CACHE_HOME/clstat, else ~/.cache/clstat. The key names the source hash, the options, the
+// Internal: on-disk program binaries, in detail::cache_directory(). The key names the source hash, the options, the
 // device, the platform and the driver version; the file stores the key so that a hash collision
 // is caught. Files are written to a temporary name and renamed, so readers never see half a file.
 #pragma once
@@ -10,7 +9,6 @@
 
 namespace clstat::build {
 
-std::string cache_directory();
 std::optional<std::vector<unsigned char>> disk_cache_load(const std::string& key);
 void disk_cache_store(const std::string& key, const std::vector<unsigned char>& binary);
 

@@ -42,7 +42,7 @@ std::string Context::tuning_summary() const {
   const auto& t = impl_->tuning;
   return t.source + " reduce_wg=" + std::to_string(t.reduce_wg) + " pair_wg=" + std::to_string(t.pair_wg) +
          " points_wg=" + std::to_string(t.points_wg) + " points_rows=" + std::to_string(t.points_rows) +
-         " native_exp=" + (t.native_exp ? "1" : "0");
+         " native_exp=" + (t.native_exp ? "1" : "0") + " tuning_file_entries=" + std::to_string(t.file_entries);
 }
 
 void Context::set_profiling(bool on) const {

@@ -1,5 +1,7 @@
 #include "runtime/tuning.hpp"
 
+#include "clstat/tuning.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -16,7 +18,41 @@ void env_size(const char* name, std::size_t& v) {
   if (const char* e = std::getenv(name); e && *e) v = static_cast<std::size_t>(std::strtoull(e, nullptr, 10));
 }
 
+// KDE evaluation (src/kde): per precision and dimension class (d1: d = 1, d4: d <= 4, d16: d <= 16,
+// d64: d <= 64), the variant (KdeVariant ids: 1 naive, 2 tiled, 3 unrolled), work-group size,
+// points per work-item, samples per local tile, unroll of the sample loop, and whether the Gaussian
+// uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native).
+void kde_defaults(Tuning& t, bool gpu, bool nvidia) {
+  const char* dcls[] = {"d1", "d4", "d16", "d64"};
+  for (const char* prec : {"f32", "f64"}) {
+    const bool f64 = prec[1] == '6';
+    for (int c = 0; c < 4; ++c) {
+      const std::string k = std::string("kde.") + prec + "." + dcls[c] + ".";
+      std::size_t ppt = gpu ? (c == 0 ? 8 : c == 1 ? 4 : c == 2 ? 4 : 2) : (c <= 1 ? 4 : 2);
+      if (f64 && ppt > 1 && c >= 2) ppt /= 2;
+      t.table[k + "variant"] = 3;
+      t.table[k + "wg"] = gpu ? (nvidia ? 256 : 256) : 64;
+      t.table[k + "ppt"] = ppt;
+      t.table[k + "tile"] = gpu ? (c <= 1 ? 512 : 256) : 256;
+      t.table[k + "unroll"] = c == 0 ? 8 : c == 1 ? 4 : 2;
+      t.table[k + "dot"] = gpu && c >= 1 ? 1 : 0;
+    }
+  }
+}
+
 }  // namespace
+
+std::size_t tuned(const Tuning& t, const std::string& key, std::size_t fallback) {
+  auto it = t.table.find(key);
+  return it == t.table.end() ? fallback : it->second;
+}
+
+std::string cache_directory() {
+  if (const char* d = std::getenv("CLSTAT_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/clstat";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/clstat";
+  return {};
+}
 
 Tuning default_tuning(const DeviceInfo& info) {
   Tuning t;
@@ -35,6 +71,12 @@ Tuning default_tuning(const DeviceInfo& info) {
     // PoCL runs a work-group as vectorised loops: small groups, many rows per work-item.
     t.reduce_wg = 64, t.pair_wg = 64, t.points_wg = 64, t.points_rows = 8, t.native_exp = false;
     t.source = "cpu";
+  }
+  const bool is_gpu = info.type == DeviceType::gpu;
+  kde_defaults(t, is_gpu, t.source == "nvidia-gpu");
+  for (const auto& [k, v] : load_tuning(info)) {
+    t.table[k] = v;
+    ++t.file_entries;
   }
   env_size("CLSTAT_TUNE_REDUCE_WG", t.reduce_wg);
   env_size("CLSTAT_TUNE_PAIR_WG", t.pair_wg);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "clstat/runtime.hpp"
@@ -18,12 +19,23 @@ struct Tuning {
   std::size_t pair_batch_tiles = 1u << 16;  // tiles per pairwise launch (a power of two: any
                                             // power of two gives the same canonical tree)
   std::string source = "default";     // which table entry supplied the values
+  // Keyed tunables of the algorithm layers, e.g. "kde.f32.d1.ppt" (see tuned()): shipped
+  // defaults for the device class, then the tuning file's entries for this device.
+  std::map<std::string, std::size_t> table;
+  std::size_t file_entries = 0;       // how many entries came from the tuning file
 };
+
+/// The value of `key` in t.table, or `fallback` when absent.
+std::size_t tuned(const Tuning& t, const std::string& key, std::size_t fallback);
+
+/// $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat; empty if none is set.
+std::string cache_directory();
 
 /// Defaults for NVIDIA, AMD and Intel GPUs and for CPU devices, keyed by vendor and device type,
 /// then overridden by the environment for experiments: CLSTAT_TUNE_REDUCE_WG, CLSTAT_TUNE_PAIR_WG,
 /// CLSTAT_TUNE_POINTS_WG, CLSTAT_TUNE_POINTS_ROWS, CLSTAT_TUNE_NATIVE_EXP, CLSTAT_TUNE_PAIR_BATCH.
-/// Sizes that are not powers of two are rounded down to one.
+/// Sizes that are not powers of two are rounded down to one. The keyed table gets the class
+/// defaults, then the tuning file entries for this device (clstat/tuning.hpp).
 Tuning default_tuning(const DeviceInfo& info);
 
 }  // namespace clstat::detail

@@ -1,0 +1,176 @@
+// KDE evaluation: for each point y_i, sum over samples j of w_j k(u(y_i) - u(x_j)), on rows made
+// by kde_prepare. Michailidis & Margaritis 2013 sec. 3 give three CUDA kernels; all three are here,
+// chosen by -D VARIANT:
+//   0 naive     every work-item reads the samples from global memory (their sec. 3.2);
+//   1 tiled     the work-group stages TILE samples at a time in local memory (sec. 3.3.1);
+//   2 unrolled  tiled, with the sample loop unrolled UNROLL times (sec. 3.3.2).
+// The dimension loops always run to the compile-time DIM (specialised per d on demand); only
+// VARIANT 2 asks for them to be unrolled. Beyond the paper, each work-item owns PPT points in
+// registers, so every sample read from local memory serves PPT pairs.
+//
+// Rounding is fixed independently of WG, PPT, TILE, VARIANT and chunking over launches: each point
+// sums CHUNK consecutive samples (a fixed, global partition of the sample index) in `real`, then
+// folds that partial into a compensated (TwoSum) accumulator in sample order. The state (s, c)
+// lives in `state` between launches, so sample blocks of any multiple of CHUNK give the same bits.
+//
+// Options: DIM, KERN, FORM, DOT (Gaussian expanded square), WEIGHTED, LOO (skip j == i by global
+// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP.
+#include "kde_shapes.clh"
+#include "compensated.clh"
+
+#ifdef REAL_DOUBLE
+#define KSTATE csumd
+#define KSTATE_ZERO csumd_zero
+#define KSTATE_ADD csumd_add
+#else
+#define KSTATE csumf
+#define KSTATE_ZERO csumf_zero
+#define KSTATE_ADD csumf_add
+#endif
+
+#define SAMPLE_STRIDE (DIM + DOT + WEIGHTED)
+#define POINT_STRIDE (DIM + DOT)
+
+#if VARIANT == 2
+#define DIM_UNROLL _Pragma("unroll")
+#else
+#define DIM_UNROLL _Pragma("unroll 1")
+#endif
+
+// The term of point p against the sample row xr (in address space AS).
+#if DOT
+#define KDE_TERM(AS)                                                        \
+  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+    real e = y[DIM] + xr[DIM];                                              \
+    DIM_UNROLL for (uint k = 0; k < DIM; ++k) e = fma(y[k], xr[k], e);      \
+    return KDE_EXP2(e);                                                     \
+  }
+#elif FORM == FORM_RADIAL
+#define KDE_TERM(AS)                                                        \
+  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+    real q = RC(0.0);                                                       \
+    DIM_UNROLL for (uint k = 0; k < DIM; ++k) {                             \
+      const real t = y[k] - xr[k];                                          \
+      q = fma(t, t, q);                                                     \
+    }                                                                       \
+    return kde_shape_radial(q);                                             \
+  }
+#else
+#define KDE_TERM(AS)                                                        \
+  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+    real p = kde_shape1(y[0] - xr[0]);                                      \
+    DIM_UNROLL for (uint k = 1; k < DIM; ++k) p *= kde_shape1(y[k] - xr[k]); \
+    return p;                                                               \
+  }
+#endif
+KDE_TERM(__global)
+KDE_TERM(__local)
+
+// Sums samples [c0, c0 + CHUNK) of the rows at xs (global sample index sample_base + c0 + j) into
+// part[p]; then folds each part into acc. One macro for both address spaces.
+#if LOO
+#define KDE_SKIP(p, jg) t = ((jg) == point_base + i0 + (ulong)(p) * WG) ? RC(0.0) : t;
+#else
+#define KDE_SKIP(p, jg)
+#endif
+#if WEIGHTED
+#define KDE_ACCUM(p, xr, t) part[p] = fma(xr[DIM + DOT], t, part[p]);
+#else
+#define KDE_ACCUM(p, xr, t) part[p] += t;
+#endif
+#define KDE_CHUNK(AS, xs, jg0)                                              \
+  {                                                                         \
+    real part[PPT];                                                         \
+    _Pragma("unroll") for (uint p = 0; p < PPT; ++p) part[p] = RC(0.0);     \
+    KDE_SAMPLE_LOOP for (uint j = 0; j < CHUNK; ++j) {                      \
+      AS const real* xr = (xs) + j * SAMPLE_STRIDE;                         \
+      _Pragma("unroll") for (uint p = 0; p < PPT; ++p) {                    \
+        real t = kde_term_##AS(y[p], xr);                                   \
+        KDE_SKIP(p, (jg0) + j)                                              \
+        KDE_ACCUM(p, xr, t)                                                 \
+      }                                                                     \
+    }                                                                       \
+    _Pragma("unroll") for (uint p = 0; p < PPT; ++p) acc[p] = KSTATE_ADD(acc[p], part[p]); \
+  }
+
+#if VARIANT == 2
+#define KDE_SAMPLE_LOOP _Pragma(KDE_STR(unroll UNROLL))
+#else
+#define KDE_SAMPLE_LOOP _Pragma("unroll 1")
+#endif
+#define KDE_STR2(x) #x
+#define KDE_STR(x) KDE_STR2(x)
+
+// Samples: rows x_row0 .. x_row0 + n_pad - 1 of xs (n_pad a multiple of TILE and CHUNK), whose
+// first has global index sample_base; points: m rows of ys, the first with global index
+// point_base (both only matter for LOO). state: 2m values, s at [i] and c at [m + i]; first != 0
+// starts from zero instead of reading it.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void kde_eval(__global const real* xs, ulong x_row0, uint n_pad, __global const real* ys, uint m,
+              __global real* state, uint first, ulong sample_base, ulong point_base) {
+  xs += x_row0 * SAMPLE_STRIDE;
+  const uint l = get_local_id(0);
+  const uint i0 = get_group_id(0) * (WG * PPT) + l;  // point p is i0 + p * WG: coalesced loads
+
+  real y[PPT][POINT_STRIDE];
+  KSTATE acc[PPT];
+#pragma unroll
+  for (uint p = 0; p < PPT; ++p) {
+    const uint i = i0 + p * WG;
+    const bool in = i < m;
+    for (uint k = 0; k < POINT_STRIDE; ++k) y[p][k] = in ? ys[(ulong)i * POINT_STRIDE + k] : RC(0.0);
+    acc[p] = KSTATE_ZERO();
+    if (in && !first) {
+      acc[p].s = state[i];
+      acc[p].c = state[m + i];
+    }
+  }
+
+#if VARIANT == 0
+  for (uint jb = 0; jb < n_pad; jb += CHUNK) {
+    __global const real* xb = xs + (ulong)jb * SAMPLE_STRIDE;
+    KDE_CHUNK(__global, xb, sample_base + jb)
+  }
+#else
+  __local real xl[TILE * SAMPLE_STRIDE];
+  for (uint jb = 0; jb < n_pad; jb += TILE) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global const real* src = xs + (ulong)jb * SAMPLE_STRIDE;
+    for (uint k = l; k < TILE * SAMPLE_STRIDE; k += WG) xl[k] = src[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint c = 0; c < TILE; c += CHUNK) {
+      __local const real* xb = xl + c * SAMPLE_STRIDE;
+      KDE_CHUNK(__local, xb, sample_base + jb + c)
+    }
+  }
+#endif
+
+#pragma unroll
+  for (uint p = 0; p < PPT; ++p) {
+    const uint i = i0 + p * WG;
+    if (i < m) {
+      state[i] = acc[p].s;
+      state[m + i] = acc[p].c;
+    }
+  }
+}
+
+// out[out_offset + i] = scale * (s + c) (or its log + log_scale), in acc_t so that a huge or tiny
+// normalising constant neither overflows nor loses digits before the final rounding to real.
+// PER_POINT: each point's value is further divided by point_div[i] (weighted leave-one-out:
+// 1 - w_i, the weight that remains once the point's own sample is left out).
+__kernel void kde_finish(__global const real* state, uint m, acc_t scale, acc_t log_scale,
+                         __global const real* point_div, __global real* out, ulong out_offset) {
+  const uint i = get_global_id(0);
+  if (i >= m) return;
+  const real s = state[i], c = state[m + i];
+  acc_t v = isfinite(s) ? (acc_t)s + (acc_t)c : (acc_t)s;
+#if PER_POINT
+  v /= (acc_t)point_div[i];
+#endif
+#if LOG_DENSITY
+  out[out_offset + i] = (real)(log(v) + log_scale);
+#else
+  out[out_offset + i] = (real)(v * scale);
+#endif
+}

@@ -1,0 +1,127 @@
+// clstat/kde.hpp: kernel density estimation at m points from n weighted samples in d dimensions.
+//
+//   f(y) = sum_j w_j K_H(y - x_j),   K_H(u) = |H|^{-1/2} K(H^{-1/2} u),   sum_j w_j = 1
+//
+// (Wand & Jones 1995, eq. 4.1; unweighted: w_j = 1/n.) Data are row-major: observation j is
+// x[j*d .. j*d+d-1]. Every entry point validates its input first and throws std::invalid_argument
+// with a message naming the problem (empty data, d outside [1, 64], NaN or Inf in samples, points
+// or weights, negative or all-zero weights, h <= 0, H not symmetric positive definite, mismatched
+// sizes); clstat::UnsupportedFeature when double is asked of a device without fp64 or a device
+// buffer does not fit; clstat::Error for OpenCL failures.
+//
+// Cost: n*m pair terms. A Gaussian pair costs one exp and d multiply-adds (after whitening);
+// the bounded product kernels cost d shape evaluations and no exp. Host-side work is O((n+m) d^2).
+// Sums are compensated, so the result does not drift with n: fp64 results are within ~1e-13
+// relative of the exact sum, fp32 within ~1e-6 (see tests/test_kde.cpp for the bars enforced).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+/// Kernel shapes on [-1, 1] (Gaussian: unbounded), each integrating to 1 (Wand & Jones table 2.1):
+/// gaussian (2 pi)^{-1/2} exp(-u^2/2); epanechnikov 3/4 (1-u^2); biweight 15/16 (1-u^2)^2;
+/// triweight 35/32 (1-u^2)^3; triangular 1-|u|; uniform 1/2 (|u| <= 1, boundary included);
+/// cosine pi/4 cos(pi u/2).
+enum class Kernel : int { gaussian = 0, epanechnikov, biweight, triweight, triangular, uniform, cosine };
+
+/// Arithmetic on the device. float64 needs a device with fp64 (DeviceInfo::fp64).
+enum class Precision : int { float32 = 0, float64 = 1 };
+
+/// Which evaluation kernel runs (Michailidis & Margaritis 2013, sec. 3): `automatic` picks the
+/// tuned one. All give the same result up to the shape's own rounding; they differ in speed.
+enum class KdeVariant : int { automatic = 0, naive, tiled, unrolled };
+
+/// The bandwidth, in the units of the data.
+///  - scalar(h): h_k = h in every dimension, product kernel prod_k K(u_k / h) / h.
+///  - per_dimension({h_1..h_d}): product kernel prod_k K(u_k / h_k) / h_k (Michailidis sec. 3.1).
+///  - matrix(H): H is d x d, row-major, symmetric positive definite (the variance matrix of the
+///    Gaussian kernel). Gaussian: K_H(u) = (2 pi)^{-d/2} |H|^{-1/2} exp(-u' H^{-1} u / 2).
+///    Bounded kernels use their spherically symmetric form on the unit ball, e.g. the spherical
+///    Epanechnikov (d+2)/(2 c_d) (1 - v'v), v = H^{-1/2} u, c_d the volume of the unit d-ball
+///    (Wand & Jones sec. 4.2, 4.5). For d = 1, matrix({h*h}) equals scalar(h).
+///  - scaled_covariance(h): H = h^2 S with S the (n-1)-denominator sample covariance of the samples
+///    (unweighted), then as matrix(H).
+/// Ways to describe the same H (vech, lower triangle) are converted by the CLI, not here.
+struct Bandwidth {
+  enum class Form : int { scalar = 0, per_dimension, matrix, scaled_covariance };
+  Form form = Form::scalar;
+  std::vector<double> values;  ///< h; h_1..h_d; H row-major; or h, by form
+
+  static Bandwidth scalar(double h) { return {Form::scalar, {h}}; }
+  static Bandwidth per_dimension(std::vector<double> h) { return {Form::per_dimension, std::move(h)}; }
+  static Bandwidth matrix(std::vector<double> H) { return {Form::matrix, std::move(H)}; }
+  static Bandwidth scaled_covariance(double h) { return {Form::scaled_covariance, {h}}; }
+};
+
+/// Explicit launch settings for experiments and `clstat-bench --tune`; 0 (or -1) means the value
+/// from the device's tuning table. Values are rounded down to powers of two and clamped to what the
+/// device accepts (work-group size, local memory). They never change results beyond rounding.
+struct KdeLaunch {
+  std::size_t work_group = 0;       ///< work-items per group
+  std::size_t points_per_item = 0;  ///< points each work-item keeps in registers
+  std::size_t tile = 0;             ///< samples staged per local-memory tile (>= 64)
+  std::size_t unroll = 0;           ///< unroll of the sample loop (unrolled variant)
+  int expanded_square = -1;         ///< Gaussian: 1 = exponent as y'x - |y|^2 - |x|^2 (one fma per
+                                    ///< dimension), 0 = as -|y - x|^2; -1 = tuned
+};
+
+struct KdeOptions {
+  Kernel kernel = Kernel::gaussian;
+  Bandwidth bandwidth = Bandwidth::scalar(1.0);
+  /// Empty: every sample weighs 1/n. Otherwise n finite values >= 0 with a positive sum; they are
+  /// normalised to sum 1.
+  std::vector<double> weights;
+  Precision precision = Precision::float64;
+  /// Return log f(y). Where every term underflows (far outside the data) this is -inf.
+  bool log_density = false;
+  /// Only for kde_at_samples: f_{-i}(x_i) = sum_{j != i} w_j K_H(x_i - x_j) / sum_{j != i} w_j,
+  /// the leave-one-out estimate of cross-validation (Wand & Jones sec. 3.3). Needs n >= 2 and no
+  /// sample holding all the weight.
+  bool leave_one_out = false;
+  KdeVariant variant = KdeVariant::automatic;
+  KdeLaunch launch;
+  /// Device memory the host forms may use for data, in bytes; 0 = a quarter of the device's
+  /// global memory. Larger inputs are processed in chunks (results are identical bit for bit).
+  std::size_t memory_budget_bytes = 0;
+};
+
+/// Density at m points y (m x d row-major) from n samples x (n x d row-major). Returns m values
+/// (log densities if options.log_density). Chunks inputs that exceed the memory budget and
+/// overlaps transfers with kernels over several queues. Blocks until done.
+CLSTAT_EXPORT std::vector<double> kde(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                      const double* y, std::size_t m, const KdeOptions& options = {});
+/// Density at the samples themselves (honours options.leave_one_out).
+CLSTAT_EXPORT std::vector<double> kde_at_samples(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                                 const KdeOptions& options = {});
+
+inline std::vector<double> kde(const Context& ctx, const std::vector<double>& x, std::size_t d,
+                               const std::vector<double>& y, const KdeOptions& options = {}) {
+  return kde(ctx, x.data(), d ? x.size() / d : 0, d, y.data(), d ? y.size() / d : 0, options);
+}
+
+/// Asynchronous form of kde() on one queue: enqueues after `wait` and returns at once. The inputs
+/// are copied (converted to the device precision) before returning, so the caller's arrays may be
+/// reused immediately. get() returns what kde() would.
+CLSTAT_EXPORT Future<std::vector<double>> kde_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                    const double* y, std::size_t m, const KdeOptions& options = {},
+                                                    const std::vector<Event>& wait = {});
+
+/// Device-buffer form: samples x (n x d) and points y (m x d) already on the device in T (float or
+/// double, matching options.precision); writes m values to out[0..m). leave_one_out evaluates at
+/// the samples and ignores y (pass x again). Uses scratch memory of about (n + m)(d + 2) values;
+/// throws UnsupportedFeature if that cannot be allocated. Returns the event of the last command.
+template <class T>
+CLSTAT_EXPORT Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d, const Buffer<T>& y,
+                              std::size_t m, const Buffer<T>& out, const KdeOptions& options = {},
+                              const std::vector<Event>& wait = {});
+
+/// The normalising constant of `kernel` in its spherically symmetric d-dimensional form: the
+/// integral of k(|v|) over R^d (k as in kde_shapes: 1 - v'v for the Epanechnikov, ...). For
+/// d = 1 these are 1 / (the constants above). Exposed for tests and for bandwidth selection.
+CLSTAT_EXPORT double radial_kernel_integral(Kernel kernel, std::size_t d);
+
+}  // namespace clstat

@@ -1,0 +1,37 @@
+// clstat/tuning.hpp: the tuning file that `clstat-bench --tune` writes and every Context reads.
+//
+// Tunables (work-group size, tile size, points per work-item, unroll, ...) change speed, never
+// results beyond rounding. Each Context starts from shipped defaults for its device class (NVIDIA,
+// AMD, other GPU, CPU), then applies the entries stored for its device in the tuning file, then
+// the CLSTAT_TUNE_* environment overrides.
+//
+// The file is JSON: one object per device key, each mapping tunable names to non-negative
+// integers, e.g. {"nvidia-h100-80gb-hbm3": {"kde.f32.d1.ppt": 8, "kde.f32.d1.wg": 256}}.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+/// Path of the tuning file: $CLSTAT_TUNING_FILE, else <cache dir>/tuning.json where the cache dir
+/// is $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat. Empty if none exists.
+CLSTAT_EXPORT std::string tuning_file();
+
+/// The device's key in the tuning file: its name in lower case, runs of other characters
+/// replaced by '-' ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3").
+CLSTAT_EXPORT std::string tuning_key(const DeviceInfo& info);
+
+/// The entries stored for `info` in the tuning file (empty when the file or the key is missing).
+/// A file that does not parse is treated as empty.
+CLSTAT_EXPORT std::map<std::string, std::size_t> load_tuning(const DeviceInfo& info);
+
+/// Merges `values` into the device's entry of the tuning file (creating directories and file),
+/// writing a temporary file and renaming it. Throws std::runtime_error when it cannot write.
+/// Contexts created afterwards use the new values.
+CLSTAT_EXPORT void store_tuning(const DeviceInfo& info, const std::map<std::string, std::size_t>& values);
+
+}  // namespace clstat

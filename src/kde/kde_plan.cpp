@@ -1,0 +1,245 @@
+// Host side of a KDE call that needs no device: validation, bandwidth -> whitening matrix and
+// normalising constant, and the launch settings from the tuning table.
+#include "kde/kde_plan.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "build/program_cache.hpp"
+
+namespace clstat {
+
+double radial_kernel_integral(Kernel kernel, std::size_t d) {
+  if (d == 0) throw std::invalid_argument("clstat::radial_kernel_integral: d must be at least 1");
+  const double h = 0.5 * static_cast<double>(d);
+  const double log_pi = std::log(M_PI);
+  // Volume of the unit d-ball, V_d = pi^{d/2} / Gamma(d/2 + 1).
+  const double log_vd = h * log_pi - std::lgamma(h + 1);
+  // Integral of (1 - |v|^2)^p over the unit ball = V_d Gamma(d/2+1) Gamma(p+1) / Gamma(d/2+p+1)
+  // (polar coordinates and the Beta integral); p = 1 gives 2 V_d / (d + 2), the spherical
+  // Epanechnikov constant of Wand & Jones eq. (4.5).
+  auto poly = [&](double p) { return std::exp(h * log_pi + std::lgamma(p + 1) - std::lgamma(h + p + 1)); };
+  switch (kernel) {
+    case Kernel::gaussian: return std::exp(h * std::log(2 * M_PI));
+    case Kernel::uniform: return std::exp(log_vd);
+    case Kernel::epanechnikov: return poly(1);
+    case Kernel::biweight: return poly(2);
+    case Kernel::triweight: return poly(3);
+    case Kernel::triangular:  // d V_d * int_0^1 r^{d-1} (1 - r) dr = V_d / (d + 1)
+      return std::exp(log_vd) / static_cast<double>(d + 1);
+    case Kernel::cosine: {
+      // d V_d * int_0^1 r^{d-1} cos(a r) dr with a = pi/2, by the cosine series integrated term by
+      // term: sum_k (-1)^k a^{2k} / ((2k)! (2k + d)). The terms fall like a^{2k}/(2k)! and alternate,
+      // so 30 of them are exact to rounding for any d.
+      const double a2 = (M_PI / 2) * (M_PI / 2);
+      double term = 1, sum = 0;
+      for (int k = 0; k < 30; ++k) {
+        sum += term / static_cast<double>(2 * k + static_cast<int>(d));
+        term *= -a2 / static_cast<double>((2 * k + 1) * (2 * k + 2));
+      }
+      return static_cast<double>(d) * std::exp(log_vd) * sum;
+    }
+  }
+  throw std::invalid_argument("clstat::radial_kernel_integral: unknown kernel " +
+                              std::to_string(static_cast<int>(kernel)));
+}
+
+namespace kde_detail {
+namespace {
+
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+[[noreturn]] void bad(const char* op, const std::string& what) { throw std::invalid_argument(std::string(op) + ": " + what); }
+
+std::size_t pow2_floor(std::size_t v) {
+  std::size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+const char* dim_class(std::size_t d) { return d == 1 ? "d1" : d <= 4 ? "d4" : d <= 16 ? "d16" : "d64"; }
+
+// L with H = L L', or an error naming the matrix. Eigen's LLT reports failure on a non-positive
+// pivot; a pivot that is positive but negligible against the largest diagonal entry is treated as
+// singular too, because its whitening would amplify rounding without bound.
+Mat cholesky(const char* op, const Mat& H, const std::string& name) {
+  Eigen::LLT<Mat> llt(H);
+  const double scale = H.diagonal().cwiseAbs().maxCoeff();
+  if (llt.info() != Eigen::Success) bad(op, name + " is not positive definite");
+  Mat L = llt.matrixL();
+  for (Eigen::Index k = 0; k < L.rows(); ++k)
+    if (!(L(k, k) > 0) || L(k, k) * L(k, k) < 1e-14 * scale) bad(op, name + " is not positive definite (singular)");
+  return L;
+}
+
+}  // namespace
+
+void require_finite(const char* op, const char* what, const double* v, std::size_t rows, std::size_t d) {
+  for (std::size_t i = 0; i < rows * d; ++i)
+    if (!std::isfinite(v[i]))
+      bad(op, std::string(what) + " contain " + (std::isnan(v[i]) ? "NaN" : "Inf") + " at row " + std::to_string(i / d) +
+                  ", column " + std::to_string(i % d));
+}
+
+std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_t d) {
+  Eigen::Map<const Mat> X(x, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
+  const Eigen::RowVectorXd mean = X.colwise().mean();
+  const Mat C = X.rowwise() - mean;
+  Mat S = (C.transpose() * C) / static_cast<double>(n - 1);
+  return std::vector<double>(S.data(), S.data() + d * d);
+}
+
+Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
+               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov) {
+  Plan p;
+  if (d == 0 || d > k_max_dim)
+    bad(op, "dimension d = " + std::to_string(d) + " is outside [1, " + std::to_string(k_max_dim) + "]");
+  if (n == 0) bad(op, "no samples (n = 0): the data are empty");
+  if (!at_samples && m == 0) bad(op, "no evaluation points (m = 0)");
+  const int kid = static_cast<int>(o.kernel);
+  if (kid < 0 || kid > 6) bad(op, "unknown kernel id " + std::to_string(kid));
+  const int pid = static_cast<int>(o.precision);
+  if (pid != 0 && pid != 1) bad(op, "unknown precision id " + std::to_string(pid));
+  if (o.leave_one_out && !at_samples)
+    bad(op, "leave_one_out evaluates at the samples themselves: use kde_at_samples");
+  p.n = n, p.d = d, p.m = at_samples ? n : m;
+  p.dbl = o.precision == Precision::float64;
+  if (p.dbl && !ctx.info().fp64)
+    throw UnsupportedFeature(op, ctx.device_name(),
+                             "Precision::float64 needs fp64, which this device lacks; use Precision::float32");
+  p.kern = kid;
+  p.loo = at_samples && o.leave_one_out;
+  p.log_density = o.log_density;
+  if (p.loo && n < 2) bad(op, "leave-one-out needs at least 2 samples");
+
+  // Weights, normalised to sum 1.
+  if (!o.weights.empty()) {
+    if (o.weights.size() != n)
+      bad(op, "weights has " + std::to_string(o.weights.size()) + " values for " + std::to_string(n) + " samples");
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double w = o.weights[i];
+      if (!std::isfinite(w) || w < 0) bad(op, "weight " + std::to_string(i) + " is negative or not finite");
+      sum += w;
+    }
+    if (!(sum > 0) || !std::isfinite(sum)) bad(op, "weights sum to zero (or overflow)");
+    p.weighted = true;
+    p.weights.resize(n);
+    for (std::size_t i = 0; i < n; ++i) p.weights[i] = o.weights[i] / sum;
+    if (p.loo) {
+      p.point_div.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        p.point_div[i] = 1 - p.weights[i];
+        if (!(p.point_div[i] > 0)) bad(op, "leave-one-out: sample " + std::to_string(i) + " holds all the weight");
+      }
+    }
+  }
+
+  // Bandwidth -> lower-triangular A (u = A x) and log |H|^{1/2}.
+  const auto& bw = o.bandwidth;
+  Mat L = Mat::Zero(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+  switch (bw.form) {
+    case Bandwidth::Form::scalar:
+    case Bandwidth::Form::per_dimension: {
+      const bool scalar = bw.form == Bandwidth::Form::scalar;
+      if (bw.values.size() != (scalar ? 1 : d))
+        bad(op, scalar ? "a scalar bandwidth has exactly one value"
+                       : "per-dimension bandwidth has " + std::to_string(bw.values.size()) + " values, d = " +
+                             std::to_string(d));
+      for (std::size_t k = 0; k < d; ++k) {
+        const double h = bw.values[scalar ? 0 : k];
+        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
+        L(k, k) = h;
+      }
+      p.radial = p.kern == static_cast<int>(Kernel::gaussian);
+      break;
+    }
+    case Bandwidth::Form::matrix:
+    case Bandwidth::Form::scaled_covariance: {
+      Mat H(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+      if (bw.form == Bandwidth::Form::matrix) {
+        if (bw.values.size() != d * d)
+          bad(op, "bandwidth matrix has " + std::to_string(bw.values.size()) + " values, needs d*d = " +
+                      std::to_string(d * d));
+        for (double v : bw.values)
+          if (!std::isfinite(v)) bad(op, "bandwidth matrix H has a non-finite entry");
+        H = Eigen::Map<const Mat>(bw.values.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+        const double tol = 1e-12 * H.cwiseAbs().maxCoeff();
+        if ((H - H.transpose()).cwiseAbs().maxCoeff() > tol) bad(op, "bandwidth matrix H is not symmetric");
+        L = cholesky(op, H, "bandwidth matrix H");
+      } else {
+        if (bw.values.size() != 1) bad(op, "scaled_covariance takes one value h");
+        const double h = bw.values[0];
+        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
+        if (n < d + 1) bad(op, "scaled_covariance needs more samples than dimensions (n > d)");
+        std::vector<double> S = cov ? *cov : (x ? sample_covariance(x, n, d) : std::vector<double>{});
+        if (S.size() != d * d) bad(op, "scaled_covariance needs the samples' covariance");
+        H = Eigen::Map<const Mat>(S.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) * (h * h);
+        L = cholesky(op, H, "h^2 S (the scaled sample covariance; are the data collinear?)");
+      }
+      p.radial = true;
+      break;
+    }
+    default: bad(op, "unknown bandwidth form");
+  }
+  double log_det_half = 0;
+  for (std::size_t k = 0; k < d; ++k) log_det_half += std::log(L(k, k));
+  Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
+  const bool gaussian = p.kern == static_cast<int>(Kernel::gaussian);
+  if (gaussian) A *= std::sqrt(0.5 * M_LOG2E);  // exp(-|v|^2/2) = exp2(-|s v|^2)
+  p.A.assign(d * d, 0.0);
+  for (std::size_t r = 0; r < d; ++r)
+    for (std::size_t c = 0; c <= r; ++c) p.A[r * d + c] = A(r, c);
+
+  const double log_int = p.radial ? std::log(radial_kernel_integral(o.kernel, d))
+                                  : static_cast<double>(d) * std::log(radial_kernel_integral(o.kernel, 1));
+  double log_count = 0;
+  if (!p.weighted) log_count = std::log(static_cast<double>(p.loo ? n - 1 : n));
+  p.log_scale = -log_int - log_det_half - log_count;
+  p.scale = std::exp(p.log_scale);
+
+  p.centre.assign(d, 0.0);
+  if (x) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < d; ++k) p.centre[k] += x[i * d + k];
+    for (auto& c : p.centre) c /= static_cast<double>(n);
+  }
+
+  // Launch settings: explicit, else tuned for (precision, dimension class).
+  const auto& t = ctx.tuning;
+  const std::string key = std::string("kde.") + (p.dbl ? "f64." : "f32.") + dim_class(d) + ".";
+  const auto pick = [&](std::size_t explicit_v, const char* name, std::size_t fallback) {
+    return explicit_v ? explicit_v : detail::tuned(t, key + name, fallback);
+  };
+  p.variant = o.variant == KdeVariant::automatic ? static_cast<int>(detail::tuned(t, key + "variant", 3))
+                                                 : static_cast<int>(o.variant);
+  if (p.variant < 1 || p.variant > 3) p.variant = 3;
+  p.wg = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.work_group, "wg", 128), 1024)));
+  p.ppt = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.points_per_item, "ppt", 4), 16)));
+  p.tile = pow2_floor(std::max<std::size_t>(k_chunk, std::min<std::size_t>(pick(o.launch.tile, "tile", 256), 4096)));
+  p.unroll = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.unroll, "unroll", 4), k_chunk)));
+  const int dot = o.launch.expanded_square >= 0 ? o.launch.expanded_square
+                                                  : static_cast<int>(detail::tuned(t, key + "dot", 0));
+  p.dot = gaussian && dot > 0;
+  // The tile must fit the device's local memory (leave 1 KiB for the compiler); if not even one
+  // CHUNK of samples fits, read samples from global memory instead.
+  const std::size_t elem = p.dbl ? 8 : 4;
+  const std::size_t local = ctx.info().local_mem_bytes > 2048 ? ctx.info().local_mem_bytes - 1024 : 0;
+  while (p.tile > k_chunk && p.tile * p.sample_stride() * elem > local) p.tile /= 2;
+  if (p.variant != 1 && p.tile * p.sample_stride() * elem > local) p.variant = 1;
+  return p;
+}
+
+std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const char* op) {
+  std::string o = build::base_options(ctx, p.dbl, op);
+  o += " -DDIM=" + std::to_string(p.d) + " -DKERN=" + std::to_string(p.kern) + " -DFORM=" + (p.radial ? "1" : "0") +
+       " -DDOT=" + (p.dot ? "1" : "0") + " -DWEIGHTED=" + (p.weighted ? "1" : "0") +
+       " -DNATIVE_EXP=" + ((!p.dbl && ctx.tuning.native_exp) ? "1" : "0");
+  return o;
+}
+
+}  // namespace kde_detail
+}  // namespace clstat

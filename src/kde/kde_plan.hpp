@@ -1,0 +1,52 @@
+// Internal: everything about one KDE call that does not touch the device: validation, the
+// bandwidth turned into a whitening matrix and a normalising constant, and the launch settings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "clstat/kde.hpp"
+#include "runtime/impl.hpp"
+
+namespace clstat::kde_detail {
+
+constexpr std::size_t k_max_dim = 64;
+constexpr std::size_t k_chunk = 64;  // samples summed in `real` before the compensated fold
+
+struct Plan {
+  std::size_t n = 0, m = 0, d = 0;
+  bool dbl = false;
+  int kern = 0;                 // clstat::Kernel id (KERN in cl/kde)
+  bool radial = false;          // FORM_RADIAL (Gaussian always; bounded kernels with a matrix H)
+  bool dot = false;             // Gaussian exponent as an expanded square
+  bool weighted = false, loo = false, log_density = false;
+  std::vector<double> A;        // d x d lower triangular, row-major: u = A (x - centre)
+  std::vector<double> centre;   // subtracted in double before rounding to the device type
+  std::vector<double> weights;  // normalised to sum 1 (empty: unweighted)
+  std::vector<double> point_div;  // weighted leave-one-out: 1 - w_i per point
+  double scale = 1, log_scale = 0;  // f = scale * sum_j (w_j) k(u)
+  // launch settings
+  int variant = 3;              // KdeVariant id, never automatic
+  std::size_t wg = 256, ppt = 4, tile = 256, unroll = 4;
+  std::size_t sample_stride() const { return d + (dot ? 1 : 0) + (weighted ? 1 : 0); }
+  std::size_t point_stride() const { return d + (dot ? 1 : 0); }
+};
+
+/// Checks what can be checked without data (d, sizes, kernel, bandwidth shape and values, weights)
+/// and fills the plan. `x` may be null (device-buffer form); then scaled_covariance needs `cov`.
+/// `loo_at_samples`: the call evaluates at the samples (kde_at_samples or the device form with
+/// leave_one_out). Throws std::invalid_argument naming `op` and the problem.
+Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
+               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov = nullptr);
+
+/// Throws std::invalid_argument if any of the `count` values is NaN or infinite, naming `what`
+/// and the first offending row and column.
+void require_finite(const char* op, const char* what, const double* v, std::size_t rows, std::size_t d);
+
+/// The (n - 1)-denominator sample covariance of n x d row-major data, row-major d x d.
+std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_t d);
+
+/// The -D options shared by kde_prepare and kde_eval.
+std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const char* op);
+
+}  // namespace clstat::kde_detail

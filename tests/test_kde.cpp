@@ -1,0 +1,345 @@
+// KDE against the long-double reference on fresh random data: every kernel and bandwidth form in
+// fp64 (1e-12 relative) and fp32 (2e-5 relative), weights, leave-one-out, log density, chunking,
+// the three kernel variants, the asynchronous and device-buffer forms.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reference/kde_ref.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+namespace {
+
+const char* kname(Kernel k) {
+  static const char* names[] = {"gaussian", "epanechnikov", "biweight", "triweight", "triangular", "uniform", "cosine"};
+  return names[static_cast<int>(k)];
+}
+const Kernel k_all[] = {Kernel::gaussian,   Kernel::epanechnikov, Kernel::biweight, Kernel::triweight,
+                        Kernel::triangular, Kernel::uniform,      Kernel::cosine};
+
+double tol_for(Precision p) { return p == Precision::float64 ? 1e-12 : 2e-5; }
+long double eps_for(Precision p) { return p == Precision::float64 ? 0x1p-53L : 0x1p-24L; }
+
+// Checks got against the reference: relative tolerance where the density exceeds 1e-300, plus
+// what rounding the inputs to the device precision alone changes (KdeValue::ambiguity).
+void check_against(const std::vector<double>& got, const std::vector<clstat_ref::KdeValue>& ref, double tol,
+                   bool log_density) {
+  REQUIRE(got.size() == ref.size());
+  std::size_t bad = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const long double r = ref[i].value;
+    if (log_density) {
+      if (r < 1e-300L) {
+        if (!(got[i] < -690)) ++bad;  // log of a density below 1e-300
+        continue;
+      }
+      const long double lo = std::log(std::max(r - ref[i].ambiguity, 1e-300L)), hi = std::log(r + ref[i].ambiguity);
+      const long double e = got[i] < lo ? lo - got[i] : got[i] > hi ? got[i] - hi : 0;
+      worst = std::max(worst, double(e));
+      if (!(e <= tol) || std::isnan(got[i])) ++bad;
+      continue;
+    }
+    if (r < 1e-300L) {
+      if (!(std::fabs(got[i]) <= 1e-300 + ref[i].ambiguity)) ++bad;
+      continue;
+    }
+    const long double e = std::fabs(got[i] - r) - ref[i].ambiguity;
+    worst = std::max(worst, double(e / r));
+    if (!(e <= tol * r) || std::isnan(got[i])) ++bad;
+  }
+  INFO("worst relative error beyond the input-rounding allowance " << worst << ", tolerance " << tol);
+  CHECK(bad == 0);
+}
+
+struct Case {
+  std::size_t n = 700, m = 150, d = 1;
+  Precision prec = Precision::float64;
+  KdeOptions opt;
+};
+
+std::vector<double> random_spd(std::size_t d, std::uint64_t seed, double scale) {
+  auto g = clstat_test::normal<double>(d * d, seed);
+  std::vector<double> H(d * d, 0);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) {
+      double s = 0;
+      for (std::size_t k = 0; k < d; ++k) s += g[i * d + k] * g[j * d + k];
+      H[i * d + j] = scale * (s / d + (i == j ? 0.5 : 0.0));
+    }
+  return H;
+}
+
+void run_case(Case c, std::uint64_t seed, bool at_samples = false) {
+  c.opt.precision = c.prec;
+  const auto x = clstat_test::normal<double>(c.n * c.d, seed, 0.5, 1.3);
+  const auto y = clstat_test::normal<double>(c.m * c.d, seed + 1, 0.5, 1.6);
+  const auto got = at_samples ? kde_at_samples(ctx(), x.data(), c.n, c.d, c.opt)
+                              : kde(ctx(), x.data(), c.n, c.d, y.data(), c.m, c.opt);
+  const auto ref = clstat_ref::kde(x, c.n, c.d, y, c.m, c.opt, at_samples, eps_for(c.prec));
+  check_against(got, ref, tol_for(c.prec), c.opt.log_density);
+}
+
+std::vector<Precision> precisions() {
+  std::vector<Precision> p{Precision::float32};
+  if (clstat_test::has_fp64()) p.push_back(Precision::float64);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("kde.radial_integral") {
+  for (Kernel k : k_all)
+    for (std::size_t d : {1, 2, 3, 5, 8}) {
+      INFO(std::string(kname(k)) << " d=" << d);
+      const double ref = double(clstat_ref::radial_integral(k, d));
+      CHECK(radial_kernel_integral(k, d) == doctest::Approx(ref).epsilon(1e-10));
+    }
+  // The 1-d constants of Wand & Jones table 2.1.
+  CHECK(1 / radial_kernel_integral(Kernel::epanechnikov, 1) == doctest::Approx(0.75).epsilon(1e-15));
+  CHECK(1 / radial_kernel_integral(Kernel::cosine, 1) == doctest::Approx(M_PI / 4).epsilon(1e-15));
+  CHECK(1 / radial_kernel_integral(Kernel::triweight, 1) == doctest::Approx(35.0 / 32).epsilon(1e-15));
+}
+
+TEST_CASE("kde.product_kernels") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (Precision p : precisions())
+    for (Kernel k : k_all) {
+      INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
+      Case scalar;
+      scalar.prec = p;
+      scalar.opt.kernel = k;
+      scalar.opt.bandwidth = Bandwidth::scalar(0.37);
+      run_case(scalar, seed);
+      Case perdim;
+      perdim.d = 3;
+      perdim.prec = p;
+      perdim.opt.kernel = k;
+      perdim.opt.bandwidth = Bandwidth::per_dimension({0.6, 0.9, 1.2});
+      run_case(perdim, seed + 7);
+    }
+}
+
+TEST_CASE("kde.matrix_bandwidth") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (Precision p : precisions())
+    for (Kernel k : k_all) {
+      INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
+      Case full;
+      full.d = 3;
+      full.prec = p;
+      full.opt.kernel = k;
+      full.opt.bandwidth = Bandwidth::matrix(random_spd(3, seed + 3, k == Kernel::gaussian ? 0.4 : 1.5));
+      run_case(full, seed);
+      Case cov;
+      cov.d = 2;
+      cov.prec = p;
+      cov.opt.kernel = k;
+      cov.opt.bandwidth = Bandwidth::scaled_covariance(k == Kernel::gaussian ? 0.4 : 0.9);
+      run_case(cov, seed + 11);
+    }
+}
+
+TEST_CASE("kde.gaussian_dimensions") {
+  // Both forms of the Gaussian exponent (expanded square and difference) at several d.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (Precision p : precisions())
+    for (std::size_t d : {1, 2, 6, 16})
+      for (int dot : {0, 1}) {
+        INFO("d=" << d << " dot=" << dot << (p == Precision::float64 ? " fp64" : " fp32"));
+        Case c;
+        c.d = d;
+        c.n = 500;
+        c.m = 120;
+        c.prec = p;
+        c.opt.launch.expanded_square = dot;
+        // A bandwidth of the size a selector would choose: Scott's rule for N(0, 1.3^2 I).
+        const double h = 1.3 * std::pow(double(c.n), -1.0 / (d + 4));
+        std::vector<double> H(d * d, 0);
+        for (std::size_t a = 0; a < d; ++a) H[a * d + a] = h * h;
+        c.opt.bandwidth = Bandwidth::matrix(H);
+        run_case(c, seed + d);
+      }
+}
+
+TEST_CASE("kde.weights_loo_log") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  auto w = clstat_test::normal<double>(700, seed + 5);
+  for (auto& v : w) v = std::fabs(v) * 3;  // unnormalised on purpose
+  for (Precision p : precisions())
+    for (Kernel k : {Kernel::gaussian, Kernel::epanechnikov}) {
+      INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
+      Case c;
+      c.prec = p;
+      c.opt.kernel = k;
+      c.opt.bandwidth = Bandwidth::scalar(0.5);
+      c.opt.weights = w;
+      run_case(c, seed);                        // weighted
+      Case loo = c;
+      loo.opt.weights.clear();
+      loo.opt.leave_one_out = true;
+      run_case(loo, seed, true);                // leave-one-out
+      loo.opt.weights = w;
+      run_case(loo, seed, true);                // weighted leave-one-out
+      Case at = c;
+      at.opt.weights.clear();
+      run_case(at, seed, true);                 // at the samples, own term included
+      Case lg = c;
+      lg.opt.log_density = true;
+      lg.d = 2;
+      lg.opt.bandwidth = Bandwidth::per_dimension({0.4, 0.7});
+      lg.opt.weights.clear();
+      run_case(lg, seed);                       // log density
+    }
+}
+
+TEST_CASE("kde.loo_drops_exactly_the_own_term") {
+  // f_{-i}(x_i) (n-1) + K_h(0)/1 = f(x_i) n for an unweighted Gaussian.
+  const auto x = clstat_test::normal<double>(300, clstat_test::fresh_seed());
+  KdeOptions o;
+  o.bandwidth = Bandwidth::scalar(0.3);
+  o.precision = clstat_test::has_fp64() ? Precision::float64 : Precision::float32;
+  const auto full = kde_at_samples(ctx(), x.data(), x.size(), 1, o);
+  o.leave_one_out = true;
+  const auto loo = kde_at_samples(ctx(), x.data(), x.size(), 1, o);
+  const double k0 = 1 / (0.3 * std::sqrt(2 * M_PI));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    CHECK(loo[i] * 299 + k0 == doctest::Approx(full[i] * 300).epsilon(o.precision == Precision::float64 ? 1e-12 : 2e-5));
+}
+
+TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
+  // A small memory budget forces streamed sample blocks and many point chunks over several queues;
+  // variants and launch settings change only speed. All must give identical bits.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3000, m = 2100, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  const auto y = clstat_test::normal<double>(m * d, seed + 1);
+  for (Precision p : precisions())
+    for (Kernel k : {Kernel::gaussian, Kernel::biweight}) {
+      INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
+      KdeOptions o;
+      o.kernel = k;
+      o.precision = p;
+      o.bandwidth = Bandwidth::per_dimension({0.3, 0.5});
+      o.launch.expanded_square = 0;
+      const auto base = kde(ctx(), x.data(), n, d, y.data(), m, o);
+      const auto ref = clstat_ref::kde(x, n, d, y, m, o, false, eps_for(p));
+      check_against(base, ref, tol_for(p), false);
+      KdeOptions chunked = o;
+      chunked.memory_budget_bytes = 64 * 1024;  // about 700 samples and 600 points per block
+      CHECK(kde(ctx(), x.data(), n, d, y.data(), m, chunked) == base);
+      for (KdeVariant v : {KdeVariant::naive, KdeVariant::tiled, KdeVariant::unrolled}) {
+        KdeOptions ov = o;
+        ov.variant = v;
+        ov.launch.work_group = v == KdeVariant::naive ? 32 : 64;
+        ov.launch.points_per_item = v == KdeVariant::tiled ? 1 : 2;
+        ov.launch.tile = v == KdeVariant::tiled ? 128 : 64;
+        ov.launch.unroll = 2;
+        INFO("variant " << static_cast<int>(v));
+        CHECK(kde(ctx(), x.data(), n, d, y.data(), m, ov) == base);
+      }
+      KdeOptions lo = o;
+      lo.leave_one_out = true;
+      const auto loo = kde_at_samples(ctx(), x.data(), n, d, lo);
+      lo.memory_budget_bytes = 64 * 1024;
+      CHECK(kde_at_samples(ctx(), x.data(), n, d, lo) == loo);
+    }
+}
+
+TEST_CASE("kde.async_and_device_buffers") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  const std::size_t n = 900, m = 333, d = 3;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  const auto y = clstat_test::normal<double>(m * d, seed + 1);
+  KdeOptions o;
+  o.precision = Precision::float32;
+  o.bandwidth = Bandwidth::scaled_covariance(0.5);
+  const auto sync = kde(ctx(), x.data(), n, d, y.data(), m, o);
+
+  Future<std::vector<double>> f = kde_async(ctx().queue(1), x.data(), n, d, y.data(), m, o);
+  CHECK(f.get() == sync);
+
+  std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
+  Buffer<float> xb(ctx(), xf.data(), xf.size()), yb(ctx(), yf.data(), yf.size()), out(ctx(), m);
+  Queue q = ctx().queue(0);
+  Event filled = out.fill_async(q, std::nanf(""));
+  kde_async(q, xb, n, d, yb, m, out, o, {filled}).wait();
+  const auto dev = out.to_host(q);
+  const auto ref = clstat_ref::kde(x, n, d, y, m, o, false, 0x1p-24L, false);
+  std::vector<double> devd(dev.begin(), dev.end());
+  for (double v : devd) CHECK(!std::isnan(v));  // every element written
+  // No centring on this path, so compare to the reference, not bit for bit to the host form.
+  check_against(devd, ref, 2e-5, false);
+
+  KdeOptions lo = o;
+  lo.leave_one_out = true;
+  Buffer<float> out2(ctx(), n);
+  out2.fill_async(q, std::nanf("")).wait();
+  kde_async(q, xb, n, d, xb, n, out2, lo).wait();
+  const auto d2 = out2.to_host(q);
+  check_against(std::vector<double>(d2.begin(), d2.end()), clstat_ref::kde(x, n, d, x, n, lo, true, 0x1p-24L, false), 2e-5, false);
+}
+
+TEST_CASE("kde.bad_input") {
+  const std::vector<double> x{0.1, 0.2, 0.3, 0.4, 1.5, 0.9}, y{0.0, 0.5};
+  auto throws_with = [](auto&& f, const char* text) {
+    try {
+      f();
+      FAIL("expected std::invalid_argument mentioning '" << text << "'");
+    } catch (const std::invalid_argument& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(text) != std::string::npos);
+    }
+  };
+  KdeOptions o;
+  o.precision = Precision::float32;
+  throws_with([&] { kde(ctx(), x.data(), 0, 1, y.data(), 2, o); }, "empty");
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 0, o); }, "no evaluation points");
+  throws_with([&] { kde(ctx(), x.data(), 6, 0, y.data(), 2, o); }, "dimension d = 0");
+  throws_with([&] { kde(ctx(), x.data(), 1, 65, y.data(), 1, o); }, "dimension d = 65");
+  auto xn = x;
+  xn[3] = std::nan("");
+  throws_with([&] { kde(ctx(), xn.data(), 6, 1, y.data(), 2, o); }, "NaN at row 3");
+  auto yi = y;
+  yi[1] = INFINITY;
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, yi.data(), 2, o); }, "evaluation points contain Inf");
+  for (double h : {0.0, -1.0, std::nan("")}) {
+    o.bandwidth = Bandwidth::scalar(h);
+    throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 2, o); }, "> 0");
+  }
+  o.bandwidth = Bandwidth::per_dimension({0.3, 0.3, 0.3});
+  throws_with([&] { kde(ctx(), x.data(), 3, 2, y.data(), 1, o); }, "per-dimension bandwidth has 3 values, d = 2");
+  o.bandwidth = Bandwidth::matrix({1, 2, 2, 1});
+  throws_with([&] { kde(ctx(), x.data(), 3, 2, y.data(), 1, o); }, "not positive definite");
+  o.bandwidth = Bandwidth::matrix({1, 0.5, 0.4, 1});
+  throws_with([&] { kde(ctx(), x.data(), 3, 2, y.data(), 1, o); }, "not symmetric");
+  o.bandwidth = Bandwidth::matrix({1, 0, 0});
+  throws_with([&] { kde(ctx(), x.data(), 3, 2, y.data(), 1, o); }, "needs d*d = 4");
+  const std::vector<double> line{0, 0, 1, 1, 2, 2, 3, 3};  // collinear: singular covariance
+  o.bandwidth = Bandwidth::scaled_covariance(0.5);
+  throws_with([&] { kde(ctx(), line.data(), 4, 2, y.data(), 1, o); }, "positive definite");
+  o.bandwidth = Bandwidth::scalar(0.3);
+  o.weights = {1, 1};
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 2, o); }, "weights has 2 values for 6 samples");
+  o.weights = {1, 1, -1, 1, 1, 1};
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 2, o); }, "negative");
+  o.weights = {0, 0, 0, 0, 0, 0};
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 2, o); }, "sum to zero");
+  o.weights.clear();
+  o.leave_one_out = true;
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 2, o); }, "kde_at_samples");
+  throws_with([&] { kde_at_samples(ctx(), x.data(), 1, 1, o); }, "at least 2 samples");
+  if (!clstat_test::has_fp64()) {
+    KdeOptions d64;
+    CHECK_THROWS_AS(kde(ctx(), x.data(), 6, 1, y.data(), 2, d64), UnsupportedFeature);
+  }
+}
