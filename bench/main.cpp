@@ -2,29 +2,38 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise] [--repeat N]
-//                [--max-log2 K] [--pair-max-log2 K] [--out PREFIX]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde] [--tune kde]
+//                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
+//                [--peers DIR | --no-peers] [--out PREFIX]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
 // PREFIX.csv (default bench-results.json / .csv in the current directory).
+// --tune kde searches the KDE launch settings on each device and stores the best in the tuning
+// file (clstat/tuning.hpp) before the suites run, so they measure the tuned settings.
+// --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
+// suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <cstring>
 #include <iostream>
 #include <string>
 
 #include "report.hpp"
+#include "suite_kde.hpp"
 #include "suite_primitives.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise] [--repeat N]"
-               " [--max-log2 K] [--pair-max-log2 K] [--out PREFIX]\n";
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde] [--tune kde]"
+               " [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
+               " [--out PREFIX]\n";
   return 2;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string device_spec, suite = "all", out = "bench-results", command = "clstat-bench";
-  int repeat = -1, max_log2 = -1, pair_log2 = -1;
+  std::string tune, peers_dir = CLSTAT_PEERS_DIR;
+  bool peers = true;
+  int repeat = -1, max_log2 = -1, pair_log2 = -1, kde_log2 = -1;
   for (int i = 1; i < argc; ++i) {
     command += std::string(" ") + argv[i];
     const std::string a = argv[i];
@@ -41,10 +50,16 @@ int main(int argc, char** argv) {
     else if (a == "--max-log2" && (v = value())) max_log2 = std::atoi(v);
     else if (a == "--pair-max-log2" && (v = value())) pair_log2 = std::atoi(v);
     else if (a == "--out" && (v = value())) out = v;
+    else if (a == "--tune" && (v = value())) tune = v;
+    else if (a == "--kde-max-log2" && (v = value())) kde_log2 = std::atoi(v);
+    else if (a == "--peers" && (v = value())) peers_dir = v;
+    else if (a == "--no-peers") peers = false;
     else if (a == "--help" || a == "-h") return usage("help"), 0;
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
-  if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise") return usage("bad --suite");
+  if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde")
+    return usage("bad --suite");
+  if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
     std::vector<clstat::Device> devs;
     if (device_spec == "all") devs = clstat::devices();
@@ -53,7 +68,7 @@ int main(int argc, char** argv) {
     std::vector<bench::DeviceReport> reports;
     bool all_pass = true;
     for (const auto& d : devs) {
-      clstat::Context ctx(d);
+      clstat::Context ctx(d);  // assigned anew after tuning
       const bool cpu = d.info().type == clstat::DeviceType::cpu;
       bench::Options o;
       o.repeats = repeat > 0 ? repeat : (cpu ? 3 : 10);
@@ -61,9 +76,14 @@ int main(int argc, char** argv) {
       o.pair_max_log2 = pair_log2 > 0 ? pair_log2 : (cpu ? 14 : 17);
       bench::DeviceReport rep;
       rep.info = d.info();
-      rep.tuning = ctx.tuning_summary();
       std::cerr << "[clstat-bench] " << d.info().label() << ": ceilings\n";
       rep.ceilings = clstat::measure_ceilings(ctx);
+      if (tune == "kde") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": tuning KDE\n";
+        for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats)) rep.rows.push_back(r);
+        ctx = clstat::Context(d);  // a new context reads the stored settings
+      }
+      rep.tuning = ctx.tuning_summary();
       if (suite == "all" || suite == "reduce") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": reductions\n";
         for (auto& r : bench::run_reductions(ctx, rep.ceilings, o)) rep.rows.push_back(r);
@@ -71,6 +91,15 @@ int main(int argc, char** argv) {
       if (suite == "all" || suite == "pairwise") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": pairwise\n";
         for (auto& r : bench::run_pairwise(ctx, rep.ceilings, o)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "kde") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": kde\n";
+        bench::KdeBenchOptions ko;
+        ko.repeats = o.repeats;
+        ko.max_log2 = kde_log2 > 0 ? kde_log2 : (cpu ? 14 : 22);
+        ko.peers_dir = peers_dir;
+        ko.peers = peers;
+        for (auto& r : bench::run_kde(ctx, rep.ceilings, ko)) rep.rows.push_back(r);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);

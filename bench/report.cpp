@@ -41,13 +41,16 @@ void print_table(const DeviceReport& d) {
   std::cout << std::left << std::setw(11) << "suite" << std::setw(26) << "workload" << std::setw(5) << "prec"
             << std::right << std::setw(11) << "n" << std::setw(12) << "kernel ms" << std::setw(8) << "spread"
             << std::setw(11) << "wall ms" << std::setw(12) << "throughput" << std::setw(10) << "unit"
-            << std::setw(9) << "of ceil" << "  check\n";
+            << std::setw(9) << "of ceil" << std::setw(12) << "vs peer" << "  check\n";
   for (const Row& r : d.rows) {
     std::cout << std::left << std::setw(11) << r.suite << std::setw(26) << r.name << std::setw(5) << r.precision
               << std::right << std::setw(11) << r.n << std::setw(12) << std::setprecision(4) << r.kernel_ms.median
               << std::setw(7) << std::setprecision(1) << 100 * r.kernel_ms.spread << "%" << std::setw(11)
               << std::setprecision(3) << r.wall_ms.median << std::setw(12) << std::setprecision(1) << r.throughput
               << std::setw(10) << r.unit << std::setw(8) << std::setprecision(1) << 100 * r.fraction << "%"
+              << std::setw(12)
+              << (r.peer_throughput > 0 ? std::to_string(r.throughput / r.peer_throughput).substr(0, 6) + "x " + r.peer
+                                        : std::string("-"))
               << "  " << (r.pass ? "ok " : "FAIL ") << r.check << " " << std::scientific << std::setprecision(2)
               << r.error << std::fixed << "\n";
   }
@@ -80,7 +83,11 @@ void write_json(const std::string& path, const std::vector<DeviceReport>& device
         << ", \"unit\": \"" << r.unit << "\", \"throughput\": " << num(r.throughput) << ", \"ceiling\": \""
         << r.ceiling_name << "\", \"ceiling_value\": " << num(r.ceiling) << ", \"fraction_of_ceiling\": "
         << num(r.fraction) << ", \"check\": \"" << esc(r.check) << "\", \"error\": " << num(r.error)
-        << ", \"pass\": " << (r.pass ? "true" : "false") << "}" << (j + 1 < d.rows.size() ? "," : "") << "\n";
+        << ", \"pass\": " << (r.pass ? "true" : "false");
+      if (r.peer_throughput > 0)
+        o << ", \"peer\": \"" << r.peer << "\", \"peer_throughput\": " << num(r.peer_throughput)
+          << ", \"ratio_to_peer\": " << num(r.throughput / r.peer_throughput);
+      o << "}" << (j + 1 < d.rows.size() ? "," : "") << "\n";
     }
     o << "      ]\n    }" << (i + 1 < devices.size() ? "," : "") << "\n";
   }
@@ -90,7 +97,8 @@ void write_json(const std::string& path, const std::vector<DeviceReport>& device
 void write_csv(const std::string& path, const std::vector<DeviceReport>& devices) {
   std::ofstream o(path);
   o << "device,driver,clstat_version,git_commit,suite,workload,precision,n,repeats,kernel_ms_median,kernel_ms_min,"
-       "kernel_spread,wall_ms_median,throughput,unit,ceiling,ceiling_value,fraction_of_ceiling,check,error,pass\n";
+       "kernel_spread,wall_ms_median,throughput,unit,ceiling,ceiling_value,fraction_of_ceiling,check,error,pass,"
+       "peer,peer_throughput\n";
   for (const auto& d : devices)
     for (const Row& r : d.rows)
       o << '"' << esc(d.info.name) << "\",\"" << esc(d.info.driver_version) << "\"," << CLSTAT_VERSION_STRING << ','
@@ -98,7 +106,8 @@ void write_csv(const std::string& path, const std::vector<DeviceReport>& devices
         << r.repeats << ',' << num(r.kernel_ms.median) << ',' << num(r.kernel_ms.min) << ','
         << num(r.kernel_ms.spread) << ',' << num(r.wall_ms.median) << ',' << num(r.throughput) << ',' << r.unit
         << ',' << r.ceiling_name << ',' << num(r.ceiling) << ',' << num(r.fraction) << ",\"" << esc(r.check)
-        << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << '\n';
+        << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << ',' << r.peer << ',' << num(r.peer_throughput)
+        << '\n';
 }
 
 }  // namespace bench

@@ -39,6 +39,8 @@ struct Row {
   std::string check;                // what the result was checked against
   double error = 0;                 // the measured error (relative or ulp, see check)
   bool pass = true;
+  std::string peer;                 // what a user would run instead, timed in the same run
+  double peer_throughput = 0;       // its throughput, same unit; 0 when not run
 };
 
 struct DeviceReport {
