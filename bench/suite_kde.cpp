@@ -257,8 +257,10 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
     const char* name;
     std::size_t d, lg;
   };
-  const Class classes[] = {{"d1", 1, gpu ? 18u : 13u}, {"d4", 4, gpu ? 16u : 12u}, {"d16", 16, gpu ? 16u : 11u},
-                           {"d64", 30, gpu ? 15u : 10u}};
+  // Small enough that a candidate takes milliseconds (the search is dominated by compiling them),
+  // large enough to fill the device.
+  const Class classes[] = {{"d1", 1, gpu ? 16u : 12u}, {"d4", 4, gpu ? 15u : 11u}, {"d16", 16, gpu ? 14u : 10u},
+                           {"d64", 30, gpu ? 13u : 9u}};
   for (Precision prec : precisions(ctx))
     for (const Class& cl : classes) {
       const std::size_t n = std::size_t(1) << cl.lg;
@@ -292,11 +294,10 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       };
       const std::map<std::string, std::vector<std::size_t>> space{
           {"variant", {2, 3}}, {"wg", {64, 128, 256, 512}}, {"ppt", {1, 2, 4, 8, 16}},
-          {"tile", {64, 128, 256, 512, 1024}}, {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}};
+          {"tile", {128, 256, 512, 1024}}, {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}};
       double best = measure(cur);
-      for (int sweep = 0; sweep < 2; ++sweep)
+      for (int sweep = 0; sweep < 1; ++sweep)
         for (const auto& [name, values] : space) {
-          if (name == "dot" && cl.d == 1) continue;
           for (std::size_t v : values) {
             if (v == cur[name]) continue;
             auto cand = cur;

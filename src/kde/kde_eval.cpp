@@ -159,27 +159,32 @@ Future<std::vector<double>> run_host(const Context& c, const std::vector<std::si
   const std::vector<T>& ys = at_samples ? job->x : job->y;
 
   return detail::cl_guard(op, *ctx, [&] {
-    std::vector<Kernels> ks;
-    for (std::size_t qi : queues) ks.push_back(kernels_for(*ctx, p, qi, op));
     const std::size_t Q = queues.size(), sz = sizeof(T), RS = p.sample_stride(), PS = p.point_stride();
-    const std::size_t step = p.variant == 1 ? k_chunk : p.tile;
     const auto& info = ctx->info();
     const std::size_t budget = o.memory_budget_bytes ? o.memory_budget_bytes : info.global_mem_bytes / 4;
     const std::size_t max_alloc = info.max_alloc_bytes;
 
     // Samples stay resident when they take at most half the budget; otherwise every queue streams
-    // blocks of them (a multiple of the tile, so the rounding does not depend on the block size).
+    // blocks of them, a multiple of the tile so the rounding does not depend on the block size. A
+    // budget too small for one tile shrinks the tile (a speed setting) down to one CHUNK.
     const std::size_t per_sample = (d + RS + 1) * sz;
-    const std::size_t n_pad = round_up(n, step);
-    const bool resident = n_pad * per_sample <= budget / 2 && n_pad * RS * sz <= max_alloc;
-    std::size_t nb = n_pad;
+    std::size_t step = p.variant == 1 ? k_chunk : p.tile;
+    const bool resident = round_up(n, step) * per_sample <= budget / 2 && round_up(n, step) * RS * sz <= max_alloc;
+    std::size_t nb = 0;
     if (!resident) {
-      nb = std::min(budget / 2 / (Q * per_sample), max_alloc / (RS * sz)) / step * step;
+      const std::size_t fit = std::min(budget / 2 / (Q * per_sample), max_alloc / (RS * sz));
+      while (step > k_chunk && fit < step) step /= 2;
+      if (p.variant != 1) p.tile = step;
+      nb = fit / step * step;
       if (nb == 0)
         throw UnsupportedFeature(op, ctx->device_name(),
                                  "memory budget of " + std::to_string(budget) +
-                                     " bytes is too small for one tile of samples");
+                                     " bytes is too small for one block of " + std::to_string(k_chunk) + " samples");
     }
+    const std::size_t n_pad = round_up(n, step);
+    if (resident) nb = n_pad;
+    std::vector<Kernels> ks;
+    for (std::size_t qi : queues) ks.push_back(kernels_for(*ctx, p, qi, op));
     const std::size_t used = resident ? n_pad * per_sample : Q * nb * per_sample;
     const std::size_t per_point = (d + PS + 4) * sz;
     std::size_t mc = std::min<std::size_t>(
