@@ -22,21 +22,32 @@ void env_size(const char* name, std::size_t& v) {
 // d64: d <= 64), the variant (KdeVariant ids: 1 naive, 2 tiled, 3 unrolled), work-group size,
 // points per work-item, samples per local tile, unroll of the sample loop, and whether the Gaussian
 // uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native).
-void kde_defaults(Tuning& t, bool gpu, bool nvidia) {
-  const char* dcls[] = {"d1", "d4", "d16", "d64"};
-  for (const char* prec : {"f32", "f64"}) {
-    const bool f64 = prec[1] == '6';
-    for (int c = 0; c < 4; ++c) {
-      const std::string k = std::string("kde.") + prec + "." + dcls[c] + ".";
-      std::size_t ppt = gpu ? (c == 0 ? 8 : c == 1 ? 4 : c == 2 ? 4 : 2) : (c <= 1 ? 4 : 2);
-      if (f64 && ppt > 1 && c >= 2) ppt /= 2;
-      t.table[k + "variant"] = 3;
-      t.table[k + "wg"] = gpu ? (nvidia ? 256 : 256) : 64;
-      t.table[k + "ppt"] = ppt;
-      t.table[k + "tile"] = gpu ? (c <= 1 ? 512 : 256) : 256;
-      t.table[k + "unroll"] = c == 0 ? 8 : c == 1 ? 4 : 2;
-      t.table[k + "dot"] = gpu && c >= 1 ? 1 : 0;
-    }
+// The NVIDIA rows for d1 and d4 are what `clstat-bench --tune kde` chose on an H100 at n = m = 2^18
+// and 2^16 (bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log); the others keep
+// registers per work-item bounded as d grows.
+void kde_defaults(Tuning& t, bool gpu) {
+  struct Row {
+    const char* key;
+    std::size_t wg, ppt, tile, unroll, dot;
+  };
+  // GPU rows (measured on NVIDIA; AMD and others start from the same shape), then CPU rows (PoCL:
+  // small groups, no dot, since fma may not be native).
+  static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 1},   {"f32.d4", 64, 2, 1024, 16, 1},
+                           {"f32.d16", 128, 2, 256, 4, 1},  {"f32.d64", 64, 1, 256, 4, 1},
+                           {"f64.d1", 256, 2, 256, 8, 1},   {"f64.d4", 128, 2, 256, 4, 1},
+                           {"f64.d16", 64, 2, 256, 8, 1},   {"f64.d64", 64, 1, 256, 8, 1}};
+  static const Row cpu[] = {{"f32.d1", 64, 4, 256, 8, 0},  {"f32.d4", 64, 4, 256, 4, 0},
+                            {"f32.d16", 64, 2, 256, 2, 0}, {"f32.d64", 64, 2, 256, 2, 0},
+                            {"f64.d1", 64, 4, 256, 8, 0},  {"f64.d4", 64, 4, 256, 4, 0},
+                            {"f64.d16", 64, 2, 256, 2, 0}, {"f64.d64", 64, 1, 256, 2, 0}};
+  for (const Row& r : gpu ? nv : cpu) {
+    const std::string k = std::string("kde.") + r.key + ".";
+    t.table[k + "variant"] = 3;
+    t.table[k + "wg"] = r.wg;
+    t.table[k + "ppt"] = r.ppt;
+    t.table[k + "tile"] = r.tile;
+    t.table[k + "unroll"] = r.unroll;
+    t.table[k + "dot"] = r.dot;
   }
 }
 
@@ -73,7 +84,7 @@ Tuning default_tuning(const DeviceInfo& info) {
     t.source = "cpu";
   }
   const bool is_gpu = info.type == DeviceType::gpu;
-  kde_defaults(t, is_gpu, t.source == "nvidia-gpu");
+  kde_defaults(t, is_gpu);
   for (const auto& [k, v] : load_tuning(info)) {
     t.table[k] = v;
     ++t.file_entries;

@@ -1,12 +1,14 @@
 // clstat: the command line.
 //   clstat devices     every platform and device with its capabilities
 //   clstat --version   version and git commit
+//   clstat kde ...     kernel density estimates from files (clstat kde --help)
 // Errors go to stderr with exit status 1; a usage error exits with 2.
 #include <cstdio>
 #include <iostream>
 #include <string>
 
 #include "clstat/clstat.hpp"
+#include "kde_command.hpp"
 
 namespace {
 
@@ -47,7 +49,7 @@ int devices() {
 }
 
 int usage(int code) {
-  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version\n";
+  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help\n";
   return code;
 }
 
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "devices") return devices();
+    if (cmd == "kde") return clstat_cli::kde_command(argc - 2, argv + 2);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(0);
     std::cerr << "clstat: unknown command '" << cmd << "'\n";
     return usage(2);

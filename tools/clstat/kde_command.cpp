@@ -1,0 +1,179 @@
+// clstat kde: density estimates from files, written as CSV (or JSON) to stdout.
+#include "kde_command.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "clstat/clstat.hpp"
+#include "table_input.hpp"
+
+namespace clstat_cli {
+namespace {
+
+const char* k_usage =
+    "usage: clstat kde --data FILE [--at FILE] [--kernel K] --bandwidth B [options]\n"
+    "  --data FILE        samples: CSV (header detected) or raw little-endian .f64/.f32 with --dims\n"
+    "  --at FILE          evaluation points, same format and columns; default: the samples\n"
+    "  --columns a,b      columns to use, by header name or 1-based position (default: all)\n"
+    "  --dims d           values per row of .f64/.f32 input\n"
+    "  --kernel K         gaussian (default), epanechnikov, biweight, triweight, triangular, uniform, cosine\n"
+    "  --bandwidth B      h                scalar bandwidth, product kernel\n"
+    "                     h1,h2,...        one per dimension, product kernel\n"
+    "                     H:v1,v2,...      full matrix H: d*d values row-major, or d(d+1)/2 values as\n"
+    "                                      vech(H) (the lower triangle column by column, as R's ks)\n"
+    "                     S:h              H = h^2 times the sample covariance\n"
+    "  --weights FILE     one non-negative weight per sample (first column of a CSV, or .f64/.f32)\n"
+    "  --precision P      double (default) or float\n"
+    "  --log              write log densities\n"
+    "  --loo              leave-one-out densities at the samples (needs no --at)\n"
+    "  --json             JSON instead of CSV\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "Output: the point's coordinates, then density (or log_density), one row per point.\n";
+
+std::vector<double> numbers(const std::string& s, const char* what) {
+  std::vector<double> v;
+  std::stringstream in(s);
+  std::string f;
+  while (std::getline(in, f, ',')) {
+    char* end = nullptr;
+    const double x = std::strtod(f.c_str(), &end);
+    if (f.empty() || !end || *end != '\0') throw std::invalid_argument(std::string(what) + ": '" + f + "' is not a number");
+    v.push_back(x);
+  }
+  if (v.empty()) throw std::invalid_argument(std::string(what) + " is empty");
+  return v;
+}
+
+clstat::Kernel kernel_of(const std::string& k) {
+  const char* names[] = {"gaussian", "epanechnikov", "biweight", "triweight", "triangular", "uniform", "cosine"};
+  for (int i = 0; i < 7; ++i)
+    if (k == names[i]) return static_cast<clstat::Kernel>(i);
+  throw std::invalid_argument("unknown kernel '" + k + "'");
+}
+
+clstat::Bandwidth bandwidth_of(const std::string& b, std::size_t d) {
+  if (b.rfind("S:", 0) == 0) {
+    const auto v = numbers(b.substr(2), "--bandwidth S:h");
+    if (v.size() != 1) throw std::invalid_argument("--bandwidth S:h takes one value");
+    return clstat::Bandwidth::scaled_covariance(v[0]);
+  }
+  if (b.rfind("H:", 0) == 0) {
+    const auto v = numbers(b.substr(2), "--bandwidth H:");
+    if (v.size() == d * d) return clstat::Bandwidth::matrix(v);
+    if (v.size() == d * (d + 1) / 2) {  // vech: column j holds H(j..d-1, j)
+      std::vector<double> H(d * d);
+      std::size_t k = 0;
+      for (std::size_t j = 0; j < d; ++j)
+        for (std::size_t i = j; i < d; ++i) H[i * d + j] = H[j * d + i] = v[k++];
+      return clstat::Bandwidth::matrix(H);
+    }
+    throw std::invalid_argument("--bandwidth H: has " + std::to_string(v.size()) + " values; d = " + std::to_string(d) +
+                                " needs " + std::to_string(d * d) + " (row-major) or " + std::to_string(d * (d + 1) / 2) +
+                                " (vech)");
+  }
+  const auto v = numbers(b, "--bandwidth");
+  if (v.size() == 1) return clstat::Bandwidth::scalar(v[0]);
+  return clstat::Bandwidth::per_dimension(v);
+}
+
+// The shortest decimal that reads back as the same double.
+std::string g17(double v) {
+  char buf[40];
+  for (int p = 15; p <= 17; ++p) {
+    std::snprintf(buf, sizeof buf, "%.*g", p, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+}  // namespace
+
+int kde_command(int argc, char** argv) {
+  std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device;
+  std::size_t dims = 0;
+  bool log = false, loo = false, json = false;
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--data") data = value();
+    else if (a == "--at") at = value();
+    else if (a == "--columns") columns = value();
+    else if (a == "--dims") dims = static_cast<std::size_t>(std::stoul(value()));
+    else if (a == "--kernel") kernel = value();
+    else if (a == "--bandwidth") bw = value();
+    else if (a == "--weights") weights = value();
+    else if (a == "--precision") precision = value();
+    else if (a == "--device") device = value();
+    else if (a == "--log") log = true;
+    else if (a == "--loo") loo = true;
+    else if (a == "--json") json = true;
+    else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
+    else {
+      std::cerr << "clstat kde: unknown argument '" << a << "'\n" << k_usage;
+      return 2;
+    }
+  }
+  if (data.empty() || bw.empty()) {
+    std::cerr << "clstat kde: --data and --bandwidth are required\n" << k_usage;
+    return 2;
+  }
+  if (loo && !at.empty()) {
+    std::cerr << "clstat kde: --loo evaluates at the samples; drop --at\n";
+    return 2;
+  }
+  if (precision != "double" && precision != "float") {
+    std::cerr << "clstat kde: --precision is double or float\n";
+    return 2;
+  }
+  const Table x = read_table(data, columns, dims);
+  const Table y = at.empty() ? x : read_table(at, columns, dims);
+  if (y.cols != x.cols)
+    throw std::invalid_argument("--at has " + std::to_string(y.cols) + " columns, --data has " + std::to_string(x.cols));
+  clstat::KdeOptions o;
+  o.kernel = kernel_of(kernel);
+  o.bandwidth = bandwidth_of(bw, x.cols);
+  o.precision = precision == "float" ? clstat::Precision::float32 : clstat::Precision::float64;
+  o.log_density = log;
+  o.leave_one_out = loo;
+  if (!weights.empty()) {
+    const Table w = read_table(weights, "1", 1);
+    o.weights = w.values;
+  }
+  clstat::Context ctx(device.empty() ? clstat::default_device() : clstat::select_device(device));
+  const std::vector<double> f = at.empty() ? clstat::kde_at_samples(ctx, x.values.data(), x.rows, x.cols, o)
+                                           : clstat::kde(ctx, x.values.data(), x.rows, x.cols, y.values.data(),
+                                                         y.rows, o);
+  const char* col = log ? "log_density" : "density";
+  if (json) {
+    std::cout << "{\"kernel\": \"" << kernel << "\", \"bandwidth\": \"" << bw << "\", \"precision\": \"" << precision
+              << "\", \"n\": " << x.rows << ", \"d\": " << x.cols << ", \"m\": " << y.rows << ", \"device\": \""
+              << ctx.info().name << "\", \"columns\": [";
+    for (std::size_t k = 0; k < y.cols; ++k) std::cout << (k ? ", " : "") << '"' << y.names[k] << '"';
+    std::cout << "],\n \"points\": [";
+    for (std::size_t i = 0; i < y.rows; ++i) {
+      std::cout << (i ? ", " : "") << '[';
+      for (std::size_t k = 0; k < y.cols; ++k) std::cout << (k ? ", " : "") << g17(y.values[i * y.cols + k]);
+      std::cout << ']';
+    }
+    std::cout << "],\n \"" << col << "\": [";
+    for (std::size_t i = 0; i < f.size(); ++i)
+      std::cout << (i ? ", " : "") << (std::isfinite(f[i]) ? g17(f[i]) : std::string(f[i] < 0 ? "\"-inf\"" : "null"));
+    std::cout << "]}\n";
+    return 0;
+  }
+  for (std::size_t k = 0; k < y.cols; ++k) std::cout << y.names[k] << ',';
+  std::cout << col << '\n';
+  for (std::size_t i = 0; i < y.rows; ++i) {
+    for (std::size_t k = 0; k < y.cols; ++k) std::cout << g17(y.values[i * y.cols + k]) << ',';
+    std::cout << g17(f[i]) << '\n';
+  }
+  return 0;
+}
+
+}  // namespace clstat_cli
