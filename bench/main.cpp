@@ -8,7 +8,8 @@
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
 // PREFIX.csv (default bench-results.json / .csv in the current directory).
 // --tune kde searches the KDE launch settings on each device and stores the best in the tuning
-// file (clstat/tuning.hpp) before the suites run, so they measure the tuned settings.
+// file (clstat/tuning.hpp) before the suites run, so they measure the tuned settings;
+// --tune-classes f32.d16,f64.d1 limits it to those precision.dimension classes.
 // --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <cstring>
@@ -23,7 +24,7 @@ namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
             << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde] [--tune kde]"
-               " [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
+               " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
 }
@@ -31,7 +32,7 @@ int usage(const char* msg) {
 
 int main(int argc, char** argv) {
   std::string device_spec, suite = "all", out = "bench-results", command = "clstat-bench";
-  std::string tune, peers_dir = CLSTAT_PEERS_DIR;
+  std::string tune, tune_classes, peers_dir = CLSTAT_PEERS_DIR;
   bool peers = true;
   int repeat = -1, max_log2 = -1, pair_log2 = -1, kde_log2 = -1;
   for (int i = 1; i < argc; ++i) {
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     else if (a == "--pair-max-log2" && (v = value())) pair_log2 = std::atoi(v);
     else if (a == "--out" && (v = value())) out = v;
     else if (a == "--tune" && (v = value())) tune = v;
+    else if (a == "--tune-classes" && (v = value())) tune_classes = v;
     else if (a == "--kde-max-log2" && (v = value())) kde_log2 = std::atoi(v);
     else if (a == "--peers" && (v = value())) peers_dir = v;
     else if (a == "--no-peers") peers = false;
@@ -80,7 +82,7 @@ int main(int argc, char** argv) {
       rep.ceilings = clstat::measure_ceilings(ctx);
       if (tune == "kde") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": tuning KDE\n";
-        for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats)) rep.rows.push_back(r);
+        for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats, tune_classes)) rep.rows.push_back(r);
         ctx = clstat::Context(d);  // a new context reads the stored settings
       }
       rep.tuning = ctx.tuning_summary();

@@ -251,7 +251,7 @@ std::vector<Row> run_kde(const Context& ctx, const clstat::Ceilings& c, const Kd
   return rows;
 }
 
-std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int repeats) {
+std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int repeats, const std::string& only) {
   std::vector<Row> rows;
   const bool gpu = ctx.info().type == clstat::DeviceType::gpu;
   std::map<std::string, std::size_t> best_all;
@@ -265,6 +265,8 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
                            {"d64", 30, gpu ? 15u : 9u}};
   for (Precision prec : precisions(ctx))
     for (const Class& cl : classes) {
+      const std::string cls = std::string(prec_name(prec)) + "." + cl.name;
+      if (!only.empty() && ("," + only + ",").find("," + cls + ",") == std::string::npos) continue;
       const std::size_t n = std::size_t(1) << cl.lg;
       const Problem p = make_problem(n, n, cl.d);
       auto dp = device_problem(ctx, p, prec);

@@ -21,6 +21,7 @@ std::vector<Row> run_kde(const clstat::Context& ctx, const clstat::Ceilings& c, 
 /// Searches the KDE launch settings per precision and dimension class by coordinate descent,
 /// checks every candidate against the long-double reference, stores the fastest in the tuning
 /// file (clstat::store_tuning) and returns one row per class (the tuned setting's throughput).
-std::vector<Row> tune_kde(const clstat::Context& ctx, const clstat::Ceilings& c, int repeats);
+/// `only`: comma-separated classes such as "f32.d16,f64.d1" (empty: all eight).
+std::vector<Row> tune_kde(const clstat::Context& ctx, const clstat::Ceilings& c, int repeats, const std::string& only);
 
 }  // namespace bench

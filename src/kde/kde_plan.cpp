@@ -221,6 +221,14 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   p.ppt = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.points_per_item, "ppt", 4), 16)));
   p.tile = pow2_floor(std::max<std::size_t>(k_chunk, std::min<std::size_t>(pick(o.launch.tile, "tile", 256), 4096)));
   p.unroll = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.unroll, "unroll", 4), k_chunk)));
+  // Few points cannot fill the device with the tuned per-group work: halve points per item, then
+  // the group, until there are two groups per compute unit (results are the same bits).
+  const std::size_t cus = std::max<unsigned>(1, ctx.info().compute_units);
+  auto groups = [&] { return (p.m + p.wg * p.ppt - 1) / (p.wg * p.ppt); };
+  if (!o.launch.points_per_item)
+    while (p.ppt > 1 && groups() < 2 * cus) p.ppt /= 2;
+  if (!o.launch.work_group)
+    while (p.wg > 64 && groups() < 2 * cus) p.wg /= 2;
   const int dot = o.launch.expanded_square >= 0 ? o.launch.expanded_square
                                                   : static_cast<int>(detail::tuned(t, key + "dot", 0));
   p.dot = gaussian && dot > 0;
