@@ -22,8 +22,8 @@ void env_size(const char* name, std::size_t& v) {
 // d64: d <= 64), the variant (KdeVariant ids: 1 naive, 2 tiled, 3 unrolled), work-group size,
 // points per work-item, samples per local tile, unroll of the sample loop, and whether the Gaussian
 // uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native).
-// The NVIDIA rows for d1 and d4 are what `clstat-bench --tune kde` chose on an H100 at n = m = 2^18
-// and 2^16 (bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log); the others keep
+// The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
+// (bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log, ...-kde.log); the others keep
 // registers per work-item bounded as d grows.
 void kde_defaults(Tuning& t, bool gpu) {
   struct Row {
@@ -35,7 +35,7 @@ void kde_defaults(Tuning& t, bool gpu) {
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
   // error does not grow as h shrinks against the data's spread (bench/results/2026-11-22-h100-nvidia-kde.log).
   static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 0},   {"f32.d4", 64, 2, 1024, 16, 1},
-                           {"f32.d16", 128, 2, 256, 4, 1},  {"f32.d64", 64, 1, 256, 4, 1},
+                           {"f32.d16", 64, 2, 256, 8, 1},   {"f32.d64", 64, 1, 256, 4, 1},
                            {"f64.d1", 256, 2, 256, 8, 0},   {"f64.d4", 128, 2, 256, 4, 1},
                            {"f64.d16", 64, 2, 256, 8, 1},   {"f64.d64", 64, 1, 256, 8, 1}};
   static const Row cpu[] = {{"f32.d1", 64, 4, 256, 8, 0},  {"f32.d4", 64, 4, 256, 4, 0},
