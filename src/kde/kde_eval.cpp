@@ -75,7 +75,7 @@ Event prepare(const Queue& q, cl::Kernel& k, std::size_t wg, const cl::Buffer& r
 Event evaluate(const Queue& q, Kernels& k, const Plan& p, const cl::Buffer& xs, std::size_t rows_pad,
                std::uint64_t sample_base, const cl::Buffer& ys, std::size_t m, std::uint64_t point_base,
                const cl::Buffer& state, bool first, std::vector<Event> deps, const char* op) {
-  const std::size_t step = p.variant == 1 ? k_chunk : p.tile;
+  const std::size_t step = p.sample_step();
   std::size_t per_launch = static_cast<std::size_t>(std::max<std::uint64_t>(1, k_pairs_per_launch / m));
   per_launch = std::max(step, per_launch / step * step);
   const std::size_t groups = (m + k.wg * p.ppt - 1) / (k.wg * p.ppt);
@@ -168,7 +168,7 @@ Future<std::vector<double>> run_host(const Context& c, const std::vector<std::si
     // blocks of them, a multiple of the tile so the rounding does not depend on the block size. A
     // budget too small for one tile shrinks the tile (a speed setting) down to one CHUNK.
     const std::size_t per_sample = (d + RS + 1) * sz;
-    std::size_t step = p.variant == 1 ? k_chunk : p.tile;
+    std::size_t step = p.sample_step();
     const bool resident = round_up(n, step) * per_sample <= budget / 2 && round_up(n, step) * RS * sz <= max_alloc;
     std::size_t nb = 0;
     if (!resident) {
@@ -343,12 +343,13 @@ Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d
   if (out.size() < m) throw std::invalid_argument(std::string(op) + ": output buffer smaller than m");
   return detail::cl_guard(op, *ctx, [&] {
     Kernels k = kernels_for(*ctx, p, q.index(), op);
-    const std::size_t sz = sizeof(T), step = p.variant == 1 ? k_chunk : p.tile;
-    const std::size_t n_pad = round_up(n, step);
+    const std::size_t sz = sizeof(T), n_pad = round_up(n, p.sample_step());
     cl::Buffer A = upload<T>(*ctx, p.A), w = upload<T>(*ctx, p.weights), div = upload<T>(*ctx, p.point_div);
-    cl::Buffer xprep = alloc(*ctx, n_pad * p.sample_stride() * sz);
-    cl::Buffer yprep = alloc(*ctx, m * p.point_stride() * sz);
-    cl::Buffer state = alloc(*ctx, 2 * m * sz);
+    // The prepared rows and the sums live in the queue's scratch buffers, reused across calls
+    // (the queue is in order), so repeated calls allocate nothing of size n or m.
+    cl::Buffer xprep = ctx->scratch(q.index(), 0, n_pad * p.sample_stride() * sz);
+    cl::Buffer yprep = ctx->scratch(q.index(), 1, m * p.point_stride() * sz);
+    cl::Buffer state = ctx->scratch(q.index(), 2, 2 * m * sz);
     const cl::Buffer& xb = x.raw().impl()->buffer;
     const cl::Buffer& yb = at ? xb : y.raw().impl()->buffer;
     Event ex = prepare(q, k.prep_x, k.prep_wg, xb, n, n_pad, A, w, xprep, wait, op);

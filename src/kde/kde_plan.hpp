@@ -30,6 +30,9 @@ struct Plan {
   std::size_t wg = 256, ppt = 4, tile = 256, unroll = 4;
   std::size_t sample_stride() const { return d + (dot ? 1 : 0) + (weighted ? 1 : 0); }
   std::size_t point_stride() const { return d + (dot ? 1 : 0); }
+  /// Samples per block a kde_eval launch consumes: the tile, or one CHUNK for the naive variant.
+  /// Sample counts are padded to a multiple of it.
+  std::size_t sample_step() const { return variant == 1 ? k_chunk : tile; }
 };
 
 /// Checks what can be checked without data (d, sizes, kernel, bandwidth shape and values, weights)
