@@ -31,6 +31,12 @@ std::string stats_json(const Stats& s) {
 
 }  // namespace
 
+void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r) {
+  const bool native = !dbl && ctx.tuning_summary().find("native_exp=1") != std::string::npos;
+  r.ceiling_name = dbl ? "exp64" : native ? "native_exp2" : "exp32";
+  r.ceiling = dbl ? c.exp64_gps : native ? c.native_exp32_gps : c.exp32_gps;
+}
+
 void print_table(const DeviceReport& d) {
   const auto& c = d.ceilings;
   std::cout << "\n== " << d.info.label() << " | " << d.info.platform_name << " | driver " << d.info.driver_version

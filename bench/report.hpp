@@ -50,6 +50,10 @@ struct DeviceReport {
   std::vector<Row> rows;
 };
 
+/// Sets r's ceiling to the exp rate its kernels use: exp64 for double, native_exp2 for float where
+/// the context's tuning enables it, else exp32.
+void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r);
+
 void print_table(const DeviceReport& d);
 void write_json(const std::string& path, const std::vector<DeviceReport>& devices, const std::string& command);
 void write_csv(const std::string& path, const std::vector<DeviceReport>& devices);

@@ -110,13 +110,6 @@ double check_points(const Problem& p, const KdeOptions& o, const std::vector<dou
   return worst;
 }
 
-void set_ceiling(const Context& ctx, const clstat::Ceilings& c, Precision prec, Row& r) {
-  const bool dbl = prec == Precision::float64;
-  const bool native = !dbl && ctx.tuning_summary().find("native_exp=1") != std::string::npos;
-  r.ceiling_name = dbl ? "exp64" : native ? "native_exp2" : "exp32";
-  r.ceiling = dbl ? c.exp64_gps : native ? c.native_exp32_gps : c.exp32_gps;
-}
-
 const char* prec_name(Precision p) { return p == Precision::float64 ? "f64" : "f32"; }
 
 // One timed row: the device-buffer form's kernels, the host form's wall time (up to 2^40 pairs),
@@ -126,7 +119,7 @@ Row kde_row(const Context& ctx, const clstat::Ceilings& c, const Problem& p, con
   Row r{"kde", name, prec_name(o.precision), p.n};
   r.work = static_cast<double>(p.n) * static_cast<double>(p.m);
   r.unit = "Gpairs/s";
-  set_ceiling(ctx, c, o.precision, r);
+  set_exp_ceiling(ctx, c, o.precision == Precision::float64, r);
   auto dp = device_problem(ctx, p, o.precision);
   r.kernel_ms = time_kernels(ctx, *dp, o, repeats, warm, &r.repeats);
   r.throughput = r.kernel_ms.median > 0 ? r.work / (r.kernel_ms.median * 1e-3) * 1e-9 : 0;
@@ -317,7 +310,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       Row r{"kde-tune", std::string("tuned gaussian ") + cl.name + " (d=" + std::to_string(cl.d) + ")", prec_name(prec), n};
       r.work = static_cast<double>(n) * n;
       r.unit = "Gpairs/s";
-      set_ceiling(ctx, c, prec, r);
+      set_exp_ceiling(ctx, c, prec == Precision::float64, r);
       r.kernel_ms = Stats::of({best});
       r.repeats = 1;
       r.throughput = r.work / (best * 1e-3) * 1e-9;

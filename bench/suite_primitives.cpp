@@ -53,14 +53,6 @@ const char* prec() {
   return std::is_same<T, double>::value ? "f64" : "f32";
 }
 
-// The exp ceiling a pairwise row is measured against: the one its kernel uses.
-template <class T>
-void set_exp_ceiling(const Context& ctx, const clstat::Ceilings& c, Row& r) {
-  const bool native = !std::is_same<T, double>::value && ctx.tuning_summary().find("native_exp=1") != std::string::npos;
-  r.ceiling_name = std::is_same<T, double>::value ? "exp64" : native ? "native_exp2" : "exp32";
-  r.ceiling = std::is_same<T, double>::value ? c.exp64_gps : native ? c.native_exp32_gps : c.exp32_gps;
-}
-
 template <class T>
 void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options& o, std::vector<Row>& rows) {
   const auto q = ctx.queue(0);
@@ -154,7 +146,7 @@ void pairwise_for(const Context& ctx, const clstat::Ceilings& c, const Options& 
     Row r{"pairwise", "sum_i<j exp(-(xi-xj)^2)", prec<T>(), n};
     r.work = static_cast<double>(n) * (n - 1) / 2;
     r.unit = "Gpairs/s";
-    set_exp_ceiling<T>(ctx, c, r);
+    set_exp_ceiling(ctx, c, std::is_same<T, double>::value, r);
     double got = 0;
     time_row(ctx, r, o.repeats,
              [&] { got = clstat::pairwise_sum_async(q, dev, n, 1, clstat::PairFunction::gaussian, {1.0}).get()[0]; },
@@ -175,7 +167,7 @@ void pairwise_for(const Context& ctx, const clstat::Ceilings& c, const Options& 
   Row r{"pairwise", "points sum_j exp(-(yi-xj)^2)", prec<T>(), m};
   r.work = static_cast<double>(m) * m;
   r.unit = "Gpairs/s";
-  set_exp_ceiling<T>(ctx, c, r);
+  set_exp_ceiling(ctx, c, std::is_same<T, double>::value, r);
   time_row(ctx, r, o.repeats,
            [&] { clstat::pairwise_points_sum_async(q, dev, m, dev, m, 1, clstat::PairFunction::gaussian, {1.0}, out).wait(); },
            nullptr);
