@@ -62,6 +62,15 @@ struct Case {
   KdeOptions opt;
 };
 
+Case kcase(std::size_t d, Precision p, Kernel k, Bandwidth b) {
+  Case c;
+  c.d = d;
+  c.prec = p;
+  c.opt.kernel = k;
+  c.opt.bandwidth = std::move(b);
+  return c;
+}
+
 std::vector<double> random_spd(std::size_t d, std::uint64_t seed, double scale) {
   auto g = clstat_test::normal<double>(d * d, seed);
   std::vector<double> H(d * d, 0);
@@ -111,17 +120,8 @@ TEST_CASE("kde.product_kernels") {
   for (Precision p : precisions())
     for (Kernel k : k_all) {
       INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
-      Case scalar;
-      scalar.prec = p;
-      scalar.opt.kernel = k;
-      scalar.opt.bandwidth = Bandwidth::scalar(0.37);
-      run_case(scalar, seed);
-      Case perdim;
-      perdim.d = 3;
-      perdim.prec = p;
-      perdim.opt.kernel = k;
-      perdim.opt.bandwidth = Bandwidth::per_dimension({0.6, 0.9, 1.2});
-      run_case(perdim, seed + 7);
+      run_case(kcase(1, p, k, Bandwidth::scalar(0.37)), seed);
+      run_case(kcase(3, p, k, Bandwidth::per_dimension({0.6, 0.9, 1.2})), seed + 7);
     }
 }
 
@@ -131,18 +131,8 @@ TEST_CASE("kde.matrix_bandwidth") {
   for (Precision p : precisions())
     for (Kernel k : k_all) {
       INFO(std::string(kname(k)) << (p == Precision::float64 ? " fp64" : " fp32"));
-      Case full;
-      full.d = 3;
-      full.prec = p;
-      full.opt.kernel = k;
-      full.opt.bandwidth = Bandwidth::matrix(random_spd(3, seed + 3, k == Kernel::gaussian ? 0.4 : 1.5));
-      run_case(full, seed);
-      Case cov;
-      cov.d = 2;
-      cov.prec = p;
-      cov.opt.kernel = k;
-      cov.opt.bandwidth = Bandwidth::scaled_covariance(k == Kernel::gaussian ? 0.4 : 0.9);
-      run_case(cov, seed + 11);
+      run_case(kcase(3, p, k, Bandwidth::matrix(random_spd(3, seed + 3, k == Kernel::gaussian ? 0.4 : 1.5))), seed);
+      run_case(kcase(2, p, k, Bandwidth::scaled_covariance(k == Kernel::gaussian ? 0.4 : 0.9)), seed + 11);
     }
 }
 
@@ -342,4 +332,35 @@ TEST_CASE("kde.bad_input") {
     KdeOptions d64;
     CHECK_THROWS_AS(kde(ctx(), x.data(), 6, 1, y.data(), 2, d64), UnsupportedFeature);
   }
+  CHECK_THROWS_AS(radial_kernel_integral(Kernel::gaussian, 0), std::invalid_argument);
+}
+
+TEST_CASE("kde.bad_input_async_forms") {
+  const std::vector<double> x{0.1, 0.2, 0.3, 0.4, 1.5, 0.9}, y{0.0, 0.5};
+  KdeOptions o;
+  o.precision = Precision::float32;
+  o.bandwidth = Bandwidth::scalar(0.3);
+  const Queue q = ctx().queue(0);
+  CHECK_THROWS_WITH_AS(kde_async(q, nullptr, 6, 1, y.data(), 2, o), doctest::Contains("null sample pointer"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, x.data(), 6, 1, nullptr, 2, o), doctest::Contains("null point pointer"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, x.data(), 6, 1, y.data(), 0, o), doctest::Contains("no evaluation points"),
+                       std::invalid_argument);
+
+  std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
+  Buffer<float> xb(ctx(), xf.data(), 6), yb(ctx(), yf.data(), 2), out(ctx(), 2);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 7, 1, yb, 2, out, o), doctest::Contains("sample buffer smaller"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 3, out, o), doctest::Contains("point buffer smaller"),
+                       std::invalid_argument);
+  Buffer<float> small(ctx(), 1);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, small, o), doctest::Contains("output buffer smaller"),
+                       std::invalid_argument);
+  KdeOptions o64 = o;
+  o64.precision = Precision::float64;
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, out, o64), doctest::Contains("does not match options.precision"),
+                       std::invalid_argument);
+  o.bandwidth = Bandwidth::scalar(-1);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, out, o), doctest::Contains("> 0"), std::invalid_argument);
 }

@@ -122,6 +122,7 @@ CLSTAT_EXPORT Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n,
 /// The normalising constant of `kernel` in its spherically symmetric d-dimensional form: the
 /// integral of k(|v|) over R^d (k as in kde_shapes: 1 - v'v for the Epanechnikov, ...). For
 /// d = 1 these are 1 / (the constants above). Exposed for tests and for bandwidth selection.
+/// O(1). Throws std::invalid_argument for d = 0 or an unknown kernel.
 CLSTAT_EXPORT double radial_kernel_integral(Kernel kernel, std::size_t d);
 
 }  // namespace clstat

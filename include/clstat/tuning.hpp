@@ -18,20 +18,23 @@
 namespace clstat {
 
 /// Path of the tuning file: $CLSTAT_TUNING_FILE, else <cache dir>/tuning.json where the cache dir
-/// is $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat. Empty if none exists.
+/// is $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat; empty when none of
+/// those variables is set. The file need not exist. Never throws.
 CLSTAT_EXPORT std::string tuning_file();
 
 /// The device's key in the tuning file: its name in lower case, runs of other characters
-/// replaced by '-' ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3").
+/// replaced by '-' ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"). O(name length).
 CLSTAT_EXPORT std::string tuning_key(const DeviceInfo& info);
 
 /// The entries stored for `info` in the tuning file (empty when the file or the key is missing).
-/// A file that does not parse is treated as empty.
+/// A file that does not parse (or is not the two-level shape above) is treated as empty, so a
+/// damaged file can only cost speed. O(file size). Never throws.
 CLSTAT_EXPORT std::map<std::string, std::size_t> load_tuning(const DeviceInfo& info);
 
 /// Merges `values` into the device's entry of the tuning file (creating directories and file),
-/// writing a temporary file and renaming it. Throws std::runtime_error when it cannot write.
-/// Contexts created afterwards use the new values.
+/// writing a temporary file and renaming it. Throws std::runtime_error when there is no path
+/// (no cache directory variable) or the file cannot be written. Contexts created afterwards use
+/// the new values. O(file size).
 CLSTAT_EXPORT void store_tuning(const DeviceInfo& info, const std::map<std::string, std::size_t>& values);
 
 }  // namespace clstat

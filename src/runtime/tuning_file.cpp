@@ -1,6 +1,8 @@
 // The tuning file: a two-level JSON object {device key: {name: integer}}. The reader accepts
 // exactly that shape (any whitespace, keys in any order) and nothing more general, because the
 // library writes the file itself.
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -115,7 +117,7 @@ void store_tuning(const DeviceInfo& info, const std::map<std::string, std::size_
   for (const auto& [k, v] : values) t[tuning_key(info)][k] = v;
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp" + std::to_string(std::rand());
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error("clstat::store_tuning: cannot write " + tmp);
