@@ -267,7 +267,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       const std::string key = std::string("kde.") + prec_name(prec) + "." + cl.name + ".";
       // Start from a setting that is reasonable everywhere.
       KdeOptions o = gaussian(cl.d, n, prec);
-      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4}, {"dot", 1}};
+      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4}, {"dot", 1}, {"vec", 1}};
       auto apply = [&](const std::map<std::string, std::size_t>& s) {
         KdeOptions t = o;
         t.variant = static_cast<KdeVariant>(s.at("variant"));
@@ -276,6 +276,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
         t.launch.tile = s.at("tile");
         t.launch.unroll = s.at("unroll");
         t.launch.expanded_square = static_cast<int>(s.at("dot"));
+        t.launch.vector_rows = static_cast<int>(s.at("vec"));
         return t;
       };
       auto measure = [&](const std::map<std::string, std::size_t>& s) {
@@ -291,9 +292,12 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       };
       const std::map<std::string, std::vector<std::size_t>> space{
           {"variant", {2, 3}}, {"wg", {64, 128, 256, 512}}, {"ppt", {1, 2, 4, 8, 16}},
-          {"tile", {128, 256, 512, 1024}}, {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}};
+          {"tile", {128, 256, 512, 1024}}, {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}, {"vec", {0, 1}}};
+      // Coordinate descent, swept again while a sweep still improves (the parameters interact:
+      // vector rows make more points per work-item pay).
       double best = measure(cur);
-      for (int sweep = 0; sweep < 1; ++sweep)
+      for (int sweep = 0; sweep < 3; ++sweep) {
+        const double before = best;
         for (const auto& [name, values] : space) {
           for (std::size_t v : values) {
             if (v == cur[name]) continue;
@@ -303,6 +307,8 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
             if (t < best * 0.98) best = t, cur = cand;
           }
         }
+        if (best >= before * 0.98) break;
+      }
       for (const auto& [k, v] : cur) best_all[key + k] = v;
       std::cerr << "[clstat-bench] tuned " << key << ":";
       for (const auto& [k, v] : cur) std::cerr << " " << k << "=" << v;

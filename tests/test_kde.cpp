@@ -234,8 +234,11 @@ TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
         ov.launch.points_per_item = v == KdeVariant::tiled ? 1 : 2;
         ov.launch.tile = v == KdeVariant::tiled ? 128 : 64;
         ov.launch.unroll = 2;
-        INFO("variant " << static_cast<int>(v));
-        CHECK(kde(ctx(), x.data(), n, d, y.data(), m, ov) == base);
+        for (int vr : {0, 1}) {
+          ov.launch.vector_rows = vr;
+          INFO("variant " << static_cast<int>(v) << " vector rows " << vr);
+          CHECK(kde(ctx(), x.data(), n, d, y.data(), m, ov) == base);
+        }
       }
       KdeOptions lo = o;
       lo.leave_one_out = true;
@@ -243,6 +246,42 @@ TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
       lo.memory_budget_bytes = 64 * 1024;
       CHECK(kde_at_samples(ctx(), x.data(), n, d, lo) == loo);
     }
+}
+
+TEST_CASE("kde.vector_rows_change_no_bits") {
+  // Rows padded to 16-byte vectors (zeros after the weight) must give the same bits as scalar rows,
+  // for both exponent forms, weights and leave-one-out, at strides that need 0 to 3 pad values.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 700;
+  for (std::size_t d : {3u, 5u, 16u}) {
+    const auto x = clstat_test::normal<double>(n * d, seed + d);
+    std::vector<double> w(n);
+    for (std::size_t i = 0; i < n; ++i) w[i] = 0.5 + static_cast<double>(i % 7);
+    for (Precision p : precisions())
+      for (int dot : {0, 1})
+        for (bool weighted : {false, true}) {
+          INFO("d " << d << (p == Precision::float64 ? " fp64" : " fp32") << " dot " << dot << " weighted " << weighted);
+          KdeOptions o;
+          o.precision = p;
+          o.bandwidth = Bandwidth::scaled_covariance(0.6);
+          if (weighted) o.weights = w;
+          o.leave_one_out = true;
+          o.variant = KdeVariant::unrolled;
+          o.launch.work_group = 64;
+          o.launch.points_per_item = 2;
+          o.launch.tile = 128;
+          o.launch.expanded_square = dot;
+          o.launch.vector_rows = 0;
+          const auto scalar = kde_at_samples(ctx(), x.data(), n, d, o);
+          const auto ref = clstat_ref::kde(x, n, d, x, n, o, true, eps_for(p));
+          check_against(scalar, ref, tol_for(p), false);
+          o.launch.vector_rows = 1;
+          CHECK(kde_at_samples(ctx(), x.data(), n, d, o) == scalar);
+          o.variant = KdeVariant::tiled;
+          CHECK(kde_at_samples(ctx(), x.data(), n, d, o) == scalar);
+        }
+  }
 }
 
 TEST_CASE("kde.async_and_device_buffers") {

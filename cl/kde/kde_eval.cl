@@ -13,8 +13,14 @@
 // folds that partial into a compensated (TwoSum) accumulator in sample order. The state (s, c)
 // lives in `state` between launches, so sample blocks of any multiple of CHUNK give the same bits.
 //
+// VEC (tiled variants only): sample rows are padded to a multiple of a 16-byte vector (float4 or
+// double2; SSTRIDE says the padded length), the tile is staged and read as vectors, and each row is
+// copied to registers with SSTRIDE / VW vector loads before it meets the PPT points. Without it a
+// row costs one scalar local load per value, and at d = 16 those loads, not the multiply-adds,
+// bound the kernel. The padding values are zero and never read by a term, so the bits are the same.
+//
 // Options: DIM, KERN, FORM, DOT (Gaussian expanded square), WEIGHTED, LOO (skip j == i by global
-// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP.
+// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, VEC, SSTRIDE.
 #include "kde_shapes.clh"
 #include "compensated.clh"
 
@@ -28,8 +34,27 @@
 #define KSTATE_ADD csumf_add
 #endif
 
-#define SAMPLE_STRIDE (DIM + DOT + WEIGHTED)
+#ifndef VEC
+#define VEC 0
+#endif
+#ifndef SSTRIDE
+#define SSTRIDE (DIM + DOT + WEIGHTED)
+#endif
+#define SAMPLE_STRIDE SSTRIDE
 #define POINT_STRIDE (DIM + DOT)
+#if VEC
+#ifdef REAL_DOUBLE
+typedef double2 realv;
+#define VW 2
+#else
+typedef float4 realv;
+#define VW 4
+#endif
+#if SSTRIDE % VW
+#error "VEC needs SSTRIDE to be a multiple of the vector width"
+#endif
+#define SV (SSTRIDE / VW)
+#endif
 
 #if VARIANT == 2
 #define DIM_UNROLL _Pragma("unroll")
@@ -65,6 +90,7 @@
 #endif
 KDE_TERM(__global)
 KDE_TERM(__local)
+KDE_TERM(__private)
 
 // Sums samples [c0, c0 + CHUNK) of the rows at xs (global sample index sample_base + c0 + j) into
 // part[p]; then folds each part into acc. One macro for both address spaces.
@@ -78,14 +104,28 @@ KDE_TERM(__local)
 #else
 #define KDE_ACCUM(p, xr, t) part[p] += t;
 #endif
+// KDE_ROW(AS, xs, j) declares xr, the sample row j of xs, as the term reads it (address space
+// KDE_ROW_AS(AS)): in place, or (VEC) copied to registers with vector loads.
+#if VEC
+#define KDE_ROW_AS(AS) __private
+#define KDE_ROW(AS, xs, j)                                                  \
+  realv xrv[SV];                                                            \
+  _Pragma("unroll") for (uint q = 0; q < SV; ++q) xrv[q] = ((AS const realv*)(xs))[(j) * SV + q]; \
+  const real* xr = (const real*)xrv;
+#else
+#define KDE_ROW_AS(AS) AS
+#define KDE_ROW(AS, xs, j) AS const real* xr = (xs) + (j) * SAMPLE_STRIDE;
+#endif
+#define KDE_TERM_OF2(AS) kde_term_##AS
+#define KDE_TERM_OF(AS) KDE_TERM_OF2(AS)
 #define KDE_CHUNK(AS, xs, jg0)                                              \
   {                                                                         \
     real part[PPT];                                                         \
     _Pragma("unroll") for (uint p = 0; p < PPT; ++p) part[p] = RC(0.0);     \
     KDE_SAMPLE_LOOP for (uint j = 0; j < CHUNK; ++j) {                      \
-      AS const real* xr = (xs) + j * SAMPLE_STRIDE;                         \
+      KDE_ROW(AS, xs, j)                                                    \
       _Pragma("unroll") for (uint p = 0; p < PPT; ++p) {                    \
-        real t = kde_term_##AS(y[p], xr);                                   \
+        real t = KDE_TERM_OF(KDE_ROW_AS(AS))(y[p], xr);                     \
         KDE_SKIP(p, (jg0) + j)                                              \
         KDE_ACCUM(p, xr, t)                                                 \
       }                                                                     \
@@ -127,16 +167,28 @@ void kde_eval(__global const real* xs, ulong x_row0, uint n_pad, __global const 
   }
 
 #if VARIANT == 0
+#if VEC
+#error "VEC is for the tiled variants"
+#endif
   for (uint jb = 0; jb < n_pad; jb += CHUNK) {
     __global const real* xb = xs + (ulong)jb * SAMPLE_STRIDE;
     KDE_CHUNK(__global, xb, sample_base + jb)
   }
 #else
+#if VEC
+  __local realv xlv[TILE * SV];
+  __local real* xl = (__local real*)xlv;
+#else
   __local real xl[TILE * SAMPLE_STRIDE];
+#endif
   for (uint jb = 0; jb < n_pad; jb += TILE) {
     barrier(CLK_LOCAL_MEM_FENCE);
     __global const real* src = xs + (ulong)jb * SAMPLE_STRIDE;
+#if VEC
+    for (uint k = l; k < TILE * SV; k += WG) xlv[k] = ((__global const realv*)src)[k];
+#else
     for (uint k = l; k < TILE * SAMPLE_STRIDE; k += WG) xl[k] = src[k];
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint c = 0; c < TILE; c += CHUNK) {
       __local const real* xb = xl + c * SAMPLE_STRIDE;

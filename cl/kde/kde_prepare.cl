@@ -5,7 +5,8 @@
 // by H^{-1/2}; any square root of H^{-1} gives the same u'u, so the Cholesky factor does).
 //
 // Output rows (stride OUT_STRIDE):
-//   ROLE 0 (samples): u_1..u_DIM, [DOT: -|u|^2], [WEIGHTED: w]
+//   ROLE 0 (samples): u_1..u_DIM, [DOT: -|u|^2], [WEIGHTED: w], then zeros up to SSTRIDE (kde_eval's
+//                     VEC rows are padded to a whole number of 16-byte vectors)
 //   ROLE 1 (points):  u_1..u_DIM (DOT: 2 u_1..2 u_DIM, -|u|^2)
 // With DOT the Gaussian exponent of a pair is y'x + a + b = -|u_y - u_x|^2 (the expanded square),
 // which costs one multiply-add per dimension instead of a subtract and a multiply-add.
@@ -19,7 +20,10 @@
 #define WEIGHTED 0
 #endif
 #if ROLE == 0
-#define OUT_STRIDE (DIM + DOT + WEIGHTED)
+#ifndef SSTRIDE
+#define SSTRIDE (DIM + DOT + WEIGHTED)
+#endif
+#define OUT_STRIDE SSTRIDE
 #else
 #define OUT_STRIDE (DIM + DOT)
 #endif
@@ -29,6 +33,9 @@ __kernel void kde_prepare(__global const real* in, uint n, uint n_pad, __global 
   const uint i = get_global_id(0);
   if (i >= n_pad) return;
   __global real* o = out + (ulong)i * OUT_STRIDE;
+#if ROLE == 0
+  for (uint k = DIM + DOT + WEIGHTED; k < OUT_STRIDE; ++k) o[k] = RC(0.0);
+#endif
   if (i >= n) {
     for (uint k = 0; k < DIM; ++k) o[k] = DOT ? RC(0.0) : (real)INFINITY;
 #if DOT

@@ -67,6 +67,9 @@ struct KdeLaunch {
   std::size_t unroll = 0;           ///< unroll of the sample loop (unrolled variant)
   int expanded_square = -1;         ///< Gaussian: 1 = exponent as y'x - |y|^2 - |x|^2 (one fma per
                                     ///< dimension), 0 = as -|y - x|^2; -1 = tuned
+  int vector_rows = -1;             ///< tiled variants: 1 = pad sample rows to 16-byte vectors and
+                                    ///< read local memory 16 bytes at a time, 0 = scalar reads;
+                                    ///< -1 = tuned. Never changes results.
 };
 
 struct KdeOptions {

@@ -232,12 +232,15 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   const int dot = o.launch.expanded_square >= 0 ? o.launch.expanded_square
                                                   : static_cast<int>(detail::tuned(t, key + "dot", 0));
   p.dot = gaussian && dot > 0;
+  const int vec = o.launch.vector_rows >= 0 ? o.launch.vector_rows
+                                            : static_cast<int>(detail::tuned(t, key + "vec", 0));
+  p.vec = vec > 0 && p.variant != 1;
   // The tile must fit the device's local memory (leave 1 KiB for the compiler); if not even one
   // CHUNK of samples fits, read samples from global memory instead.
   const std::size_t elem = p.dbl ? 8 : 4;
   const std::size_t local = ctx.info().local_mem_bytes > 2048 ? ctx.info().local_mem_bytes - 1024 : 0;
   while (p.tile > k_chunk && p.tile * p.sample_stride() * elem > local) p.tile /= 2;
-  if (p.variant != 1 && p.tile * p.sample_stride() * elem > local) p.variant = 1;
+  if (p.variant != 1 && p.tile * p.sample_stride() * elem > local) p.variant = 1, p.vec = false;
   return p;
 }
 
@@ -245,7 +248,8 @@ std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const 
   std::string o = build::base_options(ctx, p.dbl, op);
   o += " -DDIM=" + std::to_string(p.d) + " -DKERN=" + std::to_string(p.kern) + " -DFORM=" + (p.radial ? "1" : "0") +
        " -DDOT=" + (p.dot ? "1" : "0") + " -DWEIGHTED=" + (p.weighted ? "1" : "0") +
-       " -DNATIVE_EXP=" + ((!p.dbl && ctx.tuning.native_exp) ? "1" : "0");
+       " -DNATIVE_EXP=" + ((!p.dbl && ctx.tuning.native_exp) ? "1" : "0") +
+       " -DSSTRIDE=" + std::to_string(p.sample_stride()) + " -DVEC=" + (p.vec ? "1" : "0");
   return o;
 }
 

@@ -28,7 +28,12 @@ struct Plan {
   // launch settings
   int variant = 3;              // KdeVariant id, never automatic
   std::size_t wg = 256, ppt = 4, tile = 256, unroll = 4;
-  std::size_t sample_stride() const { return d + (dot ? 1 : 0) + (weighted ? 1 : 0); }
+  bool vec = false;             // sample rows padded to 16-byte vectors (VEC in kde_eval.cl)
+  std::size_t vector_width() const { return dbl ? 2 : 4; }
+  std::size_t sample_stride() const {
+    const std::size_t s = d + (dot ? 1 : 0) + (weighted ? 1 : 0), w = vector_width();
+    return vec ? (s + w - 1) / w * w : s;
+  }
   std::size_t point_stride() const { return d + (dot ? 1 : 0); }
   /// Samples per block a kde_eval launch consumes: the tile, or one CHUNK for the naive variant.
   /// Sample counts are padded to a multiple of it.
