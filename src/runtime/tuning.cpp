@@ -20,28 +20,30 @@ void env_size(const char* name, std::size_t& v) {
 
 // KDE evaluation (src/kde): per precision and dimension class (d1: d = 1, d4: d <= 4, d16: d <= 16,
 // d64: d <= 64), the variant (KdeVariant ids: 1 naive, 2 tiled, 3 unrolled), work-group size,
-// points per work-item, samples per local tile, unroll of the sample loop, and whether the Gaussian
-// uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native).
+// points per work-item, samples per local tile, unroll of the sample loop, whether the Gaussian
+// uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native),
+// and whether sample rows are read as 16-byte vectors (vec).
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
-// (bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log, ...-kde.log); the others keep
-// registers per work-item bounded as d grows.
+// (d1: bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log; d4 and d16 with vector rows:
+// 2026-11-22-h100-nvidia-kde-tune-vec.log); the others keep registers per work-item bounded as d
+// grows and have not been re-tuned with vector rows, so they keep scalar rows.
 void kde_defaults(Tuning& t, bool gpu) {
   struct Row {
     const char* key;
-    std::size_t wg, ppt, tile, unroll, dot;
+    std::size_t wg, ppt, tile, unroll, dot, vec;
   };
   // GPU rows (measured on NVIDIA; AMD and others start from the same shape), then CPU rows (PoCL:
   // small groups, no dot, since fma may not be native).
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
   // error does not grow as h shrinks against the data's spread (bench/results/2026-11-22-h100-nvidia-kde.log).
-  static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 0},   {"f32.d4", 64, 2, 1024, 16, 1},
-                           {"f32.d16", 64, 2, 256, 8, 1},   {"f32.d64", 64, 1, 256, 4, 1},
-                           {"f64.d1", 256, 2, 256, 8, 0},   {"f64.d4", 128, 2, 256, 4, 1},
-                           {"f64.d16", 64, 2, 256, 8, 1},   {"f64.d64", 64, 1, 256, 8, 1}};
-  static const Row cpu[] = {{"f32.d1", 64, 4, 256, 8, 0},  {"f32.d4", 64, 4, 256, 4, 0},
-                            {"f32.d16", 64, 2, 256, 2, 0}, {"f32.d64", 64, 2, 256, 2, 0},
-                            {"f64.d1", 64, 4, 256, 8, 0},  {"f64.d4", 64, 4, 256, 4, 0},
-                            {"f64.d16", 64, 2, 256, 2, 0}, {"f64.d64", 64, 1, 256, 2, 0}};
+  static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 0, 0},  {"f32.d4", 256, 1, 512, 4, 1, 1},
+                           {"f32.d16", 256, 2, 256, 4, 1, 1}, {"f32.d64", 64, 1, 256, 4, 1, 0},
+                           {"f64.d1", 256, 2, 256, 8, 0, 0},  {"f64.d4", 128, 2, 256, 4, 1, 0},
+                           {"f64.d16", 64, 2, 256, 8, 1, 0},  {"f64.d64", 64, 1, 256, 8, 1, 0}};
+  static const Row cpu[] = {{"f32.d1", 64, 4, 256, 8, 0, 0},  {"f32.d4", 64, 4, 256, 4, 0, 0},
+                            {"f32.d16", 64, 2, 256, 2, 0, 0}, {"f32.d64", 64, 2, 256, 2, 0, 0},
+                            {"f64.d1", 64, 4, 256, 8, 0, 0},  {"f64.d4", 64, 4, 256, 4, 0, 0},
+                            {"f64.d16", 64, 2, 256, 2, 0, 0}, {"f64.d64", 64, 1, 256, 2, 0, 0}};
   for (const Row& r : gpu ? nv : cpu) {
     const std::string k = std::string("kde.") + r.key + ".";
     t.table[k + "variant"] = 3;
@@ -50,6 +52,7 @@ void kde_defaults(Tuning& t, bool gpu) {
     t.table[k + "tile"] = r.tile;
     t.table[k + "unroll"] = r.unroll;
     t.table[k + "dot"] = r.dot;
+    t.table[k + "vec"] = r.vec;
   }
 }
 
