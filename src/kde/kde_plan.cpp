@@ -222,15 +222,17 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   p.tile = pow2_floor(std::max<std::size_t>(k_chunk, std::min<std::size_t>(pick(o.launch.tile, "tile", 256), 4096)));
   p.unroll = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.unroll, "unroll", 4), k_chunk)));
   // Few points cannot fill the device with the tuned per-group work: halve points per item, then
-  // the group, until every compute unit has a group (results are the same bits). Asking for two
-  // per unit cost the d = 16 full-matrix case at 2^17 points its tuned two points per item (wg 256,
-  // 256 groups on 132 units), and with them 11% (bench/results/2026-11-22-h100-nvidia-kde-vec.log).
+  // the group, until each compute unit has `fill` groups (results are the same bits). fill is tuned
+  // per class: on the H100 two groups per unit suit d <= 4 (d = 2 at 2^16: 1828 against 1527
+  // Gpairs/s with one), while the d = 16 rows with two points per item and 256 work-items want one
+  // (full matrix at 2^17: 955 against 764) (bench/results/2026-11-22-h100-nvidia-kde-vec*.log).
   const std::size_t cus = std::max<unsigned>(1, ctx.info().compute_units);
+  const std::size_t fill = std::max<std::size_t>(1, detail::tuned(t, key + "fill", 2)) * cus;
   auto groups = [&] { return (p.m + p.wg * p.ppt - 1) / (p.wg * p.ppt); };
   if (!o.launch.points_per_item)
-    while (p.ppt > 1 && groups() < cus) p.ppt /= 2;
+    while (p.ppt > 1 && groups() < fill) p.ppt /= 2;
   if (!o.launch.work_group)
-    while (p.wg > 64 && groups() < cus) p.wg /= 2;
+    while (p.wg > 64 && groups() < fill) p.wg /= 2;
   const int dot = o.launch.expanded_square >= 0 ? o.launch.expanded_square
                                                   : static_cast<int>(detail::tuned(t, key + "dot", 0));
   p.dot = gaussian && dot > 0;

@@ -22,7 +22,8 @@ void env_size(const char* name, std::size_t& v) {
 // d64: d <= 64), the variant (KdeVariant ids: 1 naive, 2 tiled, 3 unrolled), work-group size,
 // points per work-item, samples per local tile, unroll of the sample loop, whether the Gaussian
 // uses the expanded square (dot, one multiply-add per dimension; GPUs only, where fma is native),
-// and whether sample rows are read as 16-byte vectors (vec).
+// whether sample rows are read as 16-byte vectors (vec), and how many groups per compute unit
+// a small problem is split into at least (fill; src/kde/kde_plan.cpp).
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
 // (d1: bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log; d4 and d16 with vector rows:
 // 2026-11-22-h100-nvidia-kde-tune-vec.log); the others keep registers per work-item bounded as d
@@ -30,14 +31,14 @@ void env_size(const char* name, std::size_t& v) {
 void kde_defaults(Tuning& t, bool gpu) {
   struct Row {
     const char* key;
-    std::size_t wg, ppt, tile, unroll, dot, vec;
+    std::size_t wg, ppt, tile, unroll, dot, vec, fill = 2;
   };
   // GPU rows (measured on NVIDIA; AMD and others start from the same shape), then CPU rows (PoCL:
   // small groups, no dot, since fma may not be native).
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
   // error does not grow as h shrinks against the data's spread (bench/results/2026-11-22-h100-nvidia-kde.log).
   static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 0, 0},  {"f32.d4", 256, 1, 512, 4, 1, 1},
-                           {"f32.d16", 256, 2, 256, 4, 1, 1}, {"f32.d64", 64, 1, 256, 4, 1, 0},
+                           {"f32.d16", 256, 2, 256, 4, 1, 1, 1}, {"f32.d64", 64, 1, 256, 4, 1, 0},
                            {"f64.d1", 256, 2, 256, 8, 0, 0},  {"f64.d4", 128, 2, 256, 4, 1, 0},
                            {"f64.d16", 64, 2, 256, 8, 1, 0},  {"f64.d64", 64, 1, 256, 8, 1, 0}};
   static const Row cpu[] = {{"f32.d1", 64, 4, 256, 8, 0, 0},  {"f32.d4", 64, 4, 256, 4, 0, 0},
@@ -53,6 +54,7 @@ void kde_defaults(Tuning& t, bool gpu) {
     t.table[k + "unroll"] = r.unroll;
     t.table[k + "dot"] = r.dot;
     t.table[k + "vec"] = r.vec;
+    t.table[k + "fill"] = r.fill;
   }
 }
 
