@@ -1,6 +1,7 @@
 // clstat/clstat.hpp: the whole public API.
 #pragma once
 
+#include "clstat/bandwidth.hpp"
 #include "clstat/ceilings.hpp"
 #include "clstat/error.hpp"
 #include "clstat/kde.hpp"

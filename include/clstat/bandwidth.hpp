@@ -1,0 +1,139 @@
+// clstat/bandwidth.hpp: bandwidth selection for kernel density estimation.
+//
+// Sources: Andrzejewski, Gramacki & Gramacki (2013), "Graphics processing units in acceleration of
+// bandwidth selection for kernel density estimation", sec. 3.2 and 5-6; Wand & Jones (1995),
+// "Kernel Smoothing", ch. 3-4 (checked formula by formula; the paper's eq. (9)/(11) misplace the
+// diagonal term and its eq. (17) has a stray d^2, see src/bandwidth/*.cpp).
+//
+// Data are n x d row-major doubles (one observation a row), as in clstat/kde.hpp. Bandwidth
+// matrices are d x d row-major. "S" below is the (n - 1)-denominator sample covariance.
+//
+// Errors (std::invalid_argument, naming the function and the problem): null data, n < 3, d = 0,
+// NaN or infinite values, a column of zero variance, a singular S (collinear columns), bad
+// options. LSCV selectors also reject duplicated observations: with two equal rows the LSCV
+// objective goes to minus infinity as the bandwidth shrinks, so its minimiser is meaningless.
+// Device work needs fp64 (clstat::UnsupportedFeature otherwise); device failures raise
+// clstat::Error.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat::bandwidth {
+
+// ---- rules of thumb (host, O(n d^2); no device) ----
+
+/// Normal-scale bandwidth matrix H_NS = (4 / ((d + 2) n))^(2 / (d + 4)) S (Wand & Jones eq. 4.15
+/// with the normal reference). Equals R ks::Hns(x) and SciPy gaussian_kde(bw_method="silverman")'s
+/// kernel covariance. Returns d x d row-major.
+CLSTAT_EXPORT std::vector<double> normal_scale(const double* x, std::size_t n, std::size_t d);
+
+/// Scott's rule H = n^(-2 / (d + 4)) S: SciPy gaussian_kde's default ("scott") kernel covariance.
+CLSTAT_EXPORT std::vector<double> scott(const double* x, std::size_t n, std::size_t d);
+
+/// Silverman's rule of thumb per column, as R's bw.nrd0: 0.9 min(sd, IQR / 1.34) n^(-1/5), IQR by
+/// quantile type 7. R uses 1.34, not 1.349, and so does this. Where that minimum is 0, R falls back
+/// to sd, then |x_1|, then 1; so does this. Returns d bandwidths (standard deviations of the
+/// Gaussian kernel, data units). O(n log n) per column.
+CLSTAT_EXPORT std::vector<double> silverman_rot(const double* x, std::size_t n, std::size_t d);
+
+/// The normal-scale constant A(K) = [8 (d + 4) (2 sqrt(pi))^d / c_d]^(1 / (d + 4)) of the spherical
+/// Epanechnikov kernel (Silverman 1986, eq. 4.15 and table 4.1; c_d the volume of the unit d-ball):
+/// h = A(K) n^(-1/(d + 4)) with H = h^2 S is its AMISE-optimal bandwidth for normal data.
+CLSTAT_EXPORT double epanechnikov_constant(std::size_t d);
+
+/// h = epanechnikov_constant(d) n^(-1/(d+4)), to use as Bandwidth::scaled_covariance(h).
+CLSTAT_EXPORT double epanechnikov_normal_scale(std::size_t n, std::size_t d);
+
+// ---- direct plug-in (device) ----
+
+/// Scale estimate of the plug-in's normal reference.
+enum class Scale {
+  minim,  ///< min(sd, IQR / 1.349), IQR by quantile type 7 (KernSmooth::dpik's default)
+  sd,     ///< the sample standard deviation (the paper's eq. (6))
+};
+
+struct PluginOptions {
+  int stages = 2;              ///< 1 or 2 functional-estimation stages (Wand & Jones sec. 3.6.1)
+  Scale scale = Scale::minim;
+};
+
+/// The Wand-Jones direct plug-in bandwidth with the Gaussian kernel, exact (unbinned): for each
+/// column, psi_6 and psi_4 are estimated by full pairwise sums on the device (one pass each, fp64
+/// terms and accumulation):
+///   psi_r(g) = n^-2 g^(-r-1) [n phi^(r)(0) + 2 sum_{i<j} phi^(r)((X_i - X_j) / g)]
+/// (Wand & Jones eq. 3.19), pilots g from the normal reference, and h = (R(phi) / (psi_4 n))^(1/5).
+/// Agrees with KernSmooth::dpik up to dpik's binning (401 grid points) and with ks::hpi.
+/// For d > 1 each column gets its own bandwidth (for the product kernel, as the paper does).
+/// Returns d bandwidths in data units. O(stages n^2 d / 2) on the device.
+CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                         const PluginOptions& options = {});
+
+// ---- least-squares cross-validation (device) ----
+
+/// LSCV(H) = (4 pi)^(-d/2) |H|^(-1/2) [1/n + (2/n^2) sum_{i<j} e^(-q_ij/4)
+///           - (2^(d/2+2) / (n (n-1))) sum_{i<j} e^(-q_ij/2)],  q_ij = (X_i - X_j)' H^-1 (X_i - X_j),
+/// the integrated squared error minus its H-free part, for the Gaussian kernel (Wand & Jones
+/// sec. 4.7; the same objective as ks's unbinned hlscv and Hlscv). H must be d x d symmetric
+/// positive definite. One pass over the n (n - 1) / 2 pairs, fp64. Duplicates are not rejected
+/// here (the objective is finite at any fixed H).
+CLSTAT_EXPORT double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                    const std::vector<double>& H);
+
+struct LscvOptions {
+  std::size_t grid = 150;    ///< n_h: grid points over [h0/4, 4 h0], geometric, at least 3
+  double rel_tol = 1e-7;     ///< the bracket of the minimum is shrunk below rel_tol * h
+  /// Device memory the stored pair distances may use (bytes); 0 = a quarter of the device's memory.
+  /// Beyond it the distances are recomputed, block by block, for every pass.
+  std::size_t memory_budget_bytes = 0;
+};
+
+struct LscvResult {
+  double h = 0;                       ///< H = h^2 S (for d = 1: bandwidth = h * sd)
+  std::vector<double> H;              ///< h^2 S, d x d row-major
+  double objective = 0;               ///< LSCV(H) at the optimum
+  std::vector<double> grid_h;         ///< the grid (multipliers of S^(1/2), as h)
+  std::vector<double> grid_objective; ///< LSCV at each grid value, for plotting
+  bool at_boundary = false;           ///< the minimum lies at an end of [h0/4, 4 h0]
+  std::size_t passes = 0;             ///< passes over the pairs (the grid, then each refinement)
+};
+
+/// LSCV_h (paper sec. 3.2.2): minimises LSCV(h^2 S) over h. The data are whitened by S once; the
+/// squared distances of all pairs are computed once on the device (sec. 5.1) and kept there when
+/// they fit, and every pass evaluates the objective at many h at once. The grid of n_h values over
+/// [h0/4, 4 h0], h0 = (4 / ((d + 2) n))^(1/(d+4)) (eq. 17-18; the normal-scale h, see plugin.cpp),
+/// locates the minimum. The bracket around the best grid point is then narrowed by repeated
+/// 33-point passes to rel_tol (each shrinks it 16-fold, in one device pass; see lscv_h.cpp for why
+/// not Brent's serial steps). O(n^2 (d + n_h)) on the device.
+CLSTAT_EXPORT LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                const LscvOptions& options = {});
+
+struct LscvMatrixOptions {
+  std::size_t restarts = 3;            ///< extra Nelder-Mead runs from scaled starts (H_NS / 2, 2 H_NS, ...)
+  double rel_tol = 1e-10;              ///< stop when the simplex's objective spread <= rel_tol * |best|
+  std::size_t max_evaluations = 3000;  ///< per run
+  /// Called after every objective evaluation: (evaluations so far, best objective so far).
+  std::function<void(std::size_t, double)> progress;
+};
+
+struct LscvMatrixResult {
+  std::vector<double> H;        ///< d x d row-major, symmetric positive definite
+  double objective = 0;         ///< LSCV(H)
+  std::size_t evaluations = 0;  ///< over all runs
+  bool converged = false;       ///< the best run met rel_tol before max_evaluations
+};
+
+/// LSCV_H (paper sec. 3.2.3): minimises LSCV(H) over symmetric positive definite H by Nelder-Mead
+/// on the d (d + 1) / 2 entries of H's Cholesky factor, with the log of its diagonal, so every
+/// simplex vertex is positive definite. Starts at H_NS (eq. 25), then from each restart scale;
+/// every run restarts from its own optimum until that no longer improves; returns the best. Each
+/// evaluation whitens the data on the device and makes one fused pass over the pairs for both
+/// exponentials. O(evaluations n^2 d / 2).
+CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                      const LscvMatrixOptions& options = {});
+
+}  // namespace clstat::bandwidth

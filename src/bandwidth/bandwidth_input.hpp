@@ -1,0 +1,36 @@
+// Internal: input checks and host statistics shared by the bandwidth selectors.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstddef>
+#include <vector>
+
+namespace clstat::bandwidth_detail {
+
+using Mat = Eigen::MatrixXd;
+
+/// Null data, n < 3, d = 0 or a NaN/infinite value: std::invalid_argument naming `op`.
+void check_data(const char* op, const double* x, std::size_t n, std::size_t d);
+
+/// The (n - 1)-denominator sample covariance; throws if a column has zero variance or S is
+/// singular (its Cholesky factor has a pivot below 1e-12 of the largest diagonal entry).
+Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d);
+
+/// Quantile of type 7 (R's default, NumPy's "linear") of v, 0 <= p <= 1; reorders v. O(n).
+double quantile7(std::vector<double>& v, double p);
+
+/// Column k of x as a vector.
+std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k);
+
+/// Throws if two rows are equal, naming both (LSCV is unbounded below then). O(n log n d).
+void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d);
+
+/// Lower-triangular A with A S A' = I (the inverse Cholesky factor of S): z = A x whitens.
+Mat whitening(const Mat& S);
+
+/// Throws unless H is d x d, finite, symmetric (to 1e-12 relative) and positive definite.
+Mat checked_matrix(const char* op, const std::vector<double>& H, std::size_t d);
+
+std::vector<double> row_major(const Mat& m);
+
+}  // namespace clstat::bandwidth_detail

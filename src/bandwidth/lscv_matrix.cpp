@@ -1,0 +1,119 @@
+// LSCV_H (paper sec. 3.2.3, 6.3) and the single LSCV(H) evaluation.
+//
+// Parametrisation: theta = the lower Cholesky factor L of H (H = L L'), row by row, with log L_kk
+// in place of the diagonal, so every theta gives a positive definite H and H^-1 = A'A with
+// A = L^-1 (whitening is then one triangular solve on the host and d(d+1)/2 multiply-adds per point
+// on the device). ks parametrises by vech(H^(1/2)) instead; both reach the same minima.
+// The start is the normal-scale H (the paper's eq. (25) gives its square root).
+#include <cmath>
+#include <stdexcept>
+
+#include "bandwidth/bandwidth_input.hpp"
+#include "bandwidth/lscv_device.hpp"
+#include "bandwidth/nelder_mead.hpp"
+#include "clstat/bandwidth.hpp"
+
+namespace clstat::bandwidth {
+
+using namespace bandwidth_detail;
+
+namespace {
+
+struct Evaluator {
+  WhitenedPairs pairs;
+  std::size_t n, d;
+  Evaluator(const Context& ctx, const char* op, const double* x, std::size_t n_, std::size_t d_)
+      : pairs(ctx, op, x, n_, d_), n(n_), d(d_) {}
+  // LSCV at H = L L' (L lower triangular with a positive diagonal).
+  double at_factor(const Mat& L) {
+    const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
+    double s4 = 0, s2 = 0;
+    pairs.sums(A, s4, s2);
+    return lscv_value(2 * L.diagonal().array().log().sum(), n, d, s4, s2);
+  }
+};
+
+Mat factor_of(const Eigen::VectorXd& t, std::size_t d) {
+  const auto D = static_cast<Eigen::Index>(d);
+  Mat L = Mat::Zero(D, D);
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < D; ++r)
+    for (Eigen::Index c = 0; c <= r; ++c, ++i) L(r, c) = r == c ? std::exp(t(i)) : t(i);
+  return L;
+}
+
+Eigen::VectorXd theta_of(const Mat& H) {
+  const Mat L = Eigen::LLT<Mat>(H).matrixL();
+  const Eigen::Index D = H.rows();
+  Eigen::VectorXd t(D * (D + 1) / 2);
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < D; ++r)
+    for (Eigen::Index c = 0; c <= r; ++c, ++i) t(i) = r == c ? std::log(L(r, c)) : L(r, c);
+  return t;
+}
+
+// Initial simplex steps: 0.1 on the log diagonal (10% of scale); 0.1 L_rr on the off-diagonal
+// entries of row r, so the steps follow the data's units.
+Eigen::VectorXd steps_for(const Eigen::VectorXd& t, std::size_t d) {
+  const Mat L = factor_of(t, d);
+  Eigen::VectorXd s(t.size());
+  Eigen::Index i = 0;
+  for (Eigen::Index r = 0; r < L.rows(); ++r)
+    for (Eigen::Index c = 0; c <= r; ++c, ++i) s(i) = r == c ? 0.1 : 0.1 * L(r, r);
+  return s;
+}
+
+}  // namespace
+
+double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d, const std::vector<double>& H) {
+  const char* op = "clstat::bandwidth::lscv_objective";
+  check_data(op, x, n, d);
+  const Mat M = checked_matrix(op, H, d);
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+  Evaluator e(ctx, op, x, n, d);
+  return e.at_factor(Eigen::LLT<Mat>(M).matrixL());
+}
+
+LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_H";
+  check_data(op, x, n, d);
+  if (!(o.rel_tol > 0)) throw std::invalid_argument(std::string(op) + ": rel_tol must be positive");
+  if (o.restarts > 6) throw std::invalid_argument(std::string(op) + ": at most 6 restarts");
+  if (o.max_evaluations < 10) throw std::invalid_argument(std::string(op) + ": max_evaluations must be at least 10");
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+  const Mat S = covariance(op, x, n, d);
+  reject_duplicates(op, x, n, d);
+  const double dd = static_cast<double>(d);
+  const Mat Hns = S * std::pow(4 / ((dd + 2) * static_cast<double>(n)), 2 / (dd + 4));
+  Evaluator e(ctx, op, x, n, d);
+
+  LscvMatrixResult best;
+  best.objective = HUGE_VAL;
+  std::size_t evaluations = 0;
+  auto f = [&](const Eigen::VectorXd& t) {
+    const double v = e.at_factor(factor_of(t, d));
+    ++evaluations;
+    if (v < best.objective) best.objective = v, best.H = row_major(factor_of(t, d) * factor_of(t, d).transpose());
+    if (o.progress) o.progress(evaluations, best.objective);
+    return v;
+  };
+  // Run r starts from Hns * scale_r; each run restarts from its own optimum with a fresh simplex
+  // until that gains nothing (a collapsed simplex can stop Nelder-Mead short of a minimum).
+  const double scales[] = {1, 0.5, 2, 0.25, 4, 0.125, 8};
+  for (std::size_t run = 0; run <= o.restarts; ++run) {
+    Eigen::VectorXd t = theta_of(Hns * scales[run]);
+    double prev = HUGE_VAL;
+    for (int round = 0; round < 20; ++round) {
+      const NelderMeadResult r = nelder_mead(f, t, steps_for(t, d), o.rel_tol, o.max_evaluations);
+      t = r.x;
+      const bool gained = r.f < prev - o.rel_tol * std::abs(r.f);
+      if (r.f <= best.objective) best.converged = r.converged;
+      prev = std::min(prev, r.f);
+      if (!gained) break;
+    }
+  }
+  best.evaluations = evaluations;
+  return best;
+}
+
+}  // namespace clstat::bandwidth

@@ -1,0 +1,259 @@
+// Bandwidth selectors: against long-double references (tests/reference/bandwidth_ref.hpp) on fresh
+// random data, and against R's ks and KernSmooth on committed data (tests/data/bandwidth_r.csv and
+// bandwidth_bw*.csv, made by tools/golden/bandwidth_r.R).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "reference/bandwidth_ref.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+namespace bw = clstat::bandwidth;
+
+namespace {
+
+std::vector<double> read_rows(const std::string& name) {
+  std::ifstream in(std::string(CLSTAT_TEST_DATA_DIR) + "/" + name);
+  REQUIRE(in);
+  std::vector<double> v;
+  std::string line, tok;
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    while (std::getline(ss, tok, ',')) v.push_back(std::stod(tok));
+  }
+  return v;
+}
+
+// R's values: key "dataset/method" -> values by index.
+const std::map<std::string, std::vector<double>>& r_values() {
+  static const std::map<std::string, std::vector<double>> m = [] {
+    std::map<std::string, std::vector<double>> out;
+    std::ifstream in(CLSTAT_TEST_DATA_DIR "/bandwidth_r.csv");
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      std::string tok;
+      while (std::getline(ss, tok, ',')) f.push_back(tok);
+      if (f.size() != 4) continue;
+      auto& v = out[f[0] + "/" + f[1]];
+      const std::size_t i = std::stoul(f[2]);
+      if (v.size() <= i) v.resize(i + 1);
+      v[i] = std::stod(f[3]);
+    }
+    return out;
+  }();
+  return m;
+}
+
+const std::vector<double>& R(const std::string& key) {
+  const auto it = r_values().find(key);
+  REQUIRE_MESSAGE(it != r_values().end(), key);
+  return it->second;
+}
+
+struct DataSet {
+  std::vector<double> x;
+  std::size_t n, d;
+};
+DataSet data(const std::string& name, std::size_t d) {
+  DataSet s{read_rows("bandwidth_" + name + ".csv"), 0, d};
+  s.n = s.x.size() / d;
+  return s;
+}
+
+double rel(double a, double b) { return std::abs(a - b) / std::abs(b); }
+
+}  // namespace
+
+TEST_CASE("bandwidth.rules_of_thumb_match_r") {
+  const DataSet b1 = data("bw1", 1), b2 = data("bw2", 2), b3 = data("bw3", 3);
+  CHECK(rel(std::sqrt(bw::normal_scale(b1.x.data(), b1.n, 1)[0]), R("bw1/hns")[0]) < 1e-13);
+  for (const auto* s : {&b2, &b3}) {
+    const auto H = bw::normal_scale(s->x.data(), s->n, s->d);
+    const auto& ref = R((s == &b2 ? "bw2" : "bw3") + std::string("/Hns"));
+    REQUIRE(H.size() == ref.size());
+    for (std::size_t i = 0; i < H.size(); ++i) CHECK(rel(H[i], ref[i]) < 1e-12);
+    // Scott differs from the normal scale by (4/(d+2))^(2/(d+4)) only.
+    const auto Hs = bw::scott(s->x.data(), s->n, s->d);
+    const double f = std::pow(4.0 / (s->d + 2), 2.0 / (s->d + 4));
+    for (std::size_t i = 0; i < H.size(); ++i) CHECK(rel(Hs[i] * f, H[i]) < 1e-13);
+  }
+  CHECK(rel(bw::silverman_rot(b1.x.data(), b1.n, 1)[0], R("bw1/bw.nrd0")[0]) < 1e-13);
+  // Silverman (1986) table 4.1: A(K) of the Epanechnikov kernel, to the table's 3 digits.
+  const double table[] = {2.34, 2.40, 2.49, 2.60};
+  for (std::size_t d = 1; d <= 4; ++d) CHECK(bw::epanechnikov_constant(d) == doctest::Approx(table[d - 1]).epsilon(2.5e-3));
+  CHECK(bw::epanechnikov_normal_scale(1000, 2) == doctest::Approx(bw::epanechnikov_constant(2) * std::pow(1000.0, -1.0 / 6)));
+}
+
+TEST_CASE("bandwidth.silverman_rot_fallbacks") {
+  // Most values equal: IQR = 0, so R falls back to sd.
+  std::vector<double> x{1, 1, 1, 1, 1, 1, 1, 2, 3};  // IQR = 0
+  double mean = 0, ss = 0;
+  for (double v : x) mean += v;
+  mean /= 9;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  CHECK(bw::silverman_rot(x.data(), 9, 1)[0] == doctest::Approx(0.9 * std::sqrt(ss / 8) * std::pow(9.0, -0.2)));
+  std::vector<double> c{5, 5, 5};  // sd = 0: |x_1|
+  CHECK(bw::silverman_rot(c.data(), 3, 1)[0] == doctest::Approx(0.9 * 5 * std::pow(3.0, -0.2)));
+}
+
+TEST_CASE("bandwidth.plugin_exact") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 700;
+  auto x = clstat_test::normal<double>(2 * n, seed);
+  for (std::size_t i = 0; i < n; ++i) x[2 * i + 1] = 3 * x[2 * i + 1] + (i % 3 == 0 ? 4 : 0);  // bimodal column
+  for (int stages : {1, 2})
+    for (bw::Scale sc : {bw::Scale::minim, bw::Scale::sd}) {
+      INFO("stages " << stages << " minim " << (sc == bw::Scale::minim));
+      const auto h = bw::plugin(ctx(), x.data(), n, 2, {stages, sc});
+      REQUIRE(h.size() == 2);
+      for (std::size_t k = 0; k < 2; ++k) {
+        std::vector<double> col(n);
+        for (std::size_t i = 0; i < n; ++i) col[i] = x[2 * i + k];
+        const double ref = static_cast<double>(clstat_ref::plugin(col, stages, sc == bw::Scale::minim));
+        CHECK(rel(h[k], ref) < 1e-10);
+      }
+    }
+}
+
+TEST_CASE("bandwidth.plugin_matches_kernsmooth_dpik") {
+  if (!clstat_test::has_fp64()) return;
+  const DataSet b1 = data("bw1", 1), b2 = data("bw2", 2), b4 = data("bw4", 1);
+  // Normal data: dpik (binned, 401 points) within the 1e-3.
+  CHECK(rel(bw::plugin(ctx(), b4.x.data(), b4.n, 1)[0], R("bw4/dpik")[0]) < 1e-3);
+  CHECK(rel(bw::plugin(ctx(), b4.x.data(), b4.n, 1, {1, bw::Scale::minim})[0], R("bw4/dpik.level1")[0]) < 1e-3);
+  // The bimodal bw1: the same formulas summed exactly in R agree to rounding; dpik's binned psi_6
+  // (bkfe) is 2% off that sum even with 100001 grid points, so dpik differs by 0.6% here.
+  CHECK(rel(bw::plugin(ctx(), b1.x.data(), b1.n, 1)[0], R("bw1/plugin.exact")[0]) < 1e-12);
+  CHECK(rel(bw::plugin(ctx(), b1.x.data(), b1.n, 1, {1, bw::Scale::minim})[0], R("bw1/plugin.exact.level1")[0]) < 1e-12);
+  CHECK(rel(bw::plugin(ctx(), b1.x.data(), b1.n, 1)[0], R("bw1/dpik")[0]) < 1e-2);
+  CHECK(rel(bw::plugin(ctx(), b1.x.data(), b1.n, 1, {2, bw::Scale::sd})[0], R("bw1/dpik.stdev")[0]) < 1e-2);
+  const auto h2 = bw::plugin(ctx(), b2.x.data(), b2.n, 2);
+  for (std::size_t k = 0; k < 2; ++k) CHECK(rel(h2[k], R("bw2/dpik.col")[k]) < 1e-2);
+}
+
+TEST_CASE("bandwidth.lscv_objective_exact") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t d : {1u, 3u, 16u}) {
+    const std::size_t n = 300;
+    const auto x = clstat_test::normal<double>(n * d, seed + d);
+    std::vector<double> H(d * d);
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b) H[a * d + b] = (a == b ? 0.4 : 0.1) * (d == 16 ? 4 : 1);
+    const double got = bw::lscv_objective(ctx(), x.data(), n, d, H);
+    const double ref = static_cast<double>(clstat_ref::lscv(x, n, d, H));
+    INFO("d " << d << " got " << got << " ref " << ref);
+    CHECK(rel(got, ref) < 1e-10);
+  }
+}
+
+TEST_CASE("bandwidth.lscv_h_matches_ks") {
+  if (!clstat_test::has_fp64()) return;
+  const DataSet b1 = data("bw1", 1);
+  const auto r = bw::lscv_h(ctx(), b1.x.data(), b1.n, 1);
+  const double sd = std::sqrt(bw::normal_scale(b1.x.data(), b1.n, 1)[0] / std::pow(4.0 / (3 * b1.n), 0.4));
+  INFO("h " << r.h * sd << " ks " << R("bw1/hlscv")[0]);
+  CHECK(rel(r.h * sd, R("bw1/hlscv")[0]) < 1e-6);
+  CHECK(r.objective == doctest::Approx(R("bw1/hlscv.objective")[0]).epsilon(1e-9));
+  CHECK(std::sqrt(r.H[0]) == doctest::Approx(r.h * sd).epsilon(1e-12));
+  CHECK_FALSE(r.at_boundary);
+  REQUIRE(r.grid_h.size() == 150);
+  REQUIRE(r.grid_objective.size() == 150);
+  // The curve is the objective: check a few grid points against the reference.
+  for (std::size_t k : {0u, 75u, 149u}) {
+    const double hk = r.grid_h[k] * sd;
+    CHECK(rel(r.grid_objective[k], static_cast<double>(clstat_ref::lscv(b1.x, b1.n, 1, {hk * hk}))) < 1e-9);
+  }
+}
+
+TEST_CASE("bandwidth.lscv_h_multivariate_is_a_minimum") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 250, d = 3;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  bw::LscvOptions o;
+  o.grid = 40;
+  const auto r = bw::lscv_h(ctx(), x.data(), n, d, o);
+  // Against the reference: the objective at h, and no lower value a little to either side.
+  const double f = static_cast<double>(clstat_ref::lscv(x, n, d, r.H));
+  CHECK(rel(r.objective, f) < 1e-10);
+  for (double s : {1 - 1e-4, 1 + 1e-4}) {
+    std::vector<double> H = r.H;
+    for (double& v : H) v *= s * s;
+    CHECK(static_cast<double>(clstat_ref::lscv(x, n, d, H)) >= f - 1e-15);
+  }
+  // Streaming the distances in blocks (a tiny budget) gives the same h.
+  bw::LscvOptions small = o;
+  small.memory_budget_bytes = 64 * 1024;
+  const auto r2 = bw::lscv_h(ctx(), x.data(), n, d, small);
+  CHECK(rel(r2.h, r.h) < 1e-7);  // both within rel_tol of the minimiser; sums in another order
+}
+
+TEST_CASE("bandwidth.lscv_H_at_least_as_good_as_ks") {
+  if (!clstat_test::has_fp64()) return;
+  for (const char* name : {"bw2", "bw3"}) {
+    const std::size_t d = name[2] == '2' ? 2 : 3;
+    const DataSet s = data(name, d);
+    std::size_t calls = 0;
+    bw::LscvMatrixOptions o;
+    o.restarts = 1;
+    o.progress = [&](std::size_t, double) { ++calls; };
+    const auto r = bw::lscv_H(ctx(), s.x.data(), s.n, d, o);
+    const double ks_obj = static_cast<double>(clstat_ref::lscv(s.x, s.n, d, R(std::string(name) + "/Hlscv")));
+    INFO(name << ": ours " << r.objective << ", ks " << ks_obj << " (ks reported " << R(std::string(name) + "/Hlscv.objective")[0] << ")");
+    CHECK(rel(ks_obj, R(std::string(name) + "/Hlscv.objective")[0]) < 1e-9);
+    CHECK(r.objective <= ks_obj + 1e-7);
+    CHECK(rel(static_cast<double>(clstat_ref::lscv(s.x, s.n, d, r.H)), r.objective) < 1e-10);
+    CHECK(r.evaluations == calls);
+    CHECK(r.converged);
+    // Positive definite.
+    std::vector<double> H = r.H;
+    for (std::size_t k = 0; k < d; ++k) CHECK(H[k * d + k] > 0);
+    CHECK_NOTHROW(bw::lscv_objective(ctx(), s.x.data(), s.n, d, H));
+  }
+}
+
+TEST_CASE("bandwidth.bad_input") {
+  const std::vector<double> two{1, 2};
+  CHECK_THROWS_WITH_AS(bw::normal_scale(two.data(), 2, 1), doctest::Contains("at least 3"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::normal_scale(nullptr, 5, 1), doctest::Contains("null"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::scott(two.data(), 2, 0), doctest::Contains("dimension"), std::invalid_argument);
+  std::vector<double> nan{1, 2, std::nan(""), 4};
+  CHECK_THROWS_WITH_AS(bw::silverman_rot(nan.data(), 4, 1), doctest::Contains("NaN"), std::invalid_argument);
+  std::vector<double> flat{1, 5, 1, 6, 1, 7, 1, 8};  // column 0 constant
+  CHECK_THROWS_WITH_AS(bw::normal_scale(flat.data(), 4, 2), doctest::Contains("zero variance"), std::invalid_argument);
+  std::vector<double> coll{1, 2, 2, 4, 3, 6, 4, 8.000000000000001};  // column 1 = 2 column 0
+  CHECK_THROWS_WITH_AS(bw::normal_scale(coll.data(), 4, 2), doctest::Contains("singular"), std::invalid_argument);
+  CHECK_THROWS_AS(bw::epanechnikov_constant(0), std::invalid_argument);
+  if (!clstat_test::has_fp64()) return;
+  const auto x = clstat_test::normal<double>(60, 7);
+  CHECK_THROWS_WITH_AS(bw::plugin(ctx(), x.data(), 60, 1, {3, bw::Scale::sd}), doctest::Contains("stages"), std::invalid_argument);
+  std::vector<double> dup = x;
+  dup[40] = dup[12];
+  CHECK_THROWS_WITH_AS(bw::lscv_h(ctx(), dup.data(), 60, 1), doctest::Contains("rows 12 and 40 are equal"), std::invalid_argument);
+  std::vector<double> dup2 = x;
+  dup2[40] = dup2[12];
+  dup2[41] = dup2[13];  // rows 6 and 20 of the 30 x 2 view
+  CHECK_THROWS_WITH_AS(bw::lscv_H(ctx(), dup2.data(), 30, 2), doctest::Contains("rows 6 and 20 are equal"),
+                       std::invalid_argument);
+  bw::LscvOptions g;
+  g.grid = 2;
+  CHECK_THROWS_WITH_AS(bw::lscv_h(ctx(), x.data(), 60, 1, g), doctest::Contains("grid"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::lscv_objective(ctx(), x.data(), 30, 2, {1, 2, 2, 1}), doctest::Contains("positive definite"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::lscv_objective(ctx(), x.data(), 30, 2, {1, 0, 0}), doctest::Contains("d*d"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::lscv_objective(ctx(), x.data(), 30, 2, {1, 0.5, 0, 1}), doctest::Contains("symmetric"),
+                       std::invalid_argument);
+}
