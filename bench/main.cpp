@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde] [--tune kde]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth] [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
@@ -17,13 +17,14 @@
 #include <string>
 
 #include "report.hpp"
+#include "suite_bandwidth.hpp"
 #include "suite_kde.hpp"
 #include "suite_primitives.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
     else if (a == "--help" || a == "-h") return usage("help"), 0;
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
-  if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde")
+  if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
+      suite != "bandwidth")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -102,6 +104,13 @@ int main(int argc, char** argv) {
         ko.peers_dir = peers_dir;
         ko.peers = peers;
         for (auto& r : bench::run_kde(ctx, rep.ceilings, ko)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "bandwidth") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": bandwidth\n";
+        bench::BandwidthBenchOptions bo;
+        bo.repeats = o.repeats;
+        bo.large = !cpu;
+        for (auto& r : bench::run_bandwidth(ctx, bo)) rep.rows.push_back(r);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);
