@@ -34,11 +34,11 @@ struct PairDistances::Impl {
   Context ctx;
   const char* op;
   std::size_t n, d;
-  cl::Buffer z, D, partial, out;
+  cl::Buffer z, D, partial, out, coef;
   cl::Kernel dist, grid, finish;
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
-  std::size_t partial_cap = 0, out_cap = 0;
+  std::size_t partial_cap = 0, out_cap = 0, coef_cap = 0;
 
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
 
@@ -103,8 +103,11 @@ void PairDistances::sums(const std::vector<double>& c, std::vector<double>& s4, 
   std::vector<double> host(2 * nh);
   detail::cl_guard(m.op, *ci, [&] {
     const Queue q = m.ctx.queue(0);
-    cl::Buffer cb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, nh * sizeof(double),
-                  const_cast<double*>(c.data()));
+    // The scale factors go through one persistent buffer: a write, not an allocation, per pass. The
+    // blocking read at the end keeps `c` alive until the write has run.
+    if (m.coef_cap < nh) m.coef = cl::Buffer(ci->context, CL_MEM_READ_ONLY, nh * sizeof(double)), m.coef_cap = nh;
+    const cl::Buffer& cb = m.coef;
+    detail::queue_of(q).enqueueWriteBuffer(cb, CL_FALSE, 0, nh * sizeof(double), c.data());
     if (m.out_cap < 2 * nh) m.out = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * nh * sizeof(double)), m.out_cap = 2 * nh;
     std::vector<Event> deps;
     Event ev;
