@@ -107,7 +107,7 @@ struct LscvResult {
 /// they fit, and every pass evaluates the objective at many h at once. The grid of n_h values over
 /// [h0/4, 4 h0], h0 = (4 / ((d + 2) n))^(1/(d+4)) (eq. 17-18; the normal-scale h, see plugin.cpp),
 /// locates the minimum. The bracket around the best grid point is then narrowed by repeated
-/// 65-point passes to rel_tol (each shrinks it 32-fold, in one device pass; see lscv_h.cpp for why
+/// 33-point passes to rel_tol (each shrinks it 17-fold, in one device pass; see lscv_h.cpp for why
 /// not Brent's serial steps). O(n^2 (d + n_h)) on the device.
 CLSTAT_EXPORT LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                 const LscvOptions& options = {});

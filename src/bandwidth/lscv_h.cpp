@@ -13,9 +13,11 @@
 // objective evaluation after the last, i.e. one device round trip (a launch and a read, tens of
 // microseconds on a discrete GPU) that shrinks the bracket by a factor between 1.6 (golden section)
 // and a superlinear parabolic step. A device pass at k interior points of the bracket costs the same
-// round trip and always shrinks it 16-fold (the new bracket is the best point's two neighbours);
-// 65 points shrink it 32-fold, so 4 passes reach 1e-7 from the grid's 3.8% bracket: fewer round
-// trips than Brent, with the same guarantee (the minimum of a unimodal bracket stays inside it).
+// round trip and always shrinks it (k + 1) / 2-fold (the new bracket is the best point's two
+// neighbours). With k = 33, 5 passes reach 1e-7 from the grid's 3.8% bracket: fewer round trips than
+// Brent, with the same guarantee (the minimum of a unimodal bracket stays inside it). k = 65 (4
+// passes) measured no faster at n = 1024 and 20% slower at n = 2^16 on the H100
+// (bench/results/2026-11-22-h100-nvidia-bandwidth-zoom65.log).
 #include <algorithm>
 #include <cmath>
 
@@ -69,8 +71,8 @@ LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_
   r.at_boundary = best == 0 || best + 1 == o.grid;
   double lo = r.grid_h[best == 0 ? 0 : best - 1], hi = r.grid_h[std::min(best + 1, o.grid - 1)];
   double h = r.grid_h[best], f = r.grid_objective[best];
-  // Zoom: 65 geometric points strictly inside (lo, hi), keep the best and its neighbours.
-  constexpr std::size_t k_zoom = 65;
+  // Zoom: 33 geometric points strictly inside (lo, hi), keep the best and its neighbours.
+  constexpr std::size_t k_zoom = 33;
   while (hi / lo - 1 > o.rel_tol) {
     std::vector<double> hs(k_zoom + 2);
     for (std::size_t k = 0; k < k_zoom + 2; ++k)
