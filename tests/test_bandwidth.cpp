@@ -201,7 +201,7 @@ TEST_CASE("bandwidth.lscv_h_multivariate_is_a_minimum") {
   CHECK(rel(r2.h, r.h) < 1e-7);  // both within rel_tol of the minimiser; sums in another order
 }
 
-TEST_CASE("bandwidth.lscv_H_at_least_as_good_as_ks") {
+TEST_CASE("bandwidth.lscv_full_matrix_at_least_as_good_as_ks") {
   if (!clstat_test::has_fp64()) return;
   for (const char* name : {"bw2", "bw3"}) {
     const std::size_t d = name[2] == '2' ? 2 : 3;

@@ -36,6 +36,7 @@ std::vector<Variant> representative() {
                                          " -DPPT=2 -DTILE=128 -DCHUNK=64 -DUNROLL=4 -DPER_POINT=1 -DLOG_DENSITY=1 -DWG=64",
                      dbl});
     }
+    if (dbl) v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8", dbl});  // fp64 only, as the selectors
     v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
   }
   return v;
