@@ -61,6 +61,14 @@ std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::s
   return c;
 }
 
+double std_dev(const std::vector<double>& v) {
+  double mean = 0, ss = 0;
+  for (double x : v) mean += x;
+  mean /= static_cast<double>(v.size());
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+}
+
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d) {
   std::vector<std::size_t> idx(n);
   std::iota(idx.begin(), idx.end(), std::size_t(0));

@@ -22,6 +22,9 @@ double quantile7(std::vector<double>& v, double p);
 /// Column k of x as a vector.
 std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k);
 
+/// The (n - 1)-denominator standard deviation of v.
+double std_dev(const std::vector<double>& v);
+
 /// Throws if two rows are equal, naming both (LSCV is unbounded below then). O(n log n d).
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d);
 

@@ -145,6 +145,7 @@ struct WhitenedPairs::Impl {
   const char* op;
   std::size_t n, d;
   cl::Buffer x, A;
+  std::vector<double> a;  // host copy of A; the next sums() starts only after this one's get()
   Buffer<double> z;
   cl::Kernel whiten;
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
@@ -183,15 +184,14 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) {
   const Queue q = m.ctx.queue(0);
   Event ev;
   detail::cl_guard(m.op, *ci, [&] {
-    std::vector<double> a = row_major(A);
+    m.a = row_major(A);
     cl::Event w;
-    detail::queue_of(q).enqueueWriteBuffer(m.A, CL_FALSE, 0, a.size() * sizeof(double), a.data(), nullptr, &w);
+    detail::queue_of(q).enqueueWriteBuffer(m.A, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
     m.whiten.setArg(0, m.x);
     m.whiten.setArg(1, static_cast<cl_uint>(m.n));
     m.whiten.setArg(2, m.A);
     m.whiten.setArg(3, m.z.raw().impl()->buffer);
     ev = detail::launch(q, m.whiten, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
-    w.wait();  // `a` must outlive the non-blocking write
   });
   const std::vector<double> s = pairwise_sum_async<double>(q, m.z, m.n, m.d, PairFunction::gaussian, {0.25, 0.5}, {ev}).get();
   s4 = s[0];

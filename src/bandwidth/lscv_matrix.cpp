@@ -91,9 +91,10 @@ LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std:
   best.objective = HUGE_VAL;
   std::size_t evaluations = 0;
   auto f = [&](const Eigen::VectorXd& t) {
-    const double v = e.at_factor(factor_of(t, d));
+    const Mat L = factor_of(t, d);
+    const double v = e.at_factor(L);
     ++evaluations;
-    if (v < best.objective) best.objective = v, best.H = row_major(factor_of(t, d) * factor_of(t, d).transpose());
+    if (v < best.objective) best.objective = v, best.H = row_major(L * L.transpose());
     if (o.progress) o.progress(evaluations, best.objective);
     return v;
   };

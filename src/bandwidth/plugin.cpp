@@ -46,11 +46,7 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
   std::vector<double> h(d);
   for (std::size_t k = 0; k < d; ++k) {
     std::vector<double> c = column(x, n, d, k);
-    double mean = 0, ss = 0;
-    for (double v : c) mean += v;
-    mean /= nn;
-    for (double v : c) ss += (v - mean) * (v - mean);
-    const double sd = std::sqrt(ss / (nn - 1));
+    const double sd = std_dev(c);
     double s = sd;
     if (o.scale == Scale::minim) {
       std::vector<double> t = c;

@@ -29,11 +29,7 @@ std::vector<double> silverman_rot(const double* x, std::size_t n, std::size_t d)
   std::vector<double> h(d);
   for (std::size_t k = 0; k < d; ++k) {
     std::vector<double> c = column(x, n, d, k);
-    double mean = 0, ss = 0;
-    for (double v : c) mean += v;
-    mean /= static_cast<double>(n);
-    for (double v : c) ss += (v - mean) * (v - mean);
-    const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+    const double sd = std_dev(c);
     const double first = c[0];
     const double iqr = quantile7(c, 0.75) - quantile7(c, 0.25);
     double lo = std::min(sd, iqr / 1.34);
