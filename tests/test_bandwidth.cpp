@@ -237,6 +237,8 @@ TEST_CASE("bandwidth.bad_input") {
   std::vector<double> coll{1, 2, 2, 4, 3, 6, 4, 8.000000000000001};  // column 1 = 2 column 0
   CHECK_THROWS_WITH_AS(bw::normal_scale(coll.data(), 4, 2), doctest::Contains("singular"), std::invalid_argument);
   CHECK_THROWS_AS(bw::epanechnikov_constant(0), std::invalid_argument);
+  CHECK_THROWS_AS(bw::epanechnikov_normal_scale(0, 2), std::invalid_argument);
+  CHECK_THROWS_AS(bw::epanechnikov_normal_scale(100, 0), std::invalid_argument);
   if (!clstat_test::has_fp64()) return;
   const auto x = clstat_test::normal<double>(60, 7);
   CHECK_THROWS_WITH_AS(bw::plugin(ctx(), x.data(), 60, 1, {3, bw::Scale::sd}), doctest::Contains("stages"), std::invalid_argument);
