@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <map>
 
 #include "clstat/bandwidth.hpp"
 #include "reference/bandwidth_ref.hpp"
@@ -25,6 +26,29 @@ Stats wall(const std::function<void()>& f, int repeats) {
     t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   return Stats::of(t);
+}
+
+// One more call with kernel profiling on: the device's busy time (the sum of the kernels' run
+// times) goes to kernel_ms, so the rest of wall_ms is host work, transfers and launch gaps; the
+// per-kernel totals go to the log.
+double busy_ms(const clstat::Context& ctx, const std::string& what, const std::function<void()>& f) {
+  ctx.take_profile();
+  ctx.set_profiling(true);
+  f();
+  const auto rec = ctx.take_profile();
+  ctx.set_profiling(false);
+  std::map<std::string, std::pair<double, int>> by;
+  double total = 0;
+  for (const auto& k : rec) {
+    const double ms = static_cast<double>(k.end_ns - k.start_ns) * 1e-6;
+    total += ms;
+    by[k.kernel].first += ms;
+    ++by[k.kernel].second;
+  }
+  std::cerr << "[clstat-bench]     " << what << " kernels:";
+  for (const auto& [name, v] : by) std::cerr << " " << name << " " << v.first << " ms x" << v.second << ";";
+  std::cerr << "\n";
+  return total;
 }
 
 Row row(const std::string& name, std::size_t n, double pairs, Stats w, int repeats) {
@@ -61,7 +85,9 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
     const auto x = clstat_test::normal<double>(n, 1000 + n);
     double h = 0;
     const int reps = n > 100000 ? 1 : o.repeats;
-    Row r = row("plugin 2-stage d=1", n, 2 * tri(n), wall([&] { h = bw::plugin(ctx, x.data(), n, 1)[0]; }, reps), reps);
+    const auto call = [&] { h = bw::plugin(ctx, x.data(), n, 1)[0]; };
+    Row r = row("plugin 2-stage d=1", n, 2 * tri(n), wall(call, reps), reps);
+    r.kernel_ms = Stats::of({busy_ms(ctx, "plugin n=" + std::to_string(n), call)});
     if (n <= 4096) {
       r.check = "rel vs long-double plug-in";
       r.error = std::abs(h / static_cast<double>(clstat_ref::plugin(x, 2, true)) - 1);
@@ -76,8 +102,9 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
     for (std::size_t n : {64u, 256u, 1024u}) {
       const auto x = clstat_test::normal<double>(n * d, 2000 + n + d);
       bw::LscvResult res;
-      Row r = row("lscv_h n_h=150 d=" + std::to_string(d), n, 150 * tri(n),
-                  wall([&] { res = bw::lscv_h(ctx, x.data(), n, d); }, o.repeats), o.repeats);
+      const auto call = [&] { res = bw::lscv_h(ctx, x.data(), n, d); };
+      Row r = row("lscv_h n_h=150 d=" + std::to_string(d), n, 150 * tri(n), wall(call, o.repeats), o.repeats);
+      r.kernel_ms = Stats::of({busy_ms(ctx, "lscv_h d=" + std::to_string(d) + " n=" + std::to_string(n), call)});
       r.check = "objective rel vs long double at h";
       r.error = std::abs(res.objective / static_cast<double>(clstat_ref::lscv(x, n, d, res.H)) - 1);
       r.pass = r.error < 1e-9;
@@ -98,8 +125,9 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
       std::vector<double> H(d * d, 0.0);
       for (std::size_t k = 0; k < d; ++k) H[k * d + k] = 0.3;
       double f = 0;
-      Row r = row("lscv_objective d=" + std::to_string(d), n, tri(n),
-                  wall([&] { f = bw::lscv_objective(ctx, x.data(), n, d, H); }, o.repeats), o.repeats);
+      const auto call = [&] { f = bw::lscv_objective(ctx, x.data(), n, d, H); };
+      Row r = row("lscv_objective d=" + std::to_string(d), n, tri(n), wall(call, o.repeats), o.repeats);
+      r.kernel_ms = Stats::of({busy_ms(ctx, "lscv_objective d=" + std::to_string(d) + " n=" + std::to_string(n), call)});
       if (n <= 1024) {
         r.check = "rel vs long double";
         r.error = std::abs(f / static_cast<double>(clstat_ref::lscv(x, n, d, H)) - 1);

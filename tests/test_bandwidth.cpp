@@ -120,7 +120,7 @@ TEST_CASE("bandwidth.plugin_exact") {
         std::vector<double> col(n);
         for (std::size_t i = 0; i < n; ++i) col[i] = x[2 * i + k];
         const double ref = static_cast<double>(clstat_ref::plugin(col, stages, sc == bw::Scale::minim));
-        CHECK(rel(h[k], ref) < 1e-10);
+        CHECK(rel(h[k], ref) < 1e-12);
       }
     }
 }
@@ -154,7 +154,7 @@ TEST_CASE("bandwidth.lscv_objective_exact") {
     const double got = bw::lscv_objective(ctx(), x.data(), n, d, H);
     const double ref = static_cast<double>(clstat_ref::lscv(x, n, d, H));
     INFO("d " << d << " got " << got << " ref " << ref);
-    CHECK(rel(got, ref) < 1e-10);
+    CHECK(rel(got, ref) < 1e-12);
   }
 }
 

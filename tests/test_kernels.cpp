@@ -36,7 +36,12 @@ std::vector<Variant> representative() {
                                          " -DPPT=2 -DTILE=128 -DCHUNK=64 -DUNROLL=4 -DPER_POINT=1 -DLOG_DENSITY=1 -DWG=64",
                      dbl});
     }
-    if (dbl) v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8", dbl});  // fp64 only, as the selectors
+    if (dbl) {  // fp64 only, as the selectors
+      v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8 -DRS=4", dbl});
+      for (int term = 1; term <= 3; ++term)
+        v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
+                                                " -DWG=32 -DROWS=2 -DCHUNK=32 -DFWG=256 -DDIM=5 -DRS=6", dbl});
+    }
     v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
   }
   return v;

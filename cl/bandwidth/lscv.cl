@@ -3,7 +3,8 @@
 // LSCV(H) needs, over the pairs i < j, S4 = sum exp(-q_ij / 4) and S2 = sum exp(-q_ij / 2) with
 // q_ij = (X_i - X_j)' H^-1 (X_i - X_j) (see clstat/bandwidth.hpp). After whitening, q_ij is a
 // squared Euclidean distance.
-//   lscv_whiten     z = A x per point (A lower triangular, H^-1 = A'A), dimension-major in and out.
+//   lscv_rows       per point, z = A x (A lower triangular, H^-1 = A'A) as the row
+//                   [z / sqrt 2, -|z|^2 / 4, 0 ...] of stride RS that pair_sums.cl's LSCV term reads.
 //   lscv_distances  D_ij = |z_i - z_j|^2 for the rows [row0, row0 + rows), packed row by row over
 //                   j > i; computed once and reused by every h (the paper's sec. 5.1: LSCV_h's
 //                   q_ij(h) = D_ij / h^2 only rescales).
@@ -11,20 +12,28 @@
 //                   e^2 = exp(-2 c_k D) over a fixed slice of D per work-group, so both LSCV sums
 //                   cost one exp. Partials land at partial[(2k + w) G + g].
 //   lscv_finish     adds the G partials of each sum in group order (out += ... with accumulate).
+//   lscv_zoom       LSCV_h's bracket refinement on the device (bandwidth/lscv_h.cpp explains it):
+//                   from one pass's sums, the best h and its neighbours, then the next pass's h
+//                   values and scale factors, so the whole search runs without a host wait.
 // Rounding depends on the number of pairs, G and WG only (the host fixes G from the pair count).
-// Options: DIM, WG, KB.
-#include "real.clh"
+// Options: DIM, WG, KB, RS.
+#include "exp_neg.clh"
 
-__kernel void lscv_whiten(__global const real* x, uint n, __global const real* A, __global real* z) {
+__kernel void lscv_rows(__global const real* x, uint n, __global const real* A, __global real* rows) {
   const uint i = get_global_id(0);
   if (i >= n) return;
   real xi[DIM];
   for (uint k = 0; k < DIM; ++k) xi[k] = x[(ulong)k * n + i];
+  __global real* row = rows + (ulong)i * RS;
+  real q = RC(0.0);
   for (uint k = 0; k < DIM; ++k) {
     real u = RC(0.0);
     for (uint l = 0; l <= k; ++l) u = fma(A[k * DIM + l], xi[l], u);
-    z[(ulong)k * n + i] = u;
+    q = fma(u, u, q);
+    row[k] = u * RC(0.70710678118654752);
   }
+  row[DIM] = q * RC(-0.25);
+  for (uint k = DIM + 1; k < RS; ++k) row[k] = RC(0.0);
 }
 
 __kernel void lscv_distances(__global const real* z, uint n, ulong row0, uint rows, ulong base,
@@ -43,12 +52,15 @@ __kernel void lscv_distances(__global const real* z, uint n, ulong row0, uint ro
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void lscv_grid(__global const real* D, ulong P, __global const real* c, uint nh, uint G,
+void lscv_grid(__global const real* D, ulong P, __global const real* c, uint c_at, uint nh, uint G,
                __global real* partial) {
+  __local double tab[16];
   const uint l = get_local_id(0), g = get_group_id(0), k0 = get_group_id(1) * KB;
+  exp_neg_stage(tab, l, WG);
+  barrier(CLK_LOCAL_MEM_FENCE);
   real ck[KB], a4[KB], a2[KB];
   for (uint b = 0; b < KB; ++b) {
-    ck[b] = k0 + b < nh ? -c[k0 + b] : RC(0.0);
+    ck[b] = k0 + b < nh ? -c[c_at + k0 + b] : RC(0.0);
     a4[b] = RC(0.0);
     a2[b] = RC(0.0);
   }
@@ -56,7 +68,7 @@ void lscv_grid(__global const real* D, ulong P, __global const real* c, uint nh,
     const real v = D[p];
 #pragma unroll
     for (uint b = 0; b < KB; ++b) {
-      const real e = exp(ck[b] * v);
+      const real e = exp_neg(ck[b] * v, tab);
       a4[b] += e;
       a2[b] = fma(e, e, a2[b]);
     }
@@ -74,10 +86,39 @@ void lscv_grid(__global const real* D, ulong P, __global const real* c, uint nh,
     }
 }
 
-__kernel void lscv_finish(__global const real* partial, uint G, uint count, __global real* out, uint accumulate) {
+__kernel void lscv_finish(__global const real* partial, uint G, uint count, __global real* out, uint out_at,
+                          uint accumulate) {
   const uint i = get_global_id(0);
   if (i >= count) return;
   real s = RC(0.0);
   for (uint g = 0; g < G; ++g) s += partial[(ulong)i * G + g];
-  out[i] = accumulate ? out[i] + s : s;
+  out[out_at + i] = accumulate ? out[out_at + i] + s : s;
+}
+
+// One work-item. The pass evaluated h[at .. at + k_in) with sums at out[2 (at + k)] (S4) and
+// out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval they lie in. The objective up to
+// factors common to all h is h^-d (1/n + 2 S4 / n^2 - 2^(d/2+2) S2 / (n (n-1))). The best point's
+// neighbours (or the bracket's ends) become the new bracket; its k_out interior geometric points
+// go to h[next ..] and c[next ..] = 1 / (4 h^2).
+__kernel void lscv_zoom(__global real* h, __global real* c, __global const real* out, uint at, uint k_in,
+                        uint next, uint k_out, real n, __global real* bracket) {
+  if (get_global_id(0) != 0) return;
+  const real d = (real)DIM;
+  const real c2 = pow(RC(2.0), d / 2 + 2) / (n * (n - 1));
+  uint best = 0;
+  real fbest = RC(0.0);
+  for (uint k = 0; k < k_in; ++k) {
+    const real s4 = out[2 * (at + k)], s2 = out[2 * (at + k) + 1];
+    const real f = pow(h[at + k], -d) * (1 / n + 2 * s4 / (n * n) - c2 * s2);
+    if (k == 0 || f < fbest) best = k, fbest = f;
+  }
+  const real lo = best == 0 ? bracket[0] : h[at + best - 1];
+  const real hi = best + 1 == k_in ? bracket[1] : h[at + best + 1];
+  bracket[0] = lo;
+  bracket[1] = hi;
+  for (uint k = 0; k < k_out; ++k) {
+    const real v = lo * pow(hi / lo, (real)(k + 1) / (real)(k_out + 1));
+    h[next + k] = v;
+    c[next + k] = 1 / (4 * v * v);
+  }
 }

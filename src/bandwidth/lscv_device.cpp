@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "bandwidth/pair_sums.hpp"
 #include "build/program_cache.hpp"
 #include "clstat/primitives.hpp"
 #include "runtime/launch.hpp"
@@ -22,6 +23,13 @@ std::size_t groups_for(std::uint64_t pairs) {
 
 std::uint64_t row_start(std::uint64_t i, std::uint64_t n) { return i * n - i * (i + 1) / 2; }
 
+std::size_t row_stride(std::size_t d) { return (d + 2) / 2 * 2; }
+
+std::string lscv_options(detail::ContextImpl& ci, std::size_t d, const char* op) {
+  return build::base_options(ci, true, op) + " -DDIM=" + std::to_string(d) + " -DWG=" + std::to_string(k_wg) +
+         " -DKB=" + std::to_string(k_kb) + " -DRS=" + std::to_string(row_stride(d));
+}
+
 }  // namespace
 
 double lscv_value(double log_det_H, std::size_t n, std::size_t d, double s4, double s2) {
@@ -34,11 +42,10 @@ struct PairDistances::Impl {
   Context ctx;
   const char* op;
   std::size_t n, d;
-  cl::Buffer z, D, partial, out, coef;
-  cl::Kernel dist, grid, finish;
+  cl::Buffer z, D;
+  cl::Kernel dist, grid, finish, zoom;
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
-  std::size_t partial_cap = 0, out_cap = 0, coef_cap = 0;
 
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
 
@@ -53,6 +60,38 @@ struct PairDistances::Impl {
     return detail::launch(ctx.queue(0), dist, cl::NDRange(round_up(n, 64), rows), cl::NDRange(64, 1), deps, op);
   }
   std::uint64_t pairs(std::size_t b) const { return row_start(cuts[b + 1], n) - row_start(cuts[b], n); }
+
+  // Sums for the nh scale factors c[at ..] into out[2 at ..], over every block of pairs.
+  Event pass(const cl::Buffer& c, std::size_t at, std::size_t nh, const cl::Buffer& out, Event after) {
+    auto ci = ctx.impl();
+    const Queue q = ctx.queue(0);
+    std::vector<Event> deps{after};
+    Event ev = after;
+    const std::size_t blocks = cuts.size() - 1;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      if (!stored) deps = {distances(b, deps)};
+      const std::uint64_t P = pairs(b);
+      const std::size_t G = groups_for(P);
+      cl::Buffer partial = ci->scratch(0, 12, 2 * nh * G * sizeof(double));
+      grid.setArg(0, D);
+      grid.setArg(1, static_cast<cl_ulong>(P));
+      grid.setArg(2, c);
+      grid.setArg(3, static_cast<cl_uint>(at));
+      grid.setArg(4, static_cast<cl_uint>(nh));
+      grid.setArg(5, static_cast<cl_uint>(G));
+      grid.setArg(6, partial);
+      ev = detail::launch(q, grid, cl::NDRange(G * k_wg, (nh + k_kb - 1) / k_kb), cl::NDRange(k_wg, 1), deps, op);
+      finish.setArg(0, partial);
+      finish.setArg(1, static_cast<cl_uint>(G));
+      finish.setArg(2, static_cast<cl_uint>(2 * nh));
+      finish.setArg(3, out);
+      finish.setArg(4, static_cast<cl_uint>(2 * at));
+      finish.setArg(5, static_cast<cl_uint>(b > 0 ? 1 : 0));
+      ev = detail::launch(q, finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {ev}, op);
+      deps = {ev};
+    }
+    return ev;
+  }
 };
 
 PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, std::size_t budget)
@@ -62,12 +101,11 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
   m.d = static_cast<std::size_t>(z.cols());
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
-    const std::string opts = build::base_options(*ci, true, op) + " -DDIM=" + std::to_string(m.d) +
-                             " -DWG=" + std::to_string(k_wg) + " -DKB=" + std::to_string(k_kb);
-    auto prog = build::program(*ci, "bandwidth/lscv", opts);
+    auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, m.d, op));
     m.dist = build::kernel(*prog, "lscv_distances", 0);
     m.grid = build::kernel(*prog, "lscv_grid", 0);
     m.finish = build::kernel(*prog, "lscv_finish", 0);
+    m.zoom = build::kernel(*prog, "lscv_zoom", 0);
     std::vector<double> zd(m.n * m.d);  // dimension-major
     for (std::size_t i = 0; i < m.n; ++i)
       for (std::size_t k = 0; k < m.d; ++k)
@@ -96,58 +134,59 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
 
 PairDistances::~PairDistances() = default;
 
-void PairDistances::sums(const std::vector<double>& c, std::vector<double>& s4, std::vector<double>& s2) {
+PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std::size_t passes, std::size_t points) {
   Impl& m = *impl_;
   auto ci = m.ctx.impl();
-  const std::size_t nh = c.size();
-  std::vector<double> host(2 * nh);
+  const std::size_t nh = grid.size(), total = nh + passes * points;
+  Trace t;
+  t.h.resize(total);
+  std::vector<double> sums(2 * total);
   detail::cl_guard(m.op, *ci, [&] {
     const Queue q = m.ctx.queue(0);
-    // The scale factors go through one persistent buffer: a write, not an allocation, per pass. The
-    // blocking read at the end keeps `c` alive until the write has run.
-    if (m.coef_cap < nh) m.coef = cl::Buffer(ci->context, CL_MEM_READ_ONLY, nh * sizeof(double)), m.coef_cap = nh;
-    const cl::Buffer& cb = m.coef;
-    detail::queue_of(q).enqueueWriteBuffer(cb, CL_FALSE, 0, nh * sizeof(double), c.data());
-    if (m.out_cap < 2 * nh) m.out = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * nh * sizeof(double)), m.out_cap = 2 * nh;
-    std::vector<Event> deps;
-    Event ev;
-    const std::size_t blocks = m.cuts.size() - 1;
-    for (std::size_t b = 0; b < blocks; ++b) {
-      if (!m.stored) deps = {m.distances(b, deps)};
-      const std::uint64_t P = m.pairs(b);
-      const std::size_t G = groups_for(P);
-      if (m.partial_cap < 2 * nh * G)
-        m.partial = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * nh * G * sizeof(double)), m.partial_cap = 2 * nh * G;
-      m.grid.setArg(0, m.D);
-      m.grid.setArg(1, static_cast<cl_ulong>(P));
-      m.grid.setArg(2, cb);
-      m.grid.setArg(3, static_cast<cl_uint>(nh));
-      m.grid.setArg(4, static_cast<cl_uint>(G));
-      m.grid.setArg(5, m.partial);
-      ev = detail::launch(q, m.grid, cl::NDRange(G * k_wg, (nh + k_kb - 1) / k_kb), cl::NDRange(k_wg, 1), deps, m.op);
-      m.finish.setArg(0, m.partial);
-      m.finish.setArg(1, static_cast<cl_uint>(G));
-      m.finish.setArg(2, static_cast<cl_uint>(2 * nh));
-      m.finish.setArg(3, m.out);
-      m.finish.setArg(4, static_cast<cl_uint>(b > 0 ? 1 : 0));
-      ev = detail::launch(q, m.finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {ev}, m.op);
-      deps = {ev};
+    const cl::CommandQueue& cq = detail::queue_of(q);
+    std::vector<double> c(nh), bracket{grid.front(), grid.back()};
+    for (std::size_t k = 0; k < nh; ++k) c[k] = 1 / (4 * grid[k] * grid[k]);
+    cl::Buffer hb(ci->context, CL_MEM_READ_WRITE, total * sizeof(double));
+    cl::Buffer cb(ci->context, CL_MEM_READ_WRITE, total * sizeof(double));
+    cl::Buffer out(ci->context, CL_MEM_READ_WRITE, 2 * total * sizeof(double));
+    cl::Buffer br(ci->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 2 * sizeof(double), bracket.data());
+    // Blocking writes: the host vectors die with this scope; they are small.
+    cq.enqueueWriteBuffer(hb, CL_TRUE, 0, nh * sizeof(double), grid.data());
+    cq.enqueueWriteBuffer(cb, CL_TRUE, 0, nh * sizeof(double), c.data());
+    Event ev = m.pass(cb, 0, nh, out, Event());
+    std::size_t at = 0, k_in = nh;
+    for (std::size_t p = 0; p < passes; ++p) {
+      const std::size_t next = nh + p * points;
+      m.zoom.setArg(0, hb);
+      m.zoom.setArg(1, cb);
+      m.zoom.setArg(2, out);
+      m.zoom.setArg(3, static_cast<cl_uint>(at));
+      m.zoom.setArg(4, static_cast<cl_uint>(k_in));
+      m.zoom.setArg(5, static_cast<cl_uint>(next));
+      m.zoom.setArg(6, static_cast<cl_uint>(points));
+      m.zoom.setArg(7, static_cast<cl_double>(m.n));
+      m.zoom.setArg(8, br);
+      ev = detail::launch(q, m.zoom, cl::NDRange(1), cl::NDRange(1), {ev}, m.op);
+      ev = m.pass(cb, next, points, out, ev);
+      at = next, k_in = points;
     }
-    detail::queue_of(q).enqueueReadBuffer(m.out, CL_TRUE, 0, 2 * nh * sizeof(double), host.data());
+    cq.enqueueReadBuffer(hb, CL_FALSE, 0, total * sizeof(double), t.h.data());
+    cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * total * sizeof(double), sums.data());
   });
-  s4.resize(nh);
-  s2.resize(nh);
-  for (std::size_t k = 0; k < nh; ++k) s4[k] = host[2 * k], s2[k] = host[2 * k + 1];
+  t.s4.resize(total);
+  t.s2.resize(total);
+  for (std::size_t k = 0; k < total; ++k) t.s4[k] = sums[2 * k], t.s2[k] = sums[2 * k + 1];
+  return t;
 }
 
 struct WhitenedPairs::Impl {
   Context ctx;
   const char* op;
   std::size_t n, d;
-  cl::Buffer x, A;
-  std::vector<double> a;  // host copy of A; the next sums() starts only after this one's get()
-  Buffer<double> z;
-  cl::Kernel whiten;
+  cl::Buffer x, A, rows, out;
+  std::vector<double> a;  // host copy of A; the next sums() starts only after this one's read
+  cl::Kernel prep;
+  std::unique_ptr<PairSumPass> pass;
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
 };
 
@@ -160,10 +199,9 @@ WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x
                                 std::to_string(pairwise_max_dim));
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
-    const std::string opts = build::base_options(*ci, true, op) + " -DDIM=" + std::to_string(d) +
-                             " -DWG=" + std::to_string(k_wg) + " -DKB=" + std::to_string(k_kb);
-    auto prog = build::program(*ci, "bandwidth/lscv", opts);
-    m.whiten = build::kernel(*prog, "lscv_whiten", 0);
+    auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, d, op));
+    m.prep = build::kernel(*prog, "lscv_rows", 0);
+    m.pass = std::make_unique<PairSumPass>(ctx, op, PairTerm::lscv, d);
     std::vector<double> mu(d, 0.0), xd(n * d);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t k = 0; k < d; ++k) mu[k] += x[i * d + k];
@@ -172,7 +210,8 @@ WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x
       for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
     m.x = cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xd.size() * sizeof(double), xd.data());
     m.A = cl::Buffer(ci->context, CL_MEM_READ_ONLY, d * d * sizeof(double));
-    m.z = Buffer<double>(ctx, n * d);
+    m.rows = cl::Buffer(ci->context, CL_MEM_READ_WRITE, n * row_stride(d) * sizeof(double));
+    m.out = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * sizeof(double));
   });
 }
 
@@ -182,20 +221,22 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) {
   Impl& m = *impl_;
   auto ci = m.ctx.impl();
   const Queue q = m.ctx.queue(0);
-  Event ev;
+  double host[2];
   detail::cl_guard(m.op, *ci, [&] {
+    const cl::CommandQueue& cq = detail::queue_of(q);
     m.a = row_major(A);
     cl::Event w;
-    detail::queue_of(q).enqueueWriteBuffer(m.A, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
-    m.whiten.setArg(0, m.x);
-    m.whiten.setArg(1, static_cast<cl_uint>(m.n));
-    m.whiten.setArg(2, m.A);
-    m.whiten.setArg(3, m.z.raw().impl()->buffer);
-    ev = detail::launch(q, m.whiten, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
+    cq.enqueueWriteBuffer(m.A, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
+    m.prep.setArg(0, m.x);
+    m.prep.setArg(1, static_cast<cl_uint>(m.n));
+    m.prep.setArg(2, m.A);
+    m.prep.setArg(3, m.rows);
+    Event ev = detail::launch(q, m.prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
+    ev = m.pass->enqueue(m.rows, m.n, m.out, 0, m.out, 0, {ev});
+    cq.enqueueReadBuffer(m.out, CL_TRUE, 0, 2 * sizeof(double), host);
   });
-  const std::vector<double> s = pairwise_sum_async<double>(q, m.z, m.n, m.d, PairFunction::gaussian, {0.25, 0.5}, {ev}).get();
-  s4 = s[0];
-  s2 = s[1];
+  s4 = host[0];
+  s2 = host[1];
 }
 
 }  // namespace clstat::bandwidth_detail

@@ -1,4 +1,4 @@
-// Internal: the device side of LSCV, in fp64 (cl/bandwidth/lscv.cl).
+// Internal: the device side of LSCV, in fp64 (cl/bandwidth/lscv.cl, cl/bandwidth/pair_sums.cl).
 #pragma once
 
 #include <memory>
@@ -16,9 +16,16 @@ class PairDistances {
   /// z: n x d row-major (host), already whitened.
   PairDistances(const Context& ctx, const char* op, const Mat& z, std::size_t budget);
   ~PairDistances();
-  /// For every c_k: s4[k] = sum_{i<j} exp(-c_k D_ij), s2[k] = sum_{i<j} exp(-2 c_k D_ij).
-  /// One pass over the pairs for all k.
-  void sums(const std::vector<double>& c, std::vector<double>& s4, std::vector<double>& s2);
+
+  /// Every h the search evaluated, in order, with s4 = sum_{i<j} exp(-D_ij / (4 h^2)) and
+  /// s2 = sum_{i<j} exp(-D_ij / (2 h^2)).
+  struct Trace {
+    std::vector<double> h, s4, s2;
+  };
+  /// One pass over the pairs for all of `grid` (ascending), then `passes` zoom passes of
+  /// `points` h values each, every one inside the bracket around the previous pass's best
+  /// (lscv_zoom, on the device), with a single wait at the end.
+  Trace search(const std::vector<double>& grid, std::size_t passes, std::size_t points);
 
  private:
   struct Impl;
@@ -32,7 +39,7 @@ class WhitenedPairs {
   WhitenedPairs(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d);
   ~WhitenedPairs();
   /// With A lower triangular (d x d) and q_ij = |A (x_i - x_j)|^2: s4 = sum_{i<j} exp(-q/4),
-  /// s2 = sum_{i<j} exp(-q/2), in one pass of the pairwise engine.
+  /// s2 = sum_{i<j} exp(-q/2), in one fused pass (pair_sums.cl, one exp per pair).
   void sums(const Mat& A, double& s4, double& s2);
 
  private:

@@ -10,12 +10,14 @@
 // With s = 1 these pilots are dpik's alpha = (2 sqrt(2)^9 / (7 n))^(1/9) (stage 2) and
 // (2 sqrt(2)^7 / (5 n))^(1/7) (stage 1), and g_2 = (-3 sqrt(2/pi) / (psi_6 n))^(1/7).
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "bandwidth/bandwidth_input.hpp"
+#include "bandwidth/pair_sums.hpp"
 #include "clstat/bandwidth.hpp"
-#include "clstat/primitives.hpp"
+#include "runtime/impl.hpp"
 
 namespace clstat::bandwidth {
 
@@ -24,18 +26,19 @@ using namespace bandwidth_detail;
 namespace {
 
 const double k_inv_sqrt_2pi = 0.39894228040143267794;
+const double k_sqrt2 = 1.4142135623730951;
 
-// psi_r(g) of one column (r = 4 or 6) by one pairwise pass.
-double psi(const Context& ctx, const std::vector<double>& c, int r, double g) {
-  const double n = static_cast<double>(c.size());
-  const PairFunction f = r == 4 ? PairFunction::gauss_d4 : PairFunction::gauss_d6;
-  const double sum = pairwise_sum<double>(ctx, c.data(), c.size(), 1, f, {1 / (g * g)})[0];
-  const double at0 = (r == 4 ? 3.0 : -15.0) * k_inv_sqrt_2pi;  // phi^(r)(0) = He_r(0) phi(0)
-  return (n * at0 + 2 * sum) / (n * n * std::pow(g, r + 1));
+// psi_r(g) from S = sum_{i<j} He_r(z_ij) exp(-z_ij^2 / 2), z_ij = (X_i - X_j) / g, which the
+// device pass returns: phi^(r)(z) = He_r(z) phi(z) and He_4(0) = 3, He_6(0) = -15.
+double psi_of(double S, int r, double g, double n) {
+  return k_inv_sqrt_2pi * ((r == 4 ? 3.0 : -15.0) * n + 2 * S) / (n * n * std::pow(g, r + 1));
 }
 
 }  // namespace
 
+// Every column's stages are enqueued together and read back once: the psi_6 pass's merge also
+// computes the psi_4 pilot g_2 on the device (pair_sums.cl's pair_finish), so the two passes need
+// no host wait between them.
 std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                            const PluginOptions& o) {
   const char* op = "clstat::bandwidth::plugin";
@@ -43,30 +46,66 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
   if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
   const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
-  std::vector<double> h(d);
+  std::vector<double> scale_h(2 * d), g1(d), g2(d);
+  std::vector<std::vector<double>> cols(d);
   for (std::size_t k = 0; k < d; ++k) {
-    std::vector<double> c = column(x, n, d, k);
-    const double sd = std_dev(c);
+    cols[k] = column(x, n, d, k);
+    const double sd = std_dev(cols[k]);
     double s = sd;
     if (o.scale == Scale::minim) {
-      std::vector<double> t = c;
+      std::vector<double> t = cols[k];
       const double iqr = quantile7(t, 0.75) - quantile7(t, 0.25);
       s = std::min(sd, iqr / 1.349);
     }
     if (!(s > 0))
       throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
                                   " has a zero scale estimate (zero variance or IQR)");
-    double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
     if (o.stages == 2) {
       const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
-      const double g1 = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
-      psi6 = psi(ctx, c, 6, g1);
+      g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
+      scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
+    } else {
+      const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
+      g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
+      scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
     }
-    if (!(psi6 < 0))
-      throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
-                                  ": the psi_6 estimate is not negative; the plug-in is undefined for these data");
-    const double g2 = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
-    const double psi4 = psi(ctx, c, 4, g2);
+  }
+  std::vector<double> out_h(3 * d);
+  auto ci = ctx.impl();
+  detail::cl_guard(op, *ci, [&] {
+    const Queue q = ctx.queue(0);
+    const cl::CommandQueue& cq = detail::queue_of(q);
+    PairSumPass pass4(ctx, op, PairTerm::psi4);
+    std::unique_ptr<PairSumPass> pass6;
+    if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6);
+    cl::Buffer scale(ci->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, scale_h.size() * sizeof(double),
+                     scale_h.data());
+    cl::Buffer out(ci->context, CL_MEM_READ_WRITE, out_h.size() * sizeof(double));
+    std::vector<cl::Buffer> col_bufs;
+    Event ev;
+    for (std::size_t k = 0; k < d; ++k) {
+      col_bufs.emplace_back(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), cols[k].data());
+      const auto at = static_cast<unsigned>(k);
+      std::vector<Event> deps{ev};  // a default Event (the first column) waits on nothing
+      if (pass6) {
+        const PairSumPass::Pilot pilot{g1[k], 2 * at + 1};
+        ev = pass6->enqueue(col_bufs.back(), n, scale, 2 * at, out, 3 * at, deps, &pilot);
+        deps = {ev};
+      }
+      ev = pass4.enqueue(col_bufs.back(), n, scale, 2 * at + 1, out, 3 * at + 2, deps);
+    }
+    cq.enqueueReadBuffer(out, CL_TRUE, 0, out_h.size() * sizeof(double), out_h.data());
+  });
+  std::vector<double> h(d);
+  for (std::size_t k = 0; k < d; ++k) {
+    if (o.stages == 2) {
+      const double psi6 = psi_of(out_h[3 * k], 6, g1[k], nn);
+      if (!(psi6 < 0))
+        throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
+                                    ": the psi_6 estimate is not negative; the plug-in is undefined for these data");
+      g2[k] = out_h[3 * k + 1];  // the pilot the psi_4 pass used
+    }
+    const double psi4 = psi_of(out_h[3 * k + 2], 4, g2[k], nn);
     if (!(psi4 > 0))
       throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
                                   ": the psi_4 estimate is not positive; the plug-in is undefined for these data");

@@ -1,0 +1,110 @@
+#include "bandwidth/pair_sums.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::bandwidth_detail {
+namespace {
+
+constexpr std::size_t k_chunk = 32;         // columns summed in double before the compensated fold
+constexpr std::size_t k_finish_wg = 256;    // fixed: the merge order of the tile partials
+constexpr std::uint64_t k_max_tiles = std::uint64_t(1) << 22;  // tiles per launch
+
+std::size_t env_pow2(const char* name, std::size_t fallback) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return fallback;
+  const unsigned long v = std::strtoul(s, nullptr, 10);
+  return v && (v & (v - 1)) == 0 ? v : fallback;
+}
+
+}  // namespace
+
+struct PairSumPass::Impl {
+  Context ctx;
+  const char* op;
+  PairTerm term;
+  std::size_t dim, rs, wg, rows, tile;
+  cl::Kernel sums, finish;
+};
+
+PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.ctx = ctx, m.op = op, m.term = term, m.dim = dim;
+  m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : 1;
+  auto ci = ctx.impl();
+  const bool gpu = ctx.info().type == DeviceType::gpu;
+  // GPU: rows held in registers serve every column read from local memory; at d = 16 two rows
+  // of 18 doubles are what the registers hold without spilling. CPU (PoCL): smaller groups.
+  const bool lscv = term == PairTerm::lscv;
+  m.wg = env_pow2("CLSTAT_BW_WG", gpu ? (lscv ? 64 : 128) : 32);
+  m.rows = env_pow2("CLSTAT_BW_ROWS", lscv ? (dim <= 16 ? 2 : 1) : 4);
+  m.tile = m.wg * m.rows;
+  if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
+  detail::cl_guard(op, *ci, [&] {
+    std::string o = build::base_options(*ci, true, op) + " -DTERM=" + std::to_string(static_cast<int>(term)) +
+                    " -DWG=" + std::to_string(m.wg) + " -DROWS=" + std::to_string(m.rows) +
+                    " -DCHUNK=" + std::to_string(k_chunk) + " -DFWG=" + std::to_string(k_finish_wg);
+    if (lscv) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
+    auto prog = build::program(*ci, "bandwidth/pair_sums", o);
+    m.sums = build::kernel(*prog, "pair_sums", 0);
+    m.finish = build::kernel(*prog, "pair_finish", 0);
+  });
+}
+
+PairSumPass::~PairSumPass() = default;
+
+std::size_t PairSumPass::row_stride() const { return impl_->rs; }
+
+Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+                           const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
+                           const Pilot* pilot) {
+  Impl& m = *impl_;
+  auto ci = m.ctx.impl();
+  const Queue q = m.ctx.queue(0);
+  const std::size_t nout = m.term == PairTerm::lscv ? 2 : 1;
+  const std::uint64_t nb = (n + m.tile - 1) / m.tile;
+  const std::uint64_t tiles = nb * (nb + 1) / 2;
+  const std::size_t state = 2 * sizeof(double);
+  if (nout * tiles * state > m.ctx.info().max_alloc_bytes)
+    throw std::invalid_argument(std::string(m.op) + ": n = " + std::to_string(n) + " needs " +
+                                std::to_string(nout * tiles * state) +
+                                " bytes of tile partials, more than one device allocation allows");
+  return detail::cl_guard(m.op, *ci, [&] {
+    cl::Buffer partials = ci->scratch(0, 10, nout * tiles * state);
+    // Launches of at most k_max_tiles tiles; every tile keeps its own partial, so the split does
+    // not change the merge.
+    Event ev;
+    std::vector<Event> wait = deps;
+    for (std::uint64_t t0 = 0; t0 < tiles; t0 += k_max_tiles) {
+      const std::uint64_t count = std::min(k_max_tiles, tiles - t0);
+      m.sums.setArg(0, v);
+      m.sums.setArg(1, static_cast<cl_uint>(n));
+      m.sums.setArg(2, static_cast<cl_uint>(nb));
+      m.sums.setArg(3, static_cast<cl_ulong>(t0));
+      m.sums.setArg(4, scale);
+      m.sums.setArg(5, static_cast<cl_uint>(scale_at));
+      m.sums.setArg(6, partials);
+      m.sums.setArg(7, static_cast<cl_ulong>(tiles));
+      ev = detail::launch(q, m.sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
+      wait = {ev};
+    }
+    m.finish.setArg(0, partials);
+    m.finish.setArg(1, static_cast<cl_ulong>(tiles));
+    m.finish.setArg(2, static_cast<cl_ulong>(tiles));
+    m.finish.setArg(3, out);
+    m.finish.setArg(4, static_cast<cl_uint>(out_at));
+    m.finish.setArg(5, static_cast<cl_uint>(pilot ? 1 : 0));
+    m.finish.setArg(6, static_cast<cl_double>(n));
+    m.finish.setArg(7, static_cast<cl_double>(pilot ? pilot->g : 0.0));
+    m.finish.setArg(8, scale);
+    m.finish.setArg(9, static_cast<cl_uint>(pilot ? pilot->scale_next : 0));
+    return detail::launch(q, m.finish, cl::NDRange(k_finish_wg), cl::NDRange(k_finish_wg), {ev}, m.op);
+  });
+}
+
+}  // namespace clstat::bandwidth_detail

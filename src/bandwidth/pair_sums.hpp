@@ -1,0 +1,43 @@
+// Internal: the fused fp64 pair sums of the bandwidth selectors (cl/bandwidth/pair_sums.cl): one
+// pass over the pairs i < j, then a fixed-order merge of the tile partials, all enqueued, so a
+// chain of passes (the plug-in's two stages, an LSCV_H evaluation) costs one wait at its end.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "clstat/runtime.hpp"
+#include "runtime/impl.hpp"
+
+namespace clstat::bandwidth_detail {
+
+enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3 };
+
+class PairSumPass {
+ public:
+  /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms).
+  /// Work-group size and rows per work-item: per device type, overridable by CLSTAT_BW_WG and
+  /// CLSTAT_BW_ROWS (powers of two) for measurements; they never change the result's bits.
+  PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1);
+  ~PairSumPass();
+  /// Doubles per prepared LSCV row (even, at least dim + 1).
+  std::size_t row_stride() const;
+
+  /// The psi_6 pass can hand the psi_4 pass its pilot on the device (pair_finish's `pilot`).
+  struct Pilot {
+    double g;             // the psi_6 pass's bandwidth
+    unsigned scale_next;  // where 1 / (g_2 sqrt 2) goes in the scale buffer
+  };
+  /// Enqueues the pass over the n points of v (psi: n values scaled by scale[scale_at]; LSCV: n
+  /// prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
+  /// LSCV: S4, S2). O(n^2 dim) work; no host wait.
+  Event enqueue(const cl::Buffer& v, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+                const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
+                const Pilot* pilot = nullptr);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace clstat::bandwidth_detail
