@@ -137,6 +137,31 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
       }
       log(r);
     }
+  // One LSCV_H evaluation as lscv_H makes it: data resident on the device, H changes per call.
+  for (std::size_t d : {4u, 16u})
+    for (std::size_t n : {1024u, 16384u}) {
+      if (!gpu && n > 4096) continue;
+      const auto x = clstat_test::normal<double>(n * d, 4000 + n + d);
+      const bw::LscvObjective obj(ctx, x.data(), n, d);
+      std::vector<double> H(d * d, 0.0);
+      for (std::size_t k = 0; k < d; ++k) H[k * d + k] = 0.3;
+      double f = 0;
+      int call = 0;
+      const auto one = [&] {
+        H[0] = 0.3 * (1 + 1e-3 * (++call % 7));  // a new H each call, as the optimiser makes
+        f = obj(H);
+      };
+      Row r = row("lscv_H evaluation (resident) d=" + std::to_string(d), n, tri(n), wall(one, o.repeats), o.repeats);
+      r.kernel_ms = Stats::of({busy_ms(ctx, "lscv_H evaluation d=" + std::to_string(d) + " n=" + std::to_string(n), one)});
+      if (n <= 1024) {
+        r.check = "rel vs long double";
+        r.error = std::abs(f / static_cast<double>(clstat_ref::lscv(x, n, d, H)) - 1);
+        r.pass = r.error < 1e-10;
+      } else {
+        r.check = "not checked (size)";
+      }
+      log(r);
+    }
   // A whole LSCV_H.
   {
     const std::size_t n = gpu && o.large ? 16384 : 1024, d = 4;

@@ -3,6 +3,7 @@
 // bandwidth_bw*.csv, made by tools/golden/bandwidth_r.R).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -104,6 +105,45 @@ TEST_CASE("bandwidth.silverman_rot_fallbacks") {
   CHECK(bw::silverman_rot(c.data(), 3, 1)[0] == doctest::Approx(0.9 * 5 * std::pow(3.0, -0.2)));
 }
 
+TEST_CASE("bandwidth.silverman_rot_quartiles_exact") {
+  // The quartiles come from a bucket selection; check them through bw.nrd0's formula against a
+  // sort, on ties, a huge range (1e300 and -1e300 beside unit values) and small odd sizes.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  auto by_sort = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    auto q = [&](double p) {
+      const double h = (static_cast<double>(v.size()) - 1) * p;
+      const auto k = static_cast<std::size_t>(std::floor(h));
+      return k + 1 < v.size() ? v[k] + (h - static_cast<double>(k)) * (v[k + 1] - v[k]) : v[k];
+    };
+    return q(0.75) - q(0.25);
+  };
+  const auto base = clstat_test::normal<double>(5001, seed);
+  std::vector<std::vector<double>> sets;
+  sets.push_back(base);
+  std::vector<double> ties(base.begin(), base.begin() + 2001);
+  for (auto& v : ties) v = std::round(v * 2);  // a handful of distinct values
+  sets.push_back(ties);
+  std::vector<double> wide(base.begin(), base.begin() + 999);
+  wide[3] = 1e300, wide[7] = -1e300;
+  sets.push_back(wide);
+  sets.push_back({3, 1, 2});
+  sets.push_back({2, 2, 2, 5});
+  for (const auto& v : sets) {
+    const double n = static_cast<double>(v.size());
+    double mean = 0, ss = 0;
+    for (double t : v) mean += t / n;
+    for (double t : v) ss += (t - mean) * (t - mean);
+    const double sd = std::sqrt(ss / (n - 1));
+    const double iqr = by_sort(v);
+    double lo = std::min(sd, iqr / 1.34);
+    if (!(lo > 0)) lo = sd;
+    INFO("n " << v.size());
+    CHECK(rel(bw::silverman_rot(v.data(), v.size(), 1)[0], 0.9 * lo * std::pow(n, -0.2)) < 1e-14);
+  }
+}
+
 TEST_CASE("bandwidth.plugin_exact") {
   if (!clstat_test::has_fp64()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
@@ -155,6 +195,19 @@ TEST_CASE("bandwidth.lscv_objective_exact") {
     const double ref = static_cast<double>(clstat_ref::lscv(x, n, d, H));
     INFO("d " << d << " got " << got << " ref " << ref);
     CHECK(rel(got, ref) < 1e-12);
+    // The resident evaluator gives the same bits, call after call, at other H too.
+    const bw::LscvObjective f(ctx(), x.data(), n, d);
+    CHECK(f.n() == n);
+    CHECK(f.d() == d);
+    CHECK(f(H) == got);
+    std::vector<double> H2 = H;
+    for (std::size_t a = 0; a < d; ++a) H2[a * d + a] *= 1.5;
+    CHECK(rel(f(H2), static_cast<double>(clstat_ref::lscv(x, n, d, H2))) < 1e-12);
+    CHECK(f(H) == got);
+    std::vector<double> bad = H;
+    bad[0] = -1;
+    CHECK_THROWS_AS(f(bad), std::invalid_argument);
+    CHECK_THROWS_AS(f(std::vector<double>(d * d + 1, 0.1)), std::invalid_argument);
   }
 }
 

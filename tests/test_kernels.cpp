@@ -37,7 +37,7 @@ std::vector<Variant> representative() {
                      dbl});
     }
     if (dbl) {  // fp64 only, as the selectors
-      v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8 -DRS=4", dbl});
+      v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8 -DRS=4 -DZW=64", dbl});
       for (int term = 1; term <= 3; ++term)
         v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
                                                 " -DWG=32 -DROWS=2 -DCHUNK=32 -DFWG=256 -DDIM=5 -DRS=6", dbl});

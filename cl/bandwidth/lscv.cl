@@ -16,7 +16,7 @@
 //                   from one pass's sums, the best h and its neighbours, then the next pass's h
 //                   values and scale factors, so the whole search runs without a host wait.
 // Rounding depends on the number of pairs, G and WG only (the host fixes G from the pair count).
-// Options: DIM, WG, KB, RS.
+// Options: DIM, WG, KB, RS, ZW.
 #include "exp_neg.clh"
 
 __kernel void lscv_rows(__global const real* x, uint n, __global const real* A, __global real* rows) {
@@ -73,17 +73,19 @@ void lscv_grid(__global const real* D, ulong P, __global const real* c, uint c_a
       a2[b] = fma(e, e, a2[b]);
     }
   }
-  __local real s[WG];
-  for (uint b = 0; b < KB; ++b)
-    for (uint w = 0; w < 2; ++w) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      s[l] = w ? a2[b] : a4[b];
-      for (uint h = WG / 2; h > 0; h >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < h) s[l] += s[l + h];
-      }
-      if (l == 0 && k0 + b < nh) partial[(2 * (k0 + b) + w) * (ulong)G + g] = s[0];
-    }
+  // All 2 KB sums reduce together: one barrier per tree level instead of 2 KB per level.
+  __local real s[2 * KB * WG];
+  for (uint b = 0; b < KB; ++b) {
+    s[(2 * b) * WG + l] = a4[b];
+    s[(2 * b + 1) * WG + l] = a2[b];
+  }
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < h)
+      for (uint v = 0; v < 2 * KB; ++v) s[v * WG + l] += s[v * WG + l + h];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l < 2 * KB && k0 + l / 2 < nh) partial[(2 * k0 + l) * (ulong)G + g] = s[l * WG];
 }
 
 __kernel void lscv_finish(__global const real* partial, uint G, uint count, __global real* out, uint out_at,
@@ -95,28 +97,45 @@ __kernel void lscv_finish(__global const real* partial, uint G, uint count, __gl
   out[out_at + i] = accumulate ? out[out_at + i] + s : s;
 }
 
-// One work-item. The pass evaluated h[at .. at + k_in) with sums at out[2 (at + k)] (S4) and
-// out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval they lie in. The objective up to
-// factors common to all h is h^-d (1/n + 2 S4 / n^2 - 2^(d/2+2) S2 / (n (n-1))). The best point's
-// neighbours (or the bracket's ends) become the new bracket; its k_out interior geometric points
-// go to h[next ..] and c[next ..] = 1 / (4 h^2).
-__kernel void lscv_zoom(__global real* h, __global real* c, __global const real* out, uint at, uint k_in,
-                        uint next, uint k_out, real n, __global real* bracket) {
-  if (get_global_id(0) != 0) return;
+// One work-group of ZW work-items. The pass evaluated h[at .. at + k_in) with sums at
+// out[2 (at + k)] (S4) and out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval they lie in.
+// The objective up to factors common to all h is h^-d (1/n + 2 S4 / n^2 - 2^(d/2+2) S2 / (n (n-1))).
+// The best point (the lowest index among equal values) and its neighbours (or the bracket's ends)
+// become the new bracket; its k_out interior geometric points go to h[next ..] and
+// c[next ..] = 1 / (4 h^2). The work is spread over the group: one work-item alone spends tens of
+// microseconds on the pow calls.
+__kernel __attribute__((reqd_work_group_size(ZW, 1, 1)))
+void lscv_zoom(__global real* h, __global real* c, __global const real* out, uint at, uint k_in,
+               uint next, uint k_out, real n, __global real* bracket) {
+  __local real fl[ZW];
+  __local uint kl[ZW];
+  const uint l = get_local_id(0);
   const real d = (real)DIM;
   const real c2 = pow(RC(2.0), d / 2 + 2) / (n * (n - 1));
-  uint best = 0;
+  uint best = k_in;
   real fbest = RC(0.0);
-  for (uint k = 0; k < k_in; ++k) {
+  for (uint k = l; k < k_in; k += ZW) {
     const real s4 = out[2 * (at + k)], s2 = out[2 * (at + k) + 1];
     const real f = pow(h[at + k], -d) * (1 / n + 2 * s4 / (n * n) - c2 * s2);
-    if (k == 0 || f < fbest) best = k, fbest = f;
+    if (best == k_in || f < fbest) best = k, fbest = f;
   }
+  fl[l] = fbest;
+  kl[l] = best;
+  for (uint s = ZW / 2; s > 0; s >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < s) {
+      const uint kb = kl[l + s];
+      const real fb = fl[l + s];
+      if (kb != k_in && (kl[l] == k_in || fb < fl[l] || (fb == fl[l] && kb < kl[l]))) kl[l] = kb, fl[l] = fb;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  best = kl[0];
   const real lo = best == 0 ? bracket[0] : h[at + best - 1];
   const real hi = best + 1 == k_in ? bracket[1] : h[at + best + 1];
-  bracket[0] = lo;
-  bracket[1] = hi;
-  for (uint k = 0; k < k_out; ++k) {
+  barrier(CLK_GLOBAL_MEM_FENCE);  // every work-item has read the bracket before it changes
+  if (l == 0) bracket[0] = lo, bracket[1] = hi;
+  for (uint k = l; k < k_out; k += ZW) {
     const real v = lo * pow(hi / lo, (real)(k + 1) / (real)(k_out + 1));
     h[next + k] = v;
     c[next + k] = 1 / (4 * v * v);

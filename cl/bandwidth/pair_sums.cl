@@ -75,16 +75,16 @@ inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; 
     _Pragma("unroll") for (uint r = 0; r < ROWS; ++r) {                     \
       const double u = wi[r] - xj;                                          \
       const double s = u * u;                                               \
-      double t = PS_HERMITE(s) * exp_neg(-s, tab);                          \
-      t = (OKEXPR) ? t : 0.0;                                               \
-      part[r][0] += t;                                                      \
+      const double he = (OKEXPR) ? PS_HERMITE(s) : 0.0;                     \
+      part[r][0] = mad(he, exp_neg(-s, tab), part[r][0]);                   \
     }                                                                       \
   }
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void pair_sums(__global const double* v, uint n, uint nb, ulong tile0, __global const double* scale,
+void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0, __global const double* scale,
                uint scale_at, __global csumd* partials, ulong stride) {
+  v += v0;
   __local double tab[16];
   __local csumd sc[WG];
   const uint l = get_local_id(0);

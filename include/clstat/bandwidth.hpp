@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "clstat/export.hpp"
@@ -83,6 +84,28 @@ CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, const double* x, st
 /// here (the objective is finite at any fixed H).
 CLSTAT_EXPORT double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                     const std::vector<double>& H);
+
+/// The same objective for one data set at many H, with the centred data kept on the device: what
+/// lscv_H evaluates at each Nelder-Mead step, for surfaces, profiles or an optimiser of your own.
+/// Construction checks x (as lscv_objective), centres it on its mean and uploads it: O(n d) host
+/// work and one transfer; throws std::invalid_argument on bad data and UnsupportedFeature without
+/// fp64. Each call: H row-major d x d, symmetric positive definite (else std::invalid_argument);
+/// one whitening and one fused pass over the pairs on the device, O(n^2 d / 2), one wait.
+/// Not thread-safe: one call at a time per object.
+class CLSTAT_EXPORT LscvObjective {
+ public:
+  LscvObjective(const Context& ctx, const double* x, std::size_t n, std::size_t d);
+  ~LscvObjective();
+  LscvObjective(const LscvObjective&) = delete;
+  LscvObjective& operator=(const LscvObjective&) = delete;
+  double operator()(const std::vector<double>& H) const;
+  std::size_t n() const;
+  std::size_t d() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 struct LscvOptions {
   std::size_t grid = 150;    ///< n_h: grid points over [h0/4, 4 h0], geometric, at least 3

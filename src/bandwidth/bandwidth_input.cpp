@@ -45,14 +45,49 @@ Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d) {
   return S;
 }
 
-double quantile7(std::vector<double>& v, double p) {
-  const double h = (static_cast<double>(v.size()) - 1) * p;
-  const auto lo = static_cast<std::size_t>(std::floor(h));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  const double a = v[lo];
-  if (lo + 1 >= v.size()) return a;
-  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return a + (h - static_cast<double>(lo)) * (b - a);
+std::vector<double> order_statistics(const std::vector<double>& v, const std::vector<std::size_t>& ks) {
+  const std::size_t n = v.size();
+  std::vector<double> out(ks.size());
+  if (n == 0) return out;
+  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  const double lo = *mn, hi = *mx;
+  if (lo == hi) return std::vector<double>(ks.size(), lo);
+  // Bucket index = floor((x - lo) * scale), computed on halves so it cannot overflow: a
+  // non-decreasing function of x, so bucket b holds only values <= those of bucket b + 1.
+  const std::size_t B = std::min<std::size_t>(4096, n);
+  const double half_lo = lo * 0.5, scale = static_cast<double>(B) / (hi * 0.5 - half_lo);
+  auto bucket = [&](double x) {
+    const double t = (x * 0.5 - half_lo) * scale;
+    return t < static_cast<double>(B) ? static_cast<std::size_t>(t) : B - 1;
+  };
+  std::vector<std::size_t> count(B + 1, 0);
+  for (double x : v) ++count[bucket(x) + 1];
+  for (std::size_t b = 0; b < B; ++b) count[b + 1] += count[b];  // count[b] = elements below bucket b
+  // The bucket of each wanted rank, then one gather of those buckets' values and a sort of each.
+  std::vector<std::size_t> want(ks.size());
+  std::vector<char> needed(B, 0);
+  for (std::size_t q = 0; q < ks.size(); ++q) {
+    want[q] = static_cast<std::size_t>(std::upper_bound(count.begin(), count.end(), ks[q]) - count.begin()) - 1;
+    needed[want[q]] = 1;
+  }
+  std::vector<std::vector<double>> held(B);
+  for (double x : v) {
+    const std::size_t b = bucket(x);
+    if (needed[b]) held[b].push_back(x);
+  }
+  for (std::size_t b = 0; b < B; ++b)
+    if (needed[b]) std::sort(held[b].begin(), held[b].end());
+  for (std::size_t q = 0; q < ks.size(); ++q) out[q] = held[want[q]][ks[q] - count[want[q]]];
+  return out;
+}
+
+std::pair<double, double> quartiles7(const std::vector<double>& v) {
+  const double m = static_cast<double>(v.size()) - 1;
+  const double h1 = m * 0.25, h3 = m * 0.75;
+  const auto k1 = static_cast<std::size_t>(std::floor(h1)), k3 = static_cast<std::size_t>(std::floor(h3));
+  const std::size_t last = v.size() - 1;
+  const std::vector<double> o = order_statistics(v, {k1, std::min(k1 + 1, last), k3, std::min(k3 + 1, last)});
+  return {o[0] + (h1 - static_cast<double>(k1)) * (o[1] - o[0]), o[2] + (h3 - static_cast<double>(k3)) * (o[3] - o[2])};
 }
 
 std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k) {

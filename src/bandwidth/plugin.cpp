@@ -9,6 +9,7 @@
 //   h = (R(phi) / (psi_4 n))^(1/5), R(phi) = 1 / (2 sqrt(pi))
 // With s = 1 these pilots are dpik's alpha = (2 sqrt(2)^9 / (7 n))^(1/9) (stage 2) and
 // (2 sqrt(2)^7 / (5 n))^(1/7) (stage 1), and g_2 = (-3 sqrt(2/pi) / (psi_6 n))^(1/7).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -53,8 +54,8 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     const double sd = std_dev(cols[k]);
     double s = sd;
     if (o.scale == Scale::minim) {
-      std::vector<double> t = cols[k];
-      const double iqr = quantile7(t, 0.75) - quantile7(t, 0.25);
+      const auto [q1, q3] = quartiles7(cols[k]);
+      const double iqr = q3 - q1;
       s = std::min(sd, iqr / 1.349);
     }
     if (!(s > 0))
@@ -78,21 +79,24 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     PairSumPass pass4(ctx, op, PairTerm::psi4);
     std::unique_ptr<PairSumPass> pass6;
     if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6);
-    cl::Buffer scale(ci->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, scale_h.size() * sizeof(double),
-                     scale_h.data());
-    cl::Buffer out(ci->context, CL_MEM_READ_WRITE, out_h.size() * sizeof(double));
-    std::vector<cl::Buffer> col_bufs;
+    // Scratch buffers (no allocation per call); the host vectors outlive the blocking read.
+    std::vector<double> xs(n * d);
+    for (std::size_t k = 0; k < d; ++k) std::copy(cols[k].begin(), cols[k].end(), xs.begin() + static_cast<std::ptrdiff_t>(k * n));
+    cl::Buffer xb = ci->scratch(0, 21, xs.size() * sizeof(double));
+    cl::Buffer scale = ci->scratch(0, 22, scale_h.size() * sizeof(double));
+    cl::Buffer out = ci->scratch(0, 23, out_h.size() * sizeof(double));
+    cq.enqueueWriteBuffer(xb, CL_FALSE, 0, xs.size() * sizeof(double), xs.data());
+    cq.enqueueWriteBuffer(scale, CL_FALSE, 0, scale_h.size() * sizeof(double), scale_h.data());
     Event ev;
     for (std::size_t k = 0; k < d; ++k) {
-      col_bufs.emplace_back(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), cols[k].data());
       const auto at = static_cast<unsigned>(k);
       std::vector<Event> deps{ev};  // a default Event (the first column) waits on nothing
       if (pass6) {
         const PairSumPass::Pilot pilot{g1[k], 2 * at + 1};
-        ev = pass6->enqueue(col_bufs.back(), n, scale, 2 * at, out, 3 * at, deps, &pilot);
+        ev = pass6->enqueue(xb, k * n, n, scale, 2 * at, out, 3 * at, deps, &pilot);
         deps = {ev};
       }
-      ev = pass4.enqueue(col_bufs.back(), n, scale, 2 * at + 1, out, 3 * at + 2, deps);
+      ev = pass4.enqueue(xb, k * n, n, scale, 2 * at + 1, out, 3 * at + 2, deps);
     }
     cq.enqueueReadBuffer(out, CL_TRUE, 0, out_h.size() * sizeof(double), out_h.data());
   });
