@@ -54,7 +54,7 @@ __kernel void lscv_distances(__global const real* z, uint n, ulong row0, uint ro
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void lscv_grid(__global const real* D, ulong P, __global const real* c, uint c_at, uint nh, uint G,
                __global real* partial) {
-  __local double tab[16];
+  __local double tab[32];
   const uint l = get_local_id(0), g = get_group_id(0), k0 = get_group_id(1) * KB;
   exp_neg_stage(tab, l, WG);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -97,16 +97,18 @@ __kernel void lscv_finish(__global const real* partial, uint G, uint count, __gl
   out[out_at + i] = accumulate ? out[out_at + i] + s : s;
 }
 
-// One work-group of ZW work-items. The pass evaluated h[at .. at + k_in) with sums at
-// out[2 (at + k)] (S4) and out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval they lie in.
+// One work-group of ZW work-items; it also finishes the pass (as lscv_finish does, adding the G
+// partials in group order, onto out when accumulate != 0), which saves a launch per pass.
+// The pass evaluated h[at .. at + k_in); its sums go to out[2 (at + k)] (S4) and
+// out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval the h lie in.
 // The objective up to factors common to all h is h^-d (1/n + 2 S4 / n^2 - 2^(d/2+2) S2 / (n (n-1))).
 // The best point (the lowest index among equal values) and its neighbours (or the bracket's ends)
 // become the new bracket; its k_out interior geometric points go to h[next ..] and
 // c[next ..] = 1 / (4 h^2). The work is spread over the group: one work-item alone spends tens of
 // microseconds on the pow calls.
 __kernel __attribute__((reqd_work_group_size(ZW, 1, 1)))
-void lscv_zoom(__global real* h, __global real* c, __global const real* out, uint at, uint k_in,
-               uint next, uint k_out, real n, __global real* bracket) {
+void lscv_zoom(__global real* h, __global real* c, __global real* out, __global const real* partial, uint G,
+               uint accumulate, uint at, uint k_in, uint next, uint k_out, real n, __global real* bracket) {
   __local real fl[ZW];
   __local uint kl[ZW];
   const uint l = get_local_id(0);
@@ -115,7 +117,12 @@ void lscv_zoom(__global real* h, __global real* c, __global const real* out, uin
   uint best = k_in;
   real fbest = RC(0.0);
   for (uint k = l; k < k_in; k += ZW) {
-    const real s4 = out[2 * (at + k)], s2 = out[2 * (at + k) + 1];
+    real s4 = RC(0.0), s2 = RC(0.0);
+    for (uint g = 0; g < G; ++g) s4 += partial[(ulong)(2 * k) * G + g];
+    for (uint g = 0; g < G; ++g) s2 += partial[(ulong)(2 * k + 1) * G + g];
+    if (accumulate) s4 = out[2 * (at + k)] + s4, s2 = out[2 * (at + k) + 1] + s2;
+    out[2 * (at + k)] = s4;
+    out[2 * (at + k) + 1] = s2;
     const real f = pow(h[at + k], -d) * (1 / n + 2 * s4 / (n * n) - c2 * s2);
     if (best == k_in || f < fbest) best = k, fbest = f;
   }

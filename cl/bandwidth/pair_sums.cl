@@ -85,7 +85,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0, __global const double* scale,
                uint scale_at, __global csumd* partials, ulong stride) {
   v += v0;
-  __local double tab[16];
+  __local double tab[32];
   __local csumd sc[WG];
   const uint l = get_local_id(0);
   exp_neg_stage(tab, l, WG);

@@ -22,16 +22,11 @@ void check_data(const char* op, const double* x, std::size_t n, std::size_t d) {
 
 Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d) {
   const auto D = static_cast<Eigen::Index>(d);
-  Eigen::VectorXd mu = Eigen::VectorXd::Zero(D);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) mu(static_cast<Eigen::Index>(k)) += x[i * d + k];
-  mu /= static_cast<double>(n);
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMat> X(x, static_cast<Eigen::Index>(n), D);
+  const Mat Xc = X.rowwise() - X.colwise().mean();
   Mat S = Mat::Zero(D, D);
-  Eigen::VectorXd v(D);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t k = 0; k < d; ++k) v(static_cast<Eigen::Index>(k)) = x[i * d + k] - mu(static_cast<Eigen::Index>(k));
-    S.selfadjointView<Eigen::Lower>().rankUpdate(v);
-  }
+  S.selfadjointView<Eigen::Lower>().rankUpdate(Xc.transpose());  // Xc' Xc, one blocked product
   S = S.selfadjointView<Eigen::Lower>();
   S /= static_cast<double>(n - 1);
   for (Eigen::Index k = 0; k < D; ++k)
@@ -45,11 +40,10 @@ Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d) {
   return S;
 }
 
-std::vector<double> order_statistics(const std::vector<double>& v, const std::vector<std::size_t>& ks) {
-  const std::size_t n = v.size();
+std::vector<double> order_statistics(const double* v, std::size_t n, const std::vector<std::size_t>& ks) {
   std::vector<double> out(ks.size());
   if (n == 0) return out;
-  const auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+  const auto [mn, mx] = std::minmax_element(v, v + n);
   const double lo = *mn, hi = *mx;
   if (lo == hi) return std::vector<double>(ks.size(), lo);
   // Bucket index = floor((x - lo) * scale), computed on halves so it cannot overflow: a
@@ -61,7 +55,7 @@ std::vector<double> order_statistics(const std::vector<double>& v, const std::ve
     return t < static_cast<double>(B) ? static_cast<std::size_t>(t) : B - 1;
   };
   std::vector<std::size_t> count(B + 1, 0);
-  for (double x : v) ++count[bucket(x) + 1];
+  for (std::size_t i = 0; i < n; ++i) ++count[bucket(v[i]) + 1];
   for (std::size_t b = 0; b < B; ++b) count[b + 1] += count[b];  // count[b] = elements below bucket b
   // The bucket of each wanted rank, then one gather of those buckets' values and a sort of each.
   std::vector<std::size_t> want(ks.size());
@@ -71,9 +65,9 @@ std::vector<double> order_statistics(const std::vector<double>& v, const std::ve
     needed[want[q]] = 1;
   }
   std::vector<std::vector<double>> held(B);
-  for (double x : v) {
-    const std::size_t b = bucket(x);
-    if (needed[b]) held[b].push_back(x);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t b = bucket(v[i]);
+    if (needed[b]) held[b].push_back(v[i]);
   }
   for (std::size_t b = 0; b < B; ++b)
     if (needed[b]) std::sort(held[b].begin(), held[b].end());
@@ -81,12 +75,12 @@ std::vector<double> order_statistics(const std::vector<double>& v, const std::ve
   return out;
 }
 
-std::pair<double, double> quartiles7(const std::vector<double>& v) {
-  const double m = static_cast<double>(v.size()) - 1;
+std::pair<double, double> quartiles7(const double* v, std::size_t n) {
+  const double m = static_cast<double>(n) - 1;
   const double h1 = m * 0.25, h3 = m * 0.75;
   const auto k1 = static_cast<std::size_t>(std::floor(h1)), k3 = static_cast<std::size_t>(std::floor(h3));
-  const std::size_t last = v.size() - 1;
-  const std::vector<double> o = order_statistics(v, {k1, std::min(k1 + 1, last), k3, std::min(k3 + 1, last)});
+  const std::size_t last = n - 1;
+  const std::vector<double> o = order_statistics(v, n, {k1, std::min(k1 + 1, last), k3, std::min(k3 + 1, last)});
   return {o[0] + (h1 - static_cast<double>(k1)) * (o[1] - o[0]), o[2] + (h3 - static_cast<double>(k3)) * (o[3] - o[2])};
 }
 
@@ -96,12 +90,12 @@ std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::s
   return c;
 }
 
-double std_dev(const std::vector<double>& v) {
+double std_dev(const double* v, std::size_t n) {
   double mean = 0, ss = 0;
-  for (double x : v) mean += x;
-  mean /= static_cast<double>(v.size());
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return std::sqrt(ss / static_cast<double>(v.size() - 1));
+  for (std::size_t i = 0; i < n; ++i) mean += v[i];
+  mean /= static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) ss += (v[i] - mean) * (v[i] - mean);
+  return std::sqrt(ss / static_cast<double>(n - 1));
 }
 
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d) {

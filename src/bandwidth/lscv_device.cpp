@@ -65,17 +65,25 @@ struct PairDistances::Impl {
   }
   std::uint64_t pairs(std::size_t b) const { return row_start(cuts[b + 1], n) - row_start(cuts[b], n); }
 
-  // Sums for the nh scale factors c[at ..] into out[2 at ..], over every block of pairs.
-  Event pass(const cl::Buffer& c, std::size_t at, std::size_t nh, const cl::Buffer& out, Event after) {
+  // Sums for the nh scale factors c[at ..] over every block of pairs. Every block but the last is
+  // finished into out[2 at ..] here; the last block's G partials (in scratch slot 12) are left to
+  // the caller's lscv_zoom or lscv_finish, with `accumulate` set when earlier blocks wrote out.
+  struct Pending {
+    Event ev;
+    std::size_t G;
+    bool accumulate;
+  };
+  Pending pass(const cl::Buffer& c, std::size_t at, std::size_t nh, const cl::Buffer& out, Event after) {
     auto ci = ctx.impl();
     const Queue q = ctx.queue(0);
     std::vector<Event> deps{after};
     Event ev = after;
     const std::size_t blocks = cuts.size() - 1;
+    std::size_t G = 1;
     for (std::size_t b = 0; b < blocks; ++b) {
       if (!stored) deps = {distances(b, deps)};
       const std::uint64_t P = pairs(b);
-      const std::size_t G = groups_for(P);
+      G = groups_for(P);
       cl::Buffer partial = ci->scratch(0, 12, 2 * nh * G * sizeof(double));
       grid.setArg(0, D);
       grid.setArg(1, static_cast<cl_ulong>(P));
@@ -85,16 +93,21 @@ struct PairDistances::Impl {
       grid.setArg(5, static_cast<cl_uint>(G));
       grid.setArg(6, partial);
       ev = detail::launch(q, grid, cl::NDRange(G * k_wg, (nh + k_kb - 1) / k_kb), cl::NDRange(k_wg, 1), deps, op);
-      finish.setArg(0, partial);
-      finish.setArg(1, static_cast<cl_uint>(G));
-      finish.setArg(2, static_cast<cl_uint>(2 * nh));
-      finish.setArg(3, out);
-      finish.setArg(4, static_cast<cl_uint>(2 * at));
-      finish.setArg(5, static_cast<cl_uint>(b > 0 ? 1 : 0));
-      ev = detail::launch(q, finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {ev}, op);
+      if (b + 1 < blocks) ev = finish_pass(at, nh, G, b > 0, out, ev);
       deps = {ev};
     }
-    return ev;
+    return {ev, G, blocks > 1};
+  }
+
+  Event finish_pass(std::size_t at, std::size_t nh, std::size_t G, bool accumulate, const cl::Buffer& out, Event after) {
+    auto ci = ctx.impl();
+    finish.setArg(0, ci->scratch(0, 12, 2 * nh * G * sizeof(double)));
+    finish.setArg(1, static_cast<cl_uint>(G));
+    finish.setArg(2, static_cast<cl_uint>(2 * nh));
+    finish.setArg(3, out);
+    finish.setArg(4, static_cast<cl_uint>(2 * at));
+    finish.setArg(5, static_cast<cl_uint>(accumulate ? 1 : 0));
+    return detail::launch(ctx.queue(0), finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {after}, op);
   }
 };
 
@@ -166,23 +179,29 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
     cq.enqueueWriteBuffer(hb, CL_FALSE, 0, nh * sizeof(double), grid.data());
     cq.enqueueWriteBuffer(cb, CL_FALSE, 0, nh * sizeof(double), c.data());
     cq.enqueueWriteBuffer(br, CL_FALSE, 0, 2 * sizeof(double), bracket.data());
-    Event ev = m.pass(cb, 0, nh, out, Event());
+    Impl::Pending pend = m.pass(cb, 0, nh, out, Event());
+    Event ev = pend.ev;
     std::size_t at = 0, k_in = nh;
     for (std::size_t p = 0; p < passes; ++p) {
       const std::size_t next = nh + p * points;
       m.zoom.setArg(0, hb);
       m.zoom.setArg(1, cb);
       m.zoom.setArg(2, out);
-      m.zoom.setArg(3, static_cast<cl_uint>(at));
-      m.zoom.setArg(4, static_cast<cl_uint>(k_in));
-      m.zoom.setArg(5, static_cast<cl_uint>(next));
-      m.zoom.setArg(6, static_cast<cl_uint>(points));
-      m.zoom.setArg(7, static_cast<cl_double>(m.n));
-      m.zoom.setArg(8, br);
+      m.zoom.setArg(3, ci->scratch(0, 12, 2 * k_in * pend.G * sizeof(double)));
+      m.zoom.setArg(4, static_cast<cl_uint>(pend.G));
+      m.zoom.setArg(5, static_cast<cl_uint>(pend.accumulate ? 1 : 0));
+      m.zoom.setArg(6, static_cast<cl_uint>(at));
+      m.zoom.setArg(7, static_cast<cl_uint>(k_in));
+      m.zoom.setArg(8, static_cast<cl_uint>(next));
+      m.zoom.setArg(9, static_cast<cl_uint>(points));
+      m.zoom.setArg(10, static_cast<cl_double>(m.n));
+      m.zoom.setArg(11, br);
       ev = detail::launch(q, m.zoom, cl::NDRange(k_zw), cl::NDRange(k_zw), {ev}, m.op);
-      ev = m.pass(cb, next, points, out, ev);
+      pend = m.pass(cb, next, points, out, ev);
+      ev = pend.ev;
       at = next, k_in = points;
     }
+    ev = m.finish_pass(at, k_in, pend.G, pend.accumulate, out, ev);
     cq.enqueueReadBuffer(hb, CL_FALSE, 0, total * sizeof(double), t.h.data());
     cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * total * sizeof(double), sums.data());
   });

@@ -47,31 +47,7 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
   if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
   const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
-  std::vector<double> scale_h(2 * d), g1(d), g2(d);
-  std::vector<std::vector<double>> cols(d);
-  for (std::size_t k = 0; k < d; ++k) {
-    cols[k] = column(x, n, d, k);
-    const double sd = std_dev(cols[k]);
-    double s = sd;
-    if (o.scale == Scale::minim) {
-      const auto [q1, q3] = quartiles7(cols[k]);
-      const double iqr = q3 - q1;
-      s = std::min(sd, iqr / 1.349);
-    }
-    if (!(s > 0))
-      throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
-                                  " has a zero scale estimate (zero variance or IQR)");
-    if (o.stages == 2) {
-      const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
-      g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
-      scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
-    } else {
-      const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
-      g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
-      scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
-    }
-  }
-  std::vector<double> out_h(3 * d);
+  std::vector<double> scale_h(2 * d), g1(d), g2(d), out_h(3 * d);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     const Queue q = ctx.queue(0);
@@ -79,13 +55,46 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     PairSumPass pass4(ctx, op, PairTerm::psi4);
     std::unique_ptr<PairSumPass> pass6;
     if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6);
-    // Scratch buffers (no allocation per call); the host vectors outlive the blocking read.
-    std::vector<double> xs(n * d);
-    for (std::size_t k = 0; k < d; ++k) std::copy(cols[k].begin(), cols[k].end(), xs.begin() + static_cast<std::ptrdiff_t>(k * n));
-    cl::Buffer xb = ci->scratch(0, 21, xs.size() * sizeof(double));
+    // The data go up first, so the transfer overlaps the host's scale estimates below. One column
+    // is x itself (alive until the blocking read); more are copied dimension-major.
+    std::vector<double> xs;
+    if (d > 1) {
+      xs.resize(n * d);
+      for (std::size_t k = 0; k < d; ++k)
+        for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = x[i * d + k];
+    }
+    const double* cols = d > 1 ? xs.data() : x;
+    cl::Buffer xb = ci->scratch(0, 21, n * d * sizeof(double));
     cl::Buffer scale = ci->scratch(0, 22, scale_h.size() * sizeof(double));
     cl::Buffer out = ci->scratch(0, 23, out_h.size() * sizeof(double));
-    cq.enqueueWriteBuffer(xb, CL_FALSE, 0, xs.size() * sizeof(double), xs.data());
+    cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), cols);
+    std::string error;
+    for (std::size_t k = 0; k < d && error.empty(); ++k) {
+      const double* c = cols + k * n;
+      const double sd = std_dev(c, n);
+      double s = sd;
+      if (o.scale == Scale::minim) {
+        const auto [q1, q3] = quartiles7(c, n);
+        s = std::min(sd, (q3 - q1) / 1.349);
+      }
+      if (!(s > 0)) {
+        error = std::string(op) + ": column " + std::to_string(k) + " has a zero scale estimate (zero variance or IQR)";
+        break;
+      }
+      if (o.stages == 2) {
+        const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
+        g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
+        scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
+      } else {
+        const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
+        g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
+        scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
+      }
+    }
+    if (!error.empty()) {
+      cq.finish();  // the upload reads host memory that may not outlive this call
+      throw std::invalid_argument(error);
+    }
     cq.enqueueWriteBuffer(scale, CL_FALSE, 0, scale_h.size() * sizeof(double), scale_h.data());
     Event ev;
     for (std::size_t k = 0; k < d; ++k) {
