@@ -5,11 +5,12 @@
 // squared Euclidean distance.
 //   lscv_rows       per point, z = A x (A lower triangular, H^-1 = A'A) as the row
 //                   [z / sqrt 2, -|z|^2 / 4, 0 ...] of stride RS that pair_sums.cl's LSCV term reads.
+//   lscv_whiten     z = A (x - mu) for LSCV_h (A = the inverse Cholesky factor of S).
 //   lscv_distances  D_ij = |z_i - z_j|^2 for the rows [row0, row0 + rows), packed row by row over
 //                   j > i; computed once and reused by every h (the paper's sec. 5.1: LSCV_h's
 //                   q_ij(h) = D_ij / h^2 only rescales).
-//   lscv_grid       for KB scale factors c_k per work-group row: sums of e = exp(-c_k D) and of
-//                   e^2 = exp(-2 c_k D) over a fixed slice of D per work-group, so both LSCV sums
+//   lscv_grid       for KB bandwidths h_k per work-group row: sums of e = exp(-D / (4 h_k^2)) and of
+//                   e^2 = exp(-D / (2 h_k^2)) over a fixed slice of D per work-group, so both LSCV sums
 //                   cost one exp. Partials land at partial[(2k + w) G + g].
 //   lscv_finish     adds the G partials of each sum in group order (out += ... with accumulate).
 //   lscv_zoom       LSCV_h's bracket refinement on the device (bandwidth/lscv_h.cpp explains it):
@@ -36,6 +37,20 @@ __kernel void lscv_rows(__global const real* x, uint n, __global const real* A, 
   for (uint k = DIM + 1; k < RS; ++k) row[k] = RC(0.0);
 }
 
+// z_i = A (x_i - mu) for LSCV_h, from the caller's row-major x; z dimension-major.
+__kernel void lscv_whiten(__global const real* x, uint n, __global const real* A, __global const real* mu,
+                          __global real* z) {
+  const uint i = get_global_id(0);
+  if (i >= n) return;
+  real xi[DIM];
+  for (uint k = 0; k < DIM; ++k) xi[k] = x[(ulong)i * DIM + k] - mu[k];
+  for (uint k = 0; k < DIM; ++k) {
+    real u = RC(0.0);
+    for (uint l = 0; l <= k; ++l) u = fma(A[k * DIM + l], xi[l], u);
+    z[(ulong)k * n + i] = u;
+  }
+}
+
 __kernel void lscv_distances(__global const real* z, uint n, ulong row0, uint rows, ulong base,
                              __global real* D) {
   const uint j = get_global_id(0);
@@ -52,7 +67,7 @@ __kernel void lscv_distances(__global const real* z, uint n, ulong row0, uint ro
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void lscv_grid(__global const real* D, ulong P, __global const real* c, uint c_at, uint nh, uint G,
+void lscv_grid(__global const real* D, ulong P, __global const real* h, uint h_at, uint nh, uint G,
                __global real* partial) {
   __local double tab[32];
   const uint l = get_local_id(0), g = get_group_id(0), k0 = get_group_id(1) * KB;
@@ -60,7 +75,8 @@ void lscv_grid(__global const real* D, ulong P, __global const real* c, uint c_a
   barrier(CLK_LOCAL_MEM_FENCE);
   real ck[KB], a4[KB], a2[KB];
   for (uint b = 0; b < KB; ++b) {
-    ck[b] = k0 + b < nh ? -c[c_at + k0 + b] : RC(0.0);
+    const real hb = k0 + b < nh ? h[h_at + k0 + b] : RC(1.0);
+    ck[b] = k0 + b < nh ? -1 / (4 * hb * hb) : RC(0.0);  // exp(-D / (4 h^2))
     a4[b] = RC(0.0);
     a2[b] = RC(0.0);
   }
@@ -99,15 +115,14 @@ __kernel void lscv_finish(__global const real* partial, uint G, uint count, __gl
 
 // One work-group of ZW work-items; it also finishes the pass (as lscv_finish does, adding the G
 // partials in group order, onto out when accumulate != 0), which saves a launch per pass.
-// The pass evaluated h[at .. at + k_in); its sums go to out[2 (at + k)] (S4) and
-// out[2 (at + k) + 1] (S2); bracket[0..1] holds the interval the h lie in.
+// The pass evaluated h[at .. at + k_in); its sums go to out[out_at + 2 k] (S4) and
+// out[out_at + 2 k + 1] (S2); bracket[0..1] holds the interval the h lie in.
 // The objective up to factors common to all h is h^-d (1/n + 2 S4 / n^2 - 2^(d/2+2) S2 / (n (n-1))).
 // The best point (the lowest index among equal values) and its neighbours (or the bracket's ends)
-// become the new bracket; its k_out interior geometric points go to h[next ..] and
-// c[next ..] = 1 / (4 h^2). The work is spread over the group: one work-item alone spends tens of
+// become the new bracket; its k_out interior geometric points go to h[next ..]. The work is spread over the group: one work-item alone spends tens of
 // microseconds on the pow calls.
 __kernel __attribute__((reqd_work_group_size(ZW, 1, 1)))
-void lscv_zoom(__global real* h, __global real* c, __global real* out, __global const real* partial, uint G,
+void lscv_zoom(__global real* h, __global real* out, uint out_at, __global const real* partial, uint G,
                uint accumulate, uint at, uint k_in, uint next, uint k_out, real n, __global real* bracket) {
   __local real fl[ZW];
   __local uint kl[ZW];
@@ -120,9 +135,9 @@ void lscv_zoom(__global real* h, __global real* c, __global real* out, __global 
     real s4 = RC(0.0), s2 = RC(0.0);
     for (uint g = 0; g < G; ++g) s4 += partial[(ulong)(2 * k) * G + g];
     for (uint g = 0; g < G; ++g) s2 += partial[(ulong)(2 * k + 1) * G + g];
-    if (accumulate) s4 = out[2 * (at + k)] + s4, s2 = out[2 * (at + k) + 1] + s2;
-    out[2 * (at + k)] = s4;
-    out[2 * (at + k) + 1] = s2;
+    if (accumulate) s4 = out[out_at + 2 * k] + s4, s2 = out[out_at + 2 * k + 1] + s2;
+    out[out_at + 2 * k] = s4;
+    out[out_at + 2 * k + 1] = s2;
     const real f = pow(h[at + k], -d) * (1 / n + 2 * s4 / (n * n) - c2 * s2);
     if (best == k_in || f < fbest) best = k, fbest = f;
   }
@@ -145,6 +160,5 @@ void lscv_zoom(__global real* h, __global real* c, __global real* out, __global 
   for (uint k = l; k < k_out; k += ZW) {
     const real v = lo * pow(hi / lo, (real)(k + 1) / (real)(k_out + 1));
     h[next + k] = v;
-    c[next + k] = 1 / (4 * v * v);
   }
 }

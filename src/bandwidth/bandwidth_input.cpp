@@ -20,11 +20,13 @@ void check_data(const char* op, const double* x, std::size_t n, std::size_t d) {
       bad(op, "data contain NaN or infinity (row " + std::to_string(i / d) + ", column " + std::to_string(i % d) + ")");
 }
 
-Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d) {
+Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d, Eigen::VectorXd* mean) {
   const auto D = static_cast<Eigen::Index>(d);
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const Eigen::Map<const RowMat> X(x, static_cast<Eigen::Index>(n), D);
-  const Mat Xc = X.rowwise() - X.colwise().mean();
+  const Eigen::RowVectorXd mu = X.colwise().mean();
+  if (mean) *mean = mu.transpose();
+  const Mat Xc = X.rowwise() - mu;
   Mat S = Mat::Zero(D, D);
   S.selfadjointView<Eigen::Lower>().rankUpdate(Xc.transpose());  // Xc' Xc, one blocked product
   S = S.selfadjointView<Eigen::Lower>();
@@ -40,48 +42,65 @@ Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d) {
   return S;
 }
 
-std::vector<double> order_statistics(const double* v, std::size_t n, const std::vector<std::size_t>& ks) {
-  std::vector<double> out(ks.size());
-  if (n == 0) return out;
-  const auto [mn, mx] = std::minmax_element(v, v + n);
-  const double lo = *mn, hi = *mx;
-  if (lo == hi) return std::vector<double>(ks.size(), lo);
+ColumnStats column_stats(const double* v, std::size_t n, bool quartiles) {
+  ColumnStats r;
+  double sum = 0, lo = v[0], hi = v[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    sum += v[i];
+    lo = std::min(lo, v[i]);
+    hi = std::max(hi, v[i]);
+  }
+  const double mean = sum / static_cast<double>(n);
+  // Type-7 quartiles need ranks k and k + 1 at (n - 1) / 4 and 3 (n - 1) / 4.
+  const double m = static_cast<double>(n) - 1, h1 = m * 0.25, h3 = m * 0.75;
+  const auto k1 = static_cast<std::size_t>(std::floor(h1)), k3 = static_cast<std::size_t>(std::floor(h3));
+  const std::size_t ks[4] = {k1, std::min(k1 + 1, n - 1), k3, std::min(k3 + 1, n - 1)};
   // Bucket index = floor((x - lo) * scale), computed on halves so it cannot overflow: a
   // non-decreasing function of x, so bucket b holds only values <= those of bucket b + 1.
   const std::size_t B = std::min<std::size_t>(4096, n);
-  const double half_lo = lo * 0.5, scale = static_cast<double>(B) / (hi * 0.5 - half_lo);
+  const bool spread = hi > lo;
+  const double half_lo = lo * 0.5, scale = spread ? static_cast<double>(B) / (hi * 0.5 - half_lo) : 0.0;
   auto bucket = [&](double x) {
     const double t = (x * 0.5 - half_lo) * scale;
     return t < static_cast<double>(B) ? static_cast<std::size_t>(t) : B - 1;
   };
-  std::vector<std::size_t> count(B + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++count[bucket(v[i]) + 1];
-  for (std::size_t b = 0; b < B; ++b) count[b + 1] += count[b];  // count[b] = elements below bucket b
-  // The bucket of each wanted rank, then one gather of those buckets' values and a sort of each.
-  std::vector<std::size_t> want(ks.size());
-  std::vector<char> needed(B, 0);
-  for (std::size_t q = 0; q < ks.size(); ++q) {
-    want[q] = static_cast<std::size_t>(std::upper_bound(count.begin(), count.end(), ks[q]) - count.begin()) - 1;
-    needed[want[q]] = 1;
+  std::vector<std::size_t> count(quartiles && spread ? B + 1 : 0, 0);
+  double ss = 0;
+  if (quartiles && spread) {
+    for (std::size_t i = 0; i < n; ++i) {
+      ss += (v[i] - mean) * (v[i] - mean);
+      ++count[bucket(v[i]) + 1];
+    }
+  } else {
+    for (std::size_t i = 0; i < n; ++i) ss += (v[i] - mean) * (v[i] - mean);
   }
-  std::vector<std::vector<double>> held(B);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::size_t b = bucket(v[i]);
-    if (needed[b]) held[b].push_back(v[i]);
+  r.sd = std::sqrt(ss / static_cast<double>(n - 1));
+  if (!quartiles) return r;
+  double o[4] = {lo, lo, lo, lo};
+  if (spread) {
+    for (std::size_t b = 0; b < B; ++b) count[b + 1] += count[b];  // count[b] = elements below bucket b
+    // The (at most 4) buckets holding the wanted ranks, one gather of their values, a sort each.
+    std::size_t want[4], slots = 0, slot_bucket[4];
+    for (int q = 0; q < 4; ++q) {
+      const std::size_t b =
+          static_cast<std::size_t>(std::upper_bound(count.begin(), count.end(), ks[q]) - count.begin()) - 1;
+      std::size_t s = 0;
+      while (s < slots && slot_bucket[s] != b) ++s;
+      if (s == slots) slot_bucket[slots++] = b;
+      want[q] = s;
+    }
+    std::vector<double> held[4];
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t b = bucket(v[i]);
+      for (std::size_t s = 0; s < slots; ++s)
+        if (slot_bucket[s] == b) held[s].push_back(v[i]);
+    }
+    for (std::size_t s = 0; s < slots; ++s) std::sort(held[s].begin(), held[s].end());
+    for (int q = 0; q < 4; ++q) o[q] = held[want[q]][ks[q] - count[slot_bucket[want[q]]]];
   }
-  for (std::size_t b = 0; b < B; ++b)
-    if (needed[b]) std::sort(held[b].begin(), held[b].end());
-  for (std::size_t q = 0; q < ks.size(); ++q) out[q] = held[want[q]][ks[q] - count[want[q]]];
-  return out;
-}
-
-std::pair<double, double> quartiles7(const double* v, std::size_t n) {
-  const double m = static_cast<double>(n) - 1;
-  const double h1 = m * 0.25, h3 = m * 0.75;
-  const auto k1 = static_cast<std::size_t>(std::floor(h1)), k3 = static_cast<std::size_t>(std::floor(h3));
-  const std::size_t last = n - 1;
-  const std::vector<double> o = order_statistics(v, n, {k1, std::min(k1 + 1, last), k3, std::min(k3 + 1, last)});
-  return {o[0] + (h1 - static_cast<double>(k1)) * (o[1] - o[0]), o[2] + (h3 - static_cast<double>(k3)) * (o[3] - o[2])};
+  r.q1 = o[0] + (h1 - static_cast<double>(k1)) * (o[1] - o[0]);
+  r.q3 = o[2] + (h3 - static_cast<double>(k3)) * (o[3] - o[2]);
+  return r;
 }
 
 std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k) {
@@ -90,13 +109,6 @@ std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::s
   return c;
 }
 
-double std_dev(const double* v, std::size_t n) {
-  double mean = 0, ss = 0;
-  for (std::size_t i = 0; i < n; ++i) mean += v[i];
-  mean /= static_cast<double>(n);
-  for (std::size_t i = 0; i < n; ++i) ss += (v[i] - mean) * (v[i] - mean);
-  return std::sqrt(ss / static_cast<double>(n - 1));
-}
 
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d) {
   std::vector<std::size_t> idx(n);

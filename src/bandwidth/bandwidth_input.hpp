@@ -15,24 +15,24 @@ void check_data(const char* op, const double* x, std::size_t n, std::size_t d);
 
 /// The (n - 1)-denominator sample covariance; throws if a column has zero variance or S is
 /// singular (its Cholesky factor has a pivot below 1e-12 of the largest diagonal entry).
-Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d);
+/// `mean`, when given, receives the column means.
+Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d, Eigen::VectorXd* mean = nullptr);
 
-/// The order statistics x_(k) (0-based ranks ks, each < v.size()) of finite v, exactly: one pass
-/// into 4096 buckets over [min, max], then a sort of the buckets that hold the wanted ranks. O(n)
-/// for spread data (0.1 ms at n = 32768, where two std::nth_element calls took 0.5 ms); a bucket
-/// holding most of the data degrades to O(n log n), never to a wrong value.
-std::vector<double> order_statistics(const double* v, std::size_t n, const std::vector<std::size_t>& ks);
-
-/// The first and third quartiles of type 7 (R's default, NumPy's "linear") of finite, non-empty v.
-std::pair<double, double> quartiles7(const double* v, std::size_t n);
-inline std::pair<double, double> quartiles7(const std::vector<double>& v) { return quartiles7(v.data(), v.size()); }
+/// The (n - 1)-denominator standard deviation of v[0 .. n) (two-pass) and, when `quartiles`, its
+/// type-7 quartiles (R's default, NumPy's "linear"), exactly: the values go into 4096 buckets
+/// over [min, max] (a non-decreasing index, so ranks map to buckets) and only the buckets holding
+/// the four wanted ranks are sorted. Three passes over v in all; 0.1 ms at n = 32768 where two
+/// std::nth_element calls took 0.5 ms. A bucket holding most of the data degrades to
+/// O(n log n), never to a wrong value. v finite, n >= 2.
+struct ColumnStats {
+  double sd = 0, q1 = 0, q3 = 0;
+};
+ColumnStats column_stats(const double* v, std::size_t n, bool quartiles);
 
 /// Column k of x as a vector.
 std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::size_t k);
 
-/// The (n - 1)-denominator standard deviation of v[0 .. n).
-double std_dev(const double* v, std::size_t n);
-inline double std_dev(const std::vector<double>& v) { return std_dev(v.data(), v.size()); }
+inline double std_dev(const std::vector<double>& v) { return column_stats(v.data(), v.size(), false).sd; }
 
 /// Throws if two rows are equal, naming both (LSCV is unbounded below then). O(n log n d).
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d);

@@ -46,7 +46,7 @@ struct PairDistances::Impl {
   const char* op;
   std::size_t n, d;
   cl::Buffer z, D;
-  std::vector<double> zd;
+  std::vector<double> am;  // [A row-major, mu], read by an upload the destructor waits for
   cl::Kernel dist, grid, finish, zoom;
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
@@ -65,15 +65,16 @@ struct PairDistances::Impl {
   }
   std::uint64_t pairs(std::size_t b) const { return row_start(cuts[b + 1], n) - row_start(cuts[b], n); }
 
-  // Sums for the nh scale factors c[at ..] over every block of pairs. Every block but the last is
-  // finished into out[2 at ..] here; the last block's G partials (in scratch slot 12) are left to
+  // Sums for the nh bandwidths h[h_at ..] over every block of pairs. Every block but the last is
+  // finished into out[out_at ..] here; the last block's G partials (in scratch slot 12) are left to
   // the caller's lscv_zoom or lscv_finish, with `accumulate` set when earlier blocks wrote out.
   struct Pending {
     Event ev;
     std::size_t G;
     bool accumulate;
   };
-  Pending pass(const cl::Buffer& c, std::size_t at, std::size_t nh, const cl::Buffer& out, Event after) {
+  Pending pass(const cl::Buffer& h, std::size_t h_at, std::size_t nh, const cl::Buffer& out, std::size_t out_at,
+               Event after) {
     auto ci = ctx.impl();
     const Queue q = ctx.queue(0);
     std::vector<Event> deps{after};
@@ -87,35 +88,37 @@ struct PairDistances::Impl {
       cl::Buffer partial = ci->scratch(0, 12, 2 * nh * G * sizeof(double));
       grid.setArg(0, D);
       grid.setArg(1, static_cast<cl_ulong>(P));
-      grid.setArg(2, c);
-      grid.setArg(3, static_cast<cl_uint>(at));
+      grid.setArg(2, h);
+      grid.setArg(3, static_cast<cl_uint>(h_at));
       grid.setArg(4, static_cast<cl_uint>(nh));
       grid.setArg(5, static_cast<cl_uint>(G));
       grid.setArg(6, partial);
       ev = detail::launch(q, grid, cl::NDRange(G * k_wg, (nh + k_kb - 1) / k_kb), cl::NDRange(k_wg, 1), deps, op);
-      if (b + 1 < blocks) ev = finish_pass(at, nh, G, b > 0, out, ev);
+      if (b + 1 < blocks) ev = finish_pass(out_at, nh, G, b > 0, out, ev);
       deps = {ev};
     }
     return {ev, G, blocks > 1};
   }
 
-  Event finish_pass(std::size_t at, std::size_t nh, std::size_t G, bool accumulate, const cl::Buffer& out, Event after) {
+  Event finish_pass(std::size_t out_at, std::size_t nh, std::size_t G, bool accumulate, const cl::Buffer& out,
+                    Event after) {
     auto ci = ctx.impl();
     finish.setArg(0, ci->scratch(0, 12, 2 * nh * G * sizeof(double)));
     finish.setArg(1, static_cast<cl_uint>(G));
     finish.setArg(2, static_cast<cl_uint>(2 * nh));
     finish.setArg(3, out);
-    finish.setArg(4, static_cast<cl_uint>(2 * at));
+    finish.setArg(4, static_cast<cl_uint>(out_at));
     finish.setArg(5, static_cast<cl_uint>(accumulate ? 1 : 0));
     return detail::launch(ctx.queue(0), finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {after}, op);
   }
 };
 
-PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, std::size_t budget)
+PairDistances::PairDistances(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
+                             const Mat& A, const Eigen::VectorXd& mu, std::size_t budget)
     : impl_(std::make_unique<Impl>(ctx, op)) {
   Impl& m = *impl_;
-  m.n = static_cast<std::size_t>(z.rows());
-  m.d = static_cast<std::size_t>(z.cols());
+  m.n = n;
+  m.d = d;
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, m.d, op));
@@ -123,12 +126,26 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
     m.grid = build::kernel(*prog, "lscv_grid", 0);
     m.finish = build::kernel(*prog, "lscv_finish", 0);
     m.zoom = build::kernel(*prog, "lscv_zoom", 0);
-    m.zd.resize(m.n * m.d);  // dimension-major; kept until the search's final read
-    for (std::size_t i = 0; i < m.n; ++i)
-      for (std::size_t k = 0; k < m.d; ++k)
-        m.zd[k * m.n + i] = z(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
-    m.z = ci->scratch(0, 24, m.zd.size() * sizeof(double));
-    detail::queue_of(ctx.queue(0)).enqueueWriteBuffer(m.z, CL_FALSE, 0, m.zd.size() * sizeof(double), m.zd.data());
+    cl::Kernel whiten = build::kernel(*prog, "lscv_whiten", 0);
+    const cl::CommandQueue& cq = detail::queue_of(ctx.queue(0));
+    // The whitening runs on the device, from the caller's rows: one upload of x and of [A, mu].
+    m.am = row_major(A);
+    m.am.insert(m.am.end(), mu.data(), mu.data() + mu.size());
+    cl::Buffer xb = ci->scratch(0, 25, n * d * sizeof(double));
+    cl::Buffer ab = ci->scratch(0, 26, m.am.size() * sizeof(double));
+    m.z = ci->scratch(0, 24, n * d * sizeof(double));
+    cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), x);
+    cq.enqueueWriteBuffer(ab, CL_FALSE, 0, m.am.size() * sizeof(double), m.am.data());
+    // A and mu as two arguments into one buffer: mu starts at d * d (a sub-buffer would need
+    // the device's base-address alignment).
+    cl::Buffer mub = ci->scratch(0, 27, d * sizeof(double));
+    cq.enqueueCopyBuffer(ab, mub, d * d * sizeof(double), 0, d * sizeof(double));
+    whiten.setArg(0, xb);
+    whiten.setArg(1, static_cast<cl_uint>(n));
+    whiten.setArg(2, ab);
+    whiten.setArg(3, mub);
+    whiten.setArg(4, m.z);
+    detail::launch(ctx.queue(0), whiten, cl::NDRange(round_up(n, 64)), cl::NDRange(64), {}, op);
     // Row blocks of at most `cap` pairs.
     const auto& info = ctx.info();
     std::uint64_t cap_bytes = budget ? budget : info.global_mem_bytes / 4;
@@ -151,7 +168,7 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const Mat& z, s
 }
 
 PairDistances::~PairDistances() {
-  // The upload of zd may still be in flight if search() never ran (an exception between).
+  // The uploads may still be in flight if search() never ran (an exception between).
   try {
     detail::queue_of(impl_->ctx.queue(0)).finish();
   } catch (...) {
@@ -163,51 +180,47 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
   auto ci = m.ctx.impl();
   const std::size_t nh = grid.size(), total = nh + passes * points;
   Trace t;
-  t.h.resize(total);
-  std::vector<double> sums(2 * total);
+  // One scratch buffer [bracket (2) | h (total) | sums (2 total)]: one write of the bracket and
+  // the grid, one read of every h and sum (each command costs ~15 us of host time on the H100).
+  std::vector<double> state(2 + 3 * total);
   detail::cl_guard(m.op, *ci, [&] {
     const Queue q = m.ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
-    std::vector<double> c(nh), bracket{grid.front(), grid.back()};
-    for (std::size_t k = 0; k < nh; ++k) c[k] = 1 / (4 * grid[k] * grid[k]);
-    // Scratch buffers (no allocation per call); the host vectors outlive the final blocking read,
-    // so the writes need not block.
-    cl::Buffer hb = ci->scratch(0, 13, total * sizeof(double));
-    cl::Buffer cb = ci->scratch(0, 14, total * sizeof(double));
-    cl::Buffer out = ci->scratch(0, 15, 2 * total * sizeof(double));
-    cl::Buffer br = ci->scratch(0, 16, 2 * sizeof(double));
-    cq.enqueueWriteBuffer(hb, CL_FALSE, 0, nh * sizeof(double), grid.data());
-    cq.enqueueWriteBuffer(cb, CL_FALSE, 0, nh * sizeof(double), c.data());
-    cq.enqueueWriteBuffer(br, CL_FALSE, 0, 2 * sizeof(double), bracket.data());
-    Impl::Pending pend = m.pass(cb, 0, nh, out, Event());
+    state[0] = grid.front();
+    state[1] = grid.back();
+    std::copy(grid.begin(), grid.end(), state.begin() + 2);
+    const std::size_t h0 = 2, s0 = 2 + total;
+    cl::Buffer st = ci->scratch(0, 13, state.size() * sizeof(double));
+    cq.enqueueWriteBuffer(st, CL_FALSE, 0, (2 + nh) * sizeof(double), state.data());
+    Impl::Pending pend = m.pass(st, h0, nh, st, s0, Event());
     Event ev = pend.ev;
     std::size_t at = 0, k_in = nh;
     for (std::size_t p = 0; p < passes; ++p) {
       const std::size_t next = nh + p * points;
-      m.zoom.setArg(0, hb);
-      m.zoom.setArg(1, cb);
-      m.zoom.setArg(2, out);
+      m.zoom.setArg(0, st);
+      m.zoom.setArg(1, st);
+      m.zoom.setArg(2, static_cast<cl_uint>(s0 + 2 * at));
       m.zoom.setArg(3, ci->scratch(0, 12, 2 * k_in * pend.G * sizeof(double)));
       m.zoom.setArg(4, static_cast<cl_uint>(pend.G));
       m.zoom.setArg(5, static_cast<cl_uint>(pend.accumulate ? 1 : 0));
-      m.zoom.setArg(6, static_cast<cl_uint>(at));
+      m.zoom.setArg(6, static_cast<cl_uint>(h0 + at));
       m.zoom.setArg(7, static_cast<cl_uint>(k_in));
-      m.zoom.setArg(8, static_cast<cl_uint>(next));
+      m.zoom.setArg(8, static_cast<cl_uint>(h0 + next));
       m.zoom.setArg(9, static_cast<cl_uint>(points));
       m.zoom.setArg(10, static_cast<cl_double>(m.n));
-      m.zoom.setArg(11, br);
+      m.zoom.setArg(11, st);
       ev = detail::launch(q, m.zoom, cl::NDRange(k_zw), cl::NDRange(k_zw), {ev}, m.op);
-      pend = m.pass(cb, next, points, out, ev);
+      pend = m.pass(st, h0 + next, points, st, s0 + 2 * next, ev);
       ev = pend.ev;
       at = next, k_in = points;
     }
-    ev = m.finish_pass(at, k_in, pend.G, pend.accumulate, out, ev);
-    cq.enqueueReadBuffer(hb, CL_FALSE, 0, total * sizeof(double), t.h.data());
-    cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * total * sizeof(double), sums.data());
+    ev = m.finish_pass(s0 + 2 * at, k_in, pend.G, pend.accumulate, st, ev);
+    cq.enqueueReadBuffer(st, CL_TRUE, h0 * sizeof(double), 3 * total * sizeof(double), state.data() + h0);
   });
+  t.h.assign(state.begin() + 2, state.begin() + 2 + static_cast<std::ptrdiff_t>(total));
   t.s4.resize(total);
   t.s2.resize(total);
-  for (std::size_t k = 0; k < total; ++k) t.s4[k] = sums[2 * k], t.s2[k] = sums[2 * k + 1];
+  for (std::size_t k = 0; k < total; ++k) t.s4[k] = state[2 + total + 2 * k], t.s2[k] = state[2 + total + 2 * k + 1];
   return t;
 }
 

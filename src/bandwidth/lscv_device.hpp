@@ -9,12 +9,15 @@
 
 namespace clstat::bandwidth_detail {
 
-/// The packed squared distances D_ij = |z_i - z_j|^2 (i < j) of whitened points z, for LSCV_h.
-/// Stored once when they fit in `budget` bytes; otherwise recomputed block by block every pass.
+/// The packed squared distances D_ij = |z_i - z_j|^2 (i < j) of the whitened points
+/// z_i = A (x_i - mu), for LSCV_h. Stored once when they fit in `budget` bytes; otherwise
+/// recomputed block by block every pass.
 class PairDistances {
  public:
-  /// z: n x d row-major (host), already whitened.
-  PairDistances(const Context& ctx, const char* op, const Mat& z, std::size_t budget);
+  /// x: the caller's n x d row-major data; the upload is not waited for, so x must outlive the
+  /// object (the destructor waits for the queue). A lower triangular d x d, mu the column means.
+  PairDistances(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d, const Mat& A,
+                const Eigen::VectorXd& mu, std::size_t budget);
   ~PairDistances();
 
   /// Every h the search evaluated, in order, with s4 = sum_{i<j} exp(-D_ij / (4 h^2)) and

@@ -37,19 +37,12 @@ LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_
   if (o.grid < 3) throw std::invalid_argument(std::string(op) + ": the grid needs at least 3 points");
   if (!(o.rel_tol > 0 && o.rel_tol < 0.1)) throw std::invalid_argument(std::string(op) + ": rel_tol must be in (0, 0.1)");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-  const Mat S = covariance(op, x, n, d);
+  Eigen::VectorXd mu;
+  const Mat S = covariance(op, x, n, d, &mu);
   reject_duplicates(op, x, n, d);
-  const auto N = static_cast<Eigen::Index>(n), D = static_cast<Eigen::Index>(d);
   const Mat A = whitening(S);
-  Eigen::RowVectorXd mu = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, N, D)
-                              .colwise()
-                              .mean();
-  const Mat z = (Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(x, N, D)
-                     .rowwise() -
-                 mu) *
-                A.transpose();
-  const double log_det_S = 2 * Eigen::LLT<Mat>(S).matrixL().toDenseMatrix().diagonal().array().log().sum();
-  PairDistances pairs(ctx, op, z, o.memory_budget_bytes);
+  const double log_det_S = -2 * A.diagonal().array().log().sum();  // A = L^-1, so |S| = prod(1 / A_kk)^2
+  PairDistances pairs(ctx, op, x, n, d, A, mu, o.memory_budget_bytes);
 
   LscvResult r;
   const double dd = static_cast<double>(d);

@@ -71,12 +71,8 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     std::string error;
     for (std::size_t k = 0; k < d && error.empty(); ++k) {
       const double* c = cols + k * n;
-      const double sd = std_dev(c, n);
-      double s = sd;
-      if (o.scale == Scale::minim) {
-        const auto [q1, q3] = quartiles7(c, n);
-        s = std::min(sd, (q3 - q1) / 1.349);
-      }
+      const ColumnStats st = column_stats(c, n, o.scale == Scale::minim);
+      const double s = o.scale == Scale::minim ? std::min(st.sd, (st.q3 - st.q1) / 1.349) : st.sd;
       if (!(s > 0)) {
         error = std::string(op) + ": column " + std::to_string(k) + " has a zero scale estimate (zero variance or IQR)";
         break;

@@ -29,10 +29,8 @@ std::vector<double> silverman_rot(const double* x, std::size_t n, std::size_t d)
   std::vector<double> h(d);
   for (std::size_t k = 0; k < d; ++k) {
     std::vector<double> c = column(x, n, d, k);
-    const double sd = std_dev(c);
-    const double first = c[0];
-    const auto [q1, q3] = quartiles7(c);
-    const double iqr = q3 - q1;
+    const ColumnStats st = column_stats(c.data(), n, true);
+    const double sd = st.sd, first = c[0], iqr = st.q3 - st.q1;
     double lo = std::min(sd, iqr / 1.34);
     // R's bw.nrd0 fallbacks, in its order.
     if (!(lo > 0)) lo = sd;
