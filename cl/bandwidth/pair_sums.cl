@@ -4,7 +4,8 @@
 //          He_r(z) e^(-z^2/2) at z^2 = 2 s (Wand & Jones 1995, sec. 3.5):
 //          He_4 = 4 s^2 - 12 s + 3, He_6 = 8 s^3 - 60 s^2 + 90 s - 15. The scale 1/(g sqrt 2) is
 //          read from scale[scale_at], so a pilot bandwidth computed on the device (pair_finish)
-//          feeds the next stage without a trip to the host.
+//          feeds the next stage without a trip to the host; scale_at = 0xffffffff takes
+//          scale_value instead (a pilot the host knows, without a buffer write).
 //   TERM 3 (LSCV): rows prepared by lscv_rows (cl/bandwidth/lscv.cl): y = A x / sqrt 2 and
 //          a = -|A x|^2 / 4, so -q_ij / 4 = a_i + a_j + y_i . y_j (the Gram form: DIM multiply-adds
 //          instead of DIM subtractions and DIM multiply-adds). Outputs S4 = sum e and
@@ -64,6 +65,15 @@ inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; 
     }                                                                       \
   }
 #else
+// PSI_CLAMP: exp(-min(s, 707)) by exp_core, with no underflow test (s >= 0 here, so the argument
+// is in exp_core's range). A term at s > 707 then reads He(707) e^-707 < 1e-296 instead of its
+// smaller true value: an absolute change below 1e-296 per pair, against sums that hold
+// n He_r(0) (3n or -15n). PSI_CLAMP=0 uses exp_neg's exact underflow to zero.
+#if PSI_CLAMP
+#define PS_EXP(s) exp_core(-fmin(s, 707.0), tab)
+#else
+#define PS_EXP(s) exp_neg(-(s), tab)
+#endif
 #if TERM == TERM_PSI4
 #define PS_HERMITE(s) mad(mad(4.0, s, -12.0), s, 3.0)
 #else
@@ -76,14 +86,18 @@ inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; 
       const double u = wi[r] - xj;                                          \
       const double s = u * u;                                               \
       const double he = (OKEXPR) ? PS_HERMITE(s) : 0.0;                     \
-      part[r][0] = mad(he, exp_neg(-s, tab), part[r][0]);                   \
+      part[r][0] = mad(he, PS_EXP(s), part[r][0]);                          \
     }                                                                       \
   }
 #endif
 
+#ifndef PSI_CLAMP
+#define PSI_CLAMP 0
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0, __global const double* scale,
-               uint scale_at, __global csumd* partials, ulong stride) {
+               uint scale_at, double scale_value, __global csumd* partials, ulong stride) {
   v += v0;
   __local double tab[32];
   __local csumd sc[WG];
@@ -118,7 +132,7 @@ void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0,
   }
 #else
   __local double xl[TILE];
-  const double ig = scale[scale_at];
+  const double ig = scale_at == 0xffffffffu ? scale_value : scale[scale_at];
   double wi[ROWS];
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) wi[r] = i0 + r < n ? v[i0 + r] * ig : 0.0;

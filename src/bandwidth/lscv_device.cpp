@@ -278,7 +278,7 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) {
     m.prep.setArg(2, Ab);
     m.prep.setArg(3, rows);
     Event ev = detail::launch(q, m.prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
-    ev = m.pass->enqueue(rows, 0, m.n, out, 0, out, 0, {ev});
+    ev = m.pass->enqueue(rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
     cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * sizeof(double), host);
   });
   s4 = host[0];

@@ -52,6 +52,7 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
                     " -DWG=" + std::to_string(m.wg) + " -DROWS=" + std::to_string(m.rows) +
                     " -DCHUNK=" + std::to_string(k_chunk) + " -DFWG=" + std::to_string(k_finish_wg);
     if (lscv) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
+    else o += " -DPSI_CLAMP=" + std::to_string(env_pow2("CLSTAT_BW_PSI_CLAMP", 0) == 1 ? 1 : 0);
     auto prog = build::program(*ci, "bandwidth/pair_sums", o);
     m.sums = build::kernel(*prog, "pair_sums", 0);
     m.finish = build::kernel(*prog, "pair_finish", 0);
@@ -62,7 +63,8 @@ PairSumPass::~PairSumPass() = default;
 
 std::size_t PairSumPass::row_stride() const { return impl_->rs; }
 
-Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,
+                           unsigned scale_at, double scale_value,
                            const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                            const Pilot* pilot) {
   Impl& m = *impl_;
@@ -91,8 +93,9 @@ Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n,
       m.sums.setArg(4, static_cast<cl_ulong>(t0));
       m.sums.setArg(5, scale);
       m.sums.setArg(6, static_cast<cl_uint>(scale_at));
-      m.sums.setArg(7, partials);
-      m.sums.setArg(8, static_cast<cl_ulong>(tiles));
+      m.sums.setArg(7, static_cast<cl_double>(scale_value));
+      m.sums.setArg(8, partials);
+      m.sums.setArg(9, static_cast<cl_ulong>(tiles));
       ev = detail::launch(q, m.sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
       wait = {ev};
     }

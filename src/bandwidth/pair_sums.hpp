@@ -30,9 +30,11 @@ class PairSumPass {
     unsigned scale_next;  // where 1 / (g_2 sqrt 2) goes in the scale buffer
   };
   /// Enqueues the pass over the n points starting at element v_at of v (psi: n values scaled by
-  /// scale[scale_at]; LSCV: n prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
+  /// scale[scale_at], or by scale_value when scale_at is k_scale_value; LSCV: n prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
   /// LSCV: S4, S2). O(n^2 dim) work; no host wait.
+  static constexpr unsigned k_scale_value = 0xffffffffu;
   Event enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+                double scale_value,
                 const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                 const Pilot* pilot = nullptr);
 

@@ -65,7 +65,7 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     }
     const double* cols = d > 1 ? xs.data() : x;
     cl::Buffer xb = ci->scratch(0, 21, n * d * sizeof(double));
-    cl::Buffer scale = ci->scratch(0, 22, scale_h.size() * sizeof(double));
+    cl::Buffer scale = ci->scratch(0, 22, d * sizeof(double));  // the device's g_2 pilots
     cl::Buffer out = ci->scratch(0, 23, out_h.size() * sizeof(double));
     cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), cols);
     std::string error;
@@ -91,17 +91,18 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
       cq.finish();  // the upload reads host memory that may not outlive this call
       throw std::invalid_argument(error);
     }
-    cq.enqueueWriteBuffer(scale, CL_FALSE, 0, scale_h.size() * sizeof(double), scale_h.data());
+    // The host's pilot goes in as a kernel argument; the device's (stage 2's g_2) through `scale`.
     Event ev;
     for (std::size_t k = 0; k < d; ++k) {
       const auto at = static_cast<unsigned>(k);
       std::vector<Event> deps{ev};  // a default Event (the first column) waits on nothing
       if (pass6) {
-        const PairSumPass::Pilot pilot{g1[k], 2 * at + 1};
-        ev = pass6->enqueue(xb, k * n, n, scale, 2 * at, out, 3 * at, deps, &pilot);
-        deps = {ev};
+        const PairSumPass::Pilot pilot{g1[k], at};
+        ev = pass6->enqueue(xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k], out, 3 * at, deps, &pilot);
+        ev = pass4.enqueue(xb, k * n, n, scale, at, 0.0, out, 3 * at + 2, {ev});
+      } else {
+        ev = pass4.enqueue(xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k + 1], out, 3 * at + 2, deps);
       }
-      ev = pass4.enqueue(xb, k * n, n, scale, 2 * at + 1, out, 3 * at + 2, deps);
     }
     cq.enqueueReadBuffer(out, CL_TRUE, 0, out_h.size() * sizeof(double), out_h.data());
   });
