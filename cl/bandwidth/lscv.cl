@@ -18,7 +18,7 @@
 //                   values and scale factors, so the whole search runs without a host wait.
 // Rounding depends on the number of pairs, G and WG only (the host fixes G from the pair count).
 // Options: DIM, WG, KB, RS, ZW.
-#include "exp_neg.clh"
+#include "exp_table.clh"
 
 __kernel void lscv_rows(__global const real* x, uint n, __global const real* A, __global real* rows) {
   const uint i = get_global_id(0);
@@ -71,7 +71,7 @@ void lscv_grid(__global const real* D, ulong P, __global const real* h, uint h_a
                __global real* partial) {
   __local double tab[32];
   const uint l = get_local_id(0), g = get_group_id(0), k0 = get_group_id(1) * KB;
-  exp_neg_stage(tab, l, WG);
+  exp_table_stage(tab, l, WG);
   barrier(CLK_LOCAL_MEM_FENCE);
   real ck[KB], a4[KB], a2[KB];
   for (uint b = 0; b < KB; ++b) {
@@ -84,7 +84,7 @@ void lscv_grid(__global const real* D, ulong P, __global const real* h, uint h_a
     const real v = D[p];
 #pragma unroll
     for (uint b = 0; b < KB; ++b) {
-      const real e = exp_neg(ck[b] * v, tab);
+      const real e = exp_table(fmax(ck[b] * v, RC(-707.0)), tab);  // clamped as in pair_sums.cl
       a4[b] += e;
       a2[b] = fma(e, e, a2[b]);
     }

@@ -11,7 +11,9 @@
 //          instead of DIM subtractions and DIM multiply-adds). Outputs S4 = sum e and
 //          S2 = sum e^2 with e = exp(-q_ij / 4) (LSCV's two sums, bandwidth.hpp). The Gram form's
 //          rounding is absolute, about 1e-16 (|a_i| + |a_j|) in the exponent, i.e. a relative
-//          error of that size in a term: 1e-14 at |A x|^2 = 400.
+//          error of that size in a term: 1e-14 at |A x|^2 = 400. The exponent is clamped at
+//          -707 (as the psi terms' below): a term under 1e-307 reads e^-707, against sums that
+//          enter LSCV beside 1/n.
 //
 // Tiles: the upper triangle of the n x n pair matrix in TILE x TILE tiles, tile t = tile0 + group,
 // numbered row by row as in pairwise_triangle.cl. Work-item l owns rows l ROWS .. l ROWS + ROWS - 1
@@ -24,7 +26,7 @@
 // Options: TERM, WG, ROWS (TILE = WG * ROWS), CHUNK, FWG; for TERM 3 also DIM and RS (row stride,
 // even: rows are read as double2).
 #include "compensated.clh"
-#include "exp_neg.clh"
+#include "exp_table.clh"
 
 #define STATE csumd
 #define identity csumd_zero
@@ -58,22 +60,20 @@ inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; 
     _Pragma("unroll") for (uint r = 0; r < ROWS; ++r) {                     \
       double e = yi[r][DIM] + xr[DIM];                                      \
       _Pragma("unroll") for (uint k = 0; k < DIM; ++k) e = mad(yi[r][k], xr[k], e); \
-      double t = exp_neg(e, tab);                                           \
+      double t = exp_table(fmax(e, -707.0), tab);                            \
       t = (OKEXPR) ? t : 0.0;                                               \
       part[r][0] += t;                                                      \
       part[r][1] = mad(t, t, part[r][1]);                                   \
     }                                                                       \
   }
 #else
-// PSI_CLAMP: exp(-min(s, 707)) by exp_core, with no underflow test (s >= 0 here, so the argument
-// is in exp_core's range). A term at s > 707 then reads He(707) e^-707 < 1e-296 instead of its
-// smaller true value: an absolute change below 1e-296 per pair, against sums that hold
-// n He_r(0) (3n or -15n). PSI_CLAMP=0 uses exp_neg's exact underflow to zero.
-#if PSI_CLAMP
-#define PS_EXP(s) exp_core(-fmin(s, 707.0), tab)
-#else
-#define PS_EXP(s) exp_neg(-(s), tab)
-#endif
+// exp(-min(s, 707)) by exp_table, with no underflow test (s >= 0 here, so the argument is in
+// exp_table's range). A term at s > 707 then reads He(707) e^-707 < 1e-296 instead of its smaller
+// true value: an absolute change below 1e-296 per pair, against sums that hold n He_r(0) (3n or
+// -15n). One fp64 min replaces a 64-bit compare and select that flushed to zero: the plug-in's two passes at
+// n = 32768 took 1.66 ms instead of 2.15 ms on the same H100
+// (bench/results/2026-11-22-h100b-nvidia-bandwidth-psi-{clamp,flush}.json).
+#define PS_EXP(s) exp_table(-fmin(s, 707.0), tab)
 #if TERM == TERM_PSI4
 #define PS_HERMITE(s) mad(mad(4.0, s, -12.0), s, 3.0)
 #else
@@ -91,10 +91,6 @@ inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; 
   }
 #endif
 
-#ifndef PSI_CLAMP
-#define PSI_CLAMP 0
-#endif
-
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0, __global const double* scale,
                uint scale_at, double scale_value, __global csumd* partials, ulong stride) {
@@ -102,7 +98,7 @@ void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0,
   __local double tab[32];
   __local csumd sc[WG];
   const uint l = get_local_id(0);
-  exp_neg_stage(tab, l, WG);
+  exp_table_stage(tab, l, WG);
   const ulong t = tile0 + get_group_id(0);
   // Invert t = start(q) + (c - q): an estimate from the quadratic, then exact integer fix-ups.
   const float b = 2.0f * (float)nb + 1.0f;

@@ -52,7 +52,6 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
                     " -DWG=" + std::to_string(m.wg) + " -DROWS=" + std::to_string(m.rows) +
                     " -DCHUNK=" + std::to_string(k_chunk) + " -DFWG=" + std::to_string(k_finish_wg);
     if (lscv) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
-    else o += " -DPSI_CLAMP=" + std::to_string(env_pow2("CLSTAT_BW_PSI_CLAMP", 0) == 1 ? 1 : 0);
     auto prog = build::program(*ci, "bandwidth/pair_sums", o);
     m.sums = build::kernel(*prog, "pair_sums", 0);
     m.finish = build::kernel(*prog, "pair_finish", 0);
