@@ -34,7 +34,7 @@ struct PairSumPass::Impl {
   cl::Kernel sums, finish;
 };
 
-PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim)
+PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim, std::size_t n_hint)
     : impl_(std::make_unique<Impl>(ctx, op, term, dim)) {
   Impl& m = *impl_;
   m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : 1;
@@ -43,8 +43,13 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
   // GPU: rows held in registers serve every column read from local memory; at d = 16 two rows
   // of 18 doubles are what the registers hold without spilling. CPU (PoCL): smaller groups.
   const bool lscv = term == PairTerm::lscv;
-  m.wg = env_pow2(lscv ? "CLSTAT_BW_LSCV_WG" : "CLSTAT_BW_PSI_WG", gpu ? (lscv ? 64 : 128) : 32);
-  m.rows = env_pow2(lscv ? "CLSTAT_BW_LSCV_ROWS" : "CLSTAT_BW_PSI_ROWS", lscv ? (dim <= 16 ? 2 : 1) : 4);
+  // psi on a GPU: 128-row tiles up to n = 65536 (at n = 32768, 32896 tiles leave no half-empty
+  // last wave; 1.59 ms against 1.68 ms with 512-row tiles, and 0.09 ms against 0.28 ms at 1024),
+  // 512-row tiles (64 x 8) beyond (1.48 s at 2^20 against 1.58 s): the sweep in
+  // bench/results/sweeps/2026-11-22-h100-nvidia-bandwidth-psi-wg*.json.
+  const bool small = n_hint <= 65536;
+  m.wg = env_pow2(lscv ? "CLSTAT_BW_LSCV_WG" : "CLSTAT_BW_PSI_WG", gpu ? (lscv ? 64 : small ? 32 : 64) : 32);
+  m.rows = env_pow2(lscv ? "CLSTAT_BW_LSCV_ROWS" : "CLSTAT_BW_PSI_ROWS", lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4));
   m.tile = m.wg * m.rows;
   if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
   detail::cl_guard(op, *ci, [&] {

@@ -15,11 +15,13 @@ enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3 };
 
 class PairSumPass {
  public:
-  /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms).
+  /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms),
+  /// n_hint the number of points the passes will see (it picks the tile size).
   /// Work-group size and rows per work-item: per device type, overridable for measurements by
   /// CLSTAT_BW_PSI_WG / CLSTAT_BW_PSI_ROWS and CLSTAT_BW_LSCV_WG / CLSTAT_BW_LSCV_ROWS (powers of
-  /// two). Only their product, the tile, changes the rounding.
-  PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1);
+  /// two). Only their product, the tile, changes the rounding: results depend on n_hint's side
+  /// of 65536 at the rounding level.
+  PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1, std::size_t n_hint = 0);
   ~PairSumPass();
   /// Doubles per prepared LSCV row (even, at least dim + 1).
   std::size_t row_stride() const;

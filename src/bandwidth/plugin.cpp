@@ -52,9 +52,9 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
   detail::cl_guard(op, *ci, [&] {
     const Queue q = ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
-    PairSumPass pass4(ctx, op, PairTerm::psi4);
+    PairSumPass pass4(ctx, op, PairTerm::psi4, 1, n);
     std::unique_ptr<PairSumPass> pass6;
-    if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6);
+    if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6, 1, n);
     // The data go up first, so the transfer overlaps the host's scale estimates below. One column
     // is x itself (alive until the blocking read); more are copied dimension-major.
     std::vector<double> xs;
