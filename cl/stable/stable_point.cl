@@ -1,0 +1,273 @@
+// Alpha-stable pdf and cdf, one work-item per point, fp64: Nolan's (1997) integral formulas, as
+// restated in Julian-Moreno et al. 2017, eq. (3)-(11), evaluated by adaptive Gauss-Kronrod (7-15)
+// on each side of the integrand's peak. This is the per-point variant the issue allows for CPU
+// devices; it is also the reference for the work-group variant.
+//
+// Parameterisation. The formulas give the S0 density of unit scale and zero location (checked
+// against Fourier inversion of the S1 characteristic function in mpmath: f_S1(x) = f_S0(x + zeta)
+// with zeta = -beta tan(pi alpha / 2)). The host turns every point into z = (x - delta0) / gamma.
+//   alpha != 1, z > zeta, xi = z - zeta:
+//     theta0 = atan(beta tan(pi alpha / 2)) / alpha
+//     log g(theta) = alpha/(alpha-1) log xi + log V(theta),
+//     log V = log cos(alpha theta0)/(alpha-1) + alpha/(alpha-1) (log cos theta - log sin(alpha (theta0 + theta)))
+//             + log cos(alpha theta0 + (alpha-1) theta) - log cos theta
+//     pdf = alpha / (pi xi |alpha-1|) int_{-theta0}^{pi/2} g e^-g,
+//     cdf = c1 + sign(1-alpha)/pi int e^-g, c1 = (pi/2 - theta0)/pi (alpha < 1) or 1 (alpha > 1);
+//   z < zeta by reflection: f(z; beta) = f(-z; -beta), F(z; beta) = 1 - F(-z; -beta);
+//   z = zeta: pdf = Gamma(1 + 1/alpha) cos(theta0) / (pi (1 + zeta^2)^(1/(2 alpha))), cdf = (pi/2 - theta0)/pi.
+//   alpha = 1, beta > 0 (beta < 0 by reflection): log g = -pi z/(2 beta) + log(2/pi)
+//     + log(pi/2 + beta theta) - log cos theta + (pi/2 + beta theta) tan(theta) / beta on (-pi/2, pi/2),
+//     pdf = int g e^-g / (2 beta), cdf = int e^-g / pi;  beta = 0: Cauchy;  alpha = 2: N(0, 2).
+// The integrands are evaluated from log g, so neither g nor V overflows in the far tails. log g is
+// monotone in theta; the peak of g e^-g is where log g = 0, found by bisection, and each side is
+// integrated adaptively to a relative tolerance of the side's first estimate.
+// Output: pdf, cdf, and their error estimates (sum of |K15 - G7| over the accepted intervals).
+#include "real.clh"
+
+#define PI 3.14159265358979323846
+
+__constant double gk_x[8] = {0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+                             0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+                             0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+                             0.207784955007898467600689403773245, 0.0};
+__constant double gk_wk[8] = {0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+                              0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+                              0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+                              0.204432940075298892414161999234649, 0.209482141084727828012999174891714};
+// Gauss 7 weights for the nodes gk_x[1], gk_x[3], gk_x[5] and gk_x[7].
+__constant double gk_wg[4] = {0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+                              0.381830050505118944950369775488975, 0.417959183673469387755102040816327};
+
+typedef struct {
+  int one;          // alpha == 1 form
+  double alpha, beta, theta0, a1, c0, lxi;  // c0: the theta-free part of log V; lxi = log xi
+  double ez;        // alpha = 1: -pi z / (2 beta) + log(2/pi)
+  double E, D;      // see log_g
+} Setup;
+
+// log g at theta given as u = theta - lo and v = hi - theta (u + v = hi - lo): whichever is small
+// is exact, so the factors that vanish at the ends (sin(alpha (theta0 + theta)) = sin(alpha u) at
+// lo = -theta0, cos(theta) = sin(v) at hi = pi/2, and cos(theta) = sin(u) at lo = -pi/2 when
+// alpha = 1) keep their relative precision; computing them from theta loses it to cancellation.
+inline double log_g(const Setup* s, double u, double v) {
+  if (s->one) {
+    const double th = u < v ? -PI / 2 + u : PI / 2 - v;
+    const double lc = log(sin(u < v ? u : v));                      // log cos(theta)
+    const double tn = u < v ? -1.0 / tan(u) : 1.0 / tan(v);        // tan(theta)
+    const double w = s->beta * u + (PI / 2) * (1 - s->beta);        // pi/2 + beta theta
+    (void)th;
+    return s->ez + log(w) - lc + w * tn / s->beta;
+  }
+  const double a = s->alpha;
+  const double lc = log(sin(v));  // log cos(theta)
+  // cos(alpha theta0 + (alpha - 1) theta), as a sine of a small argument near whichever end it
+  // vanishes at (beta = 1, alpha < 1 at lo; beta = -1, alpha > 1 at hi), so it keeps its precision:
+  //   = sin(E + (1 - alpha) u) with E = pi/2 - theta0,  = sin(D + (alpha - 1) v) with
+  //   D = pi/2 - alpha theta0 - (alpha - 1) pi/2.
+  const double ca = u < v ? sin(s->E + (1 - a) * u) : sin(s->D + (a - 1) * v);
+  const double lv = s->c0 + s->a1 * (lc - log(sin(a * u))) + log(ca) - lc;
+  return s->a1 * s->lxi + lv;
+}
+
+// kind 0: g e^-g, kind 1: e^-g.
+inline double integrand(const Setup* s, double u, double v, int kind) {
+  const double lg = log_g(s, u, v);
+  if (lg > 700) return 0.0;  // e^-g underflows long before g e^-g matters
+  const double g = exp(lg);
+  return kind == 0 ? exp(lg - g) : exp(-g);
+}
+
+// Over [l, r] in the coordinate d measured from one end of the whole interval (width W): d = u
+// when from_lo, d = v otherwise.
+inline double gk15(const Setup* s, double l, double r, double W, int from_lo, int kind, double* err) {
+  const double c = 0.5 * (l + r), h = 0.5 * (r - l);
+  double k = 0, g = 0;
+  for (int j = 0; j < 8; ++j) {
+    double f;
+    if (j < 7) {
+      const double d1 = c - h * gk_x[j], d2 = c + h * gk_x[j];
+      f = from_lo ? integrand(s, d1, W - d1, kind) + integrand(s, d2, W - d2, kind)
+                  : integrand(s, W - d1, d1, kind) + integrand(s, W - d2, d2, kind);
+    } else {
+      f = from_lo ? integrand(s, c, W - c, kind) : integrand(s, W - c, c, kind);
+    }
+    k += gk_wk[j] * f;
+    if (j & 1) g += gk_wg[j >> 1] * f;
+  }
+  *err = fabs((k - g) * h);
+  return k * h;
+}
+
+// The peak: where log g crosses 0, as its distance ut from lo and vt from hi (ut + vt = W),
+// whichever is small being the one searched, so a peak 1e-16 from an end (x near zeta) is found
+// and kept. The search runs down to 1e-300 W from each end, halving the logarithm of the
+// distance while the bracket spans more than a factor 8, then the distance itself. No crossing:
+// the midpoint.
+inline void peak(const Setup* s, double W, double* ut, double* vt) {
+  const double h = 0.5 * W, tiny = 1e-300 * W;
+  const double fm = log_g(s, h, W - h);
+  const double fa = log_g(s, tiny, W - tiny), fb = log_g(s, W - tiny, tiny);
+  *ut = h, *vt = W - h;
+  if (!((fa < 0) != (fb < 0))) return;
+  const int from_lo = (fa < 0) != (fm < 0);
+  const int below = from_lo ? fa < 0 : fb < 0;  // the sign of log g at the searched end
+  double x0 = tiny, x1 = h;
+  for (int it = 0; it < 200 && x1 - x0 > 1e-16 * x1; ++it) {
+    const double m = x1 > 8 * x0 ? sqrt(x0) * sqrt(x1) : 0.5 * (x0 + x1);
+    const double f = from_lo ? log_g(s, m, W - m) : log_g(s, W - m, m);
+    if ((f < 0) == below) x0 = m;
+    else x1 = m;
+  }
+  const double t = 0.5 * (x0 + x1);
+  if (from_lo) *ut = t, *vt = W - t;
+  else *vt = t, *ut = W - t;
+}
+
+// The whole integral over (lo, hi) of width W, around the peak at (ut, vt). The integrand's
+// scale near the peak is about the peak's distance p to the nearer end (1e-15 when x is near zeta,
+// where all the mass sits in a sliver), so the panels are graded from the peak outwards: widths
+// p/64, 3p/64, ... towards the near end, and p/64, 4 p/64, 16 p/64, ... towards the far end. Each
+// panel is held in the coordinate of the end it lies nearer to (u from lo, v from hi), which keeps
+// the points near either end exact. Then the panel with the largest |K15 - G7| is bisected until
+// the sum of those is within rel * |value| or the panel budget is spent (the error estimate then
+// says so).
+#define MAX_PANELS 128
+inline double integral(const Setup* s, double W, double ut, double vt, int kind, double rel, double* err_out) {
+  double pa[MAX_PANELS], pb[MAX_PANELS], pv[MAX_PANELS], pe[MAX_PANELS];
+  int pl[MAX_PANELS];
+  int m = 0;
+  const int near_lo = ut <= vt;
+  const double p = near_lo ? ut : vt;  // the peak in the near end's coordinate
+  const double d = p / 64;
+  // In the near coordinate c (0 at the near end, W at the far end); stored in the far end's
+  // coordinate when the panel's midpoint is past W/2.
+#define ADD_PANEL(A, B)                                             \
+  {                                                                 \
+    const double a_ = (A), b_ = (B);                                \
+    if (b_ > a_ && m < MAX_PANELS - 1) {                            \
+      if (0.5 * (a_ + b_) <= 0.5 * W) pa[m] = a_, pb[m] = b_, pl[m] = near_lo; \
+      else pa[m] = W - b_, pb[m] = W - a_, pl[m] = !near_lo;        \
+      ++m;                                                          \
+    }                                                               \
+  }
+  double prev = p;
+  for (double e = d; e < p; e *= 4) {
+    ADD_PANEL(p - e, prev)
+    prev = p - e;
+  }
+  ADD_PANEL(0.0, prev)
+  prev = p;
+  for (double e = d; p + e < W; e *= 4) {
+    ADD_PANEL(prev, p + e)
+    prev = p + e;
+  }
+  ADD_PANEL(prev, W)
+#undef ADD_PANEL
+  for (int k = 0; k < m; ++k) pv[k] = gk15(s, pa[k], pb[k], W, pl[k], kind, &pe[k]);
+  for (;;) {
+    double total = 0.0, err = 0.0, worst = -1.0;
+    int w = 0;
+    for (int k = 0; k < m; ++k) {
+      total += pv[k];
+      err += pe[k];
+      if (pe[k] > worst) worst = pe[k], w = k;
+    }
+    const double mid = 0.5 * (pa[w] + pb[w]);
+    if (err <= rel * fabs(total) || m == MAX_PANELS || !(mid > pa[w] && mid < pb[w])) {
+      *err_out = err;
+      return total;
+    }
+    pa[m] = mid, pb[m] = pb[w], pl[m] = pl[w];
+    pb[w] = mid;
+    pv[w] = gk15(s, pa[w], pb[w], W, pl[w], kind, &pe[w]);
+    pv[m] = gk15(s, pa[m], pb[m], W, pl[m], kind, &pe[m]);
+    ++m;
+  }
+}
+
+// Unit pdf and cdf with error estimates. alpha = 1 and alpha = 2: z is the S0 (= S1) standardised
+// point (x - delta0) / gamma; otherwise z = (x - delta1) / gamma = z0 - zeta.
+inline void stable_unit(double z, double alpha, double beta, double rel, double* pdf, double* cdf, double* epdf,
+                        double* ecdf) {
+  *epdf = 0.0, *ecdf = 0.0;
+  if (alpha == 2.0) {
+    *pdf = exp(-0.25 * z * z) / (2.0 * sqrt(PI));
+    *cdf = 0.5 * erfc(-0.5 * z);
+    return;
+  }
+  if (alpha == 1.0) {
+    if (beta == 0.0) {
+      *pdf = 1.0 / (PI * (1.0 + z * z));
+      *cdf = 0.5 + atan(z) / PI;
+      return;
+    }
+    const int flip = beta < 0;
+    const double b = flip ? -beta : beta, zz = flip ? -z : z;
+    Setup s;
+    s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0;
+    s.ez = -PI * zz / (2.0 * b) + log(2.0 / PI);
+    const double W = PI;
+    double ut, vt, ep, ec;
+    peak(&s, W, &ut, &vt);
+    const double ip = integral(&s, W, ut, vt, 0, rel, &ep);
+    const double ic = integral(&s, W, ut, vt, 1, rel, &ec);
+    *pdf = ip / (2.0 * b);
+    *epdf = ep / (2.0 * b);
+    const double F = ic / PI;
+    *cdf = flip ? 1.0 - F : F;
+    *ecdf = ec / PI;
+    return;
+  }
+  // Here z is the distance from zeta already: z = (x - delta1) / gamma, which the host computes
+  // without the cancellation that z0 - zeta would suffer near zeta.
+  const double tpa = tan(PI * alpha / 2);
+  const double zeta = -beta * tpa;
+  if (z == 0.0) {
+    const double th0 = atan(beta * tpa) / alpha;
+    *pdf = tgamma(1.0 + 1.0 / alpha) * cos(th0) / (PI * pow(1.0 + zeta * zeta, 1.0 / (2.0 * alpha)));
+    *cdf = (PI / 2 - th0) / PI;
+    return;
+  }
+  const int flip = z < 0;
+  const double b = flip ? -beta : beta;
+  const double xi = fabs(z);
+  Setup s;
+  s.one = 0, s.alpha = alpha, s.beta = b;
+  s.theta0 = atan(b * tpa) / alpha;
+  // At beta = 1 (alpha < 1) theta0 is pi/2 and at beta = -1 (alpha > 1) alpha theta0 is
+  // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
+  s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
+  s.D = (b == -1.0 && alpha > 1) ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
+  s.a1 = alpha / (alpha - 1);
+  s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
+  s.lxi = log(xi);
+  s.ez = 0;
+  const double W = PI / 2 + s.theta0;
+  double F, ip = 0, ic = 0, ep = 0, ec = 0;
+  if (W > 0) {
+    double ut, vt;
+    peak(&s, W, &ut, &vt);
+    ip = integral(&s, W, ut, vt, 0, rel, &ep);
+    ic = integral(&s, W, ut, vt, 1, rel, &ec);
+  }
+  *pdf = alpha / (PI * xi * fabs(alpha - 1)) * ip;
+  *epdf = alpha / (PI * xi * fabs(alpha - 1)) * ep;
+  F = alpha < 1 ? (PI / 2 - s.theta0) / PI + ic / PI : 1.0 - ic / PI;
+  *cdf = flip ? 1.0 - F : F;
+  *ecdf = ec / PI;
+}
+
+// Points z[i], standardised as stable_unit wants them; out: pdf at [i], cdf at [n + i],
+// their error estimates at [2n + i] and [3n + i]. The pdf is divided by inv_scale's reciprocal
+// (out pdf = f(z) * inv_scale).
+__kernel void stable_pdf_cdf(__global const double* z, ulong n, double alpha, double beta, double inv_scale,
+                             double rel, __global double* out) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  double p, c, ep, ec;
+  stable_unit(z[i], alpha, beta, rel, &p, &c, &ep, &ec);
+  out[i] = p * inv_scale;
+  out[n + i] = c;
+  out[2 * n + i] = ep * inv_scale;
+  out[3 * n + i] = ec;
+}

@@ -1,0 +1,60 @@
+// The alpha-stable family: density and distribution function on the device (Nolan 1997; the
+// device layout of Julian-Moreno, Fernandez and Garcia-Risueno 2017, sec. 3.1).
+//
+// Parameterisations (Nolan's): X ~ S(alpha, beta, gamma, delta; k).
+//   S1 (k = 1): the characteristic function exp(-gamma^a |t|^a (1 - i beta sgn(t) tan(pi a / 2)) + i delta t)
+//               for alpha != 1, and exp(-gamma |t| (1 + i beta (2/pi) sgn(t) log|t|) + i delta t) for
+//               alpha = 1 (Samorodnitsky and Taqqu; scipy.stats.levy_stable's "S1").
+//   S0 (k = 0): the same law with delta0 = delta1 + beta gamma tan(pi alpha / 2) (alpha != 1) or
+//               delta0 = delta1 + beta (2/pi) gamma log(gamma) (alpha = 1): continuous in alpha and
+//               in beta, the default (R stabledist's pm = 0, libstable's 0).
+// Ranges: alpha in (0, 2], beta in [-1, 1], scale gamma > 0, loc delta finite; anything else
+// throws std::invalid_argument naming the parameter.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat::stable {
+
+enum class Param { S0 = 0, S1 = 1 };
+
+struct Params {
+  double alpha = 2;
+  double beta = 0;
+  double scale = 1;  ///< gamma
+  double loc = 0;    ///< delta, in the parameterisation `param`
+  Param param = Param::S0;
+};
+
+/// Throws std::invalid_argument unless alpha in (0, 2], beta in [-1, 1], scale > 0 and finite,
+/// loc finite.
+CLSTAT_EXPORT void check(const Params& p);
+
+/// The same law in S0 or S1: only loc changes (see above). Exact formulas; O(1).
+CLSTAT_EXPORT Params to_s0(const Params& p);
+CLSTAT_EXPORT Params to_s1(const Params& p);
+
+/// Density and distribution function at x[0 .. n), with error estimates: each is the sum over
+/// the quadrature's accepted subintervals of |Kronrod 15 - Gauss 7| (scaled like the value).
+struct PdfCdf {
+  std::vector<double> pdf, cdf, pdf_error, cdf_error;
+};
+
+/// pdf and cdf together in one device pass (the paper's PCDF), fp64. `rel_tol` is the relative
+/// tolerance each side of the integrand's peak is refined to (default 1e-14). Points outside the
+/// support (beta = +-1, alpha < 1) give exactly pdf 0 and cdf 0 or 1. NaN x gives NaN. O(n) device
+/// work of a few hundred integrand evaluations per point; no limit on n beyond device memory.
+/// Throws std::invalid_argument for bad parameters or a null x with n > 0, UnsupportedFeature on a
+/// device without fp64.
+CLSTAT_EXPORT PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p,
+                             double rel_tol = 1e-14);
+
+/// pdf(x) and cdf(x) alone (the same pass; the other half is discarded).
+CLSTAT_EXPORT std::vector<double> pdf(const Context& ctx, const double* x, std::size_t n, const Params& p);
+CLSTAT_EXPORT std::vector<double> cdf(const Context& ctx, const double* x, std::size_t n, const Params& p);
+
+}  // namespace clstat::stable
