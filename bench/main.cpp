@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth] [--tune kde]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable] [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
@@ -18,13 +18,14 @@
 
 #include "report.hpp"
 #include "suite_bandwidth.hpp"
+#include "suite_stable.hpp"
 #include "suite_kde.hpp"
 #include "suite_primitives.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
-      suite != "bandwidth")
+      suite != "bandwidth" && suite != "stable")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -111,6 +112,13 @@ int main(int argc, char** argv) {
         bo.repeats = o.repeats;
         bo.large = !cpu;
         for (auto& r : bench::run_bandwidth(ctx, bo)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "stable") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": stable\n";
+        bench::StableBenchOptions so;
+        so.repeats = o.repeats;
+        so.large = !cpu;
+        for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);

@@ -1,0 +1,62 @@
+#include "suite_stable.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include "clstat/stable.hpp"
+
+namespace bench {
+
+std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions& o) {
+  std::vector<Row> rows;
+  if (!ctx.info().fp64) {
+    std::cerr << "[clstat-bench]   stable: the device has no fp64; suite skipped\n";
+    return rows;
+  }
+  namespace st = clstat::stable;
+  std::vector<std::size_t> sizes{1000};
+  if (o.large) sizes = {10000, 100000, 1000000};
+  for (std::size_t n : sizes) {
+    std::vector<double> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = -20 + 40 * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
+      for (double b : {0.0, 0.5, 1.0}) {
+        const st::Params p{a, b, 1, 0, st::Param::S0};
+        st::PdfCdf v = st::pdf_cdf(ctx, x.data(), n, p);  // warm-up: builds the program
+        std::vector<double> t;
+        const int reps = n >= 1000000 ? 1 : o.repeats;
+        for (int r = 0; r < reps; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          v = st::pdf_cdf(ctx, x.data(), n, p);
+          t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::ostringstream name;
+        name << "pdf_cdf a=" << a << " b=" << b;
+        Row r{"stable", name.str(), "f64", n};
+        r.repeats = reps;
+        r.wall_ms = Stats::of(t);
+        r.work = static_cast<double>(n);
+        r.unit = "Mpoints/s";
+        r.throughput = r.wall_ms.median > 0 ? static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-6 : 0;
+        r.ceiling_name = "none";
+        double worst = 0;
+        bool finite = true;
+        for (std::size_t i = 0; i < n; ++i) {
+          finite = finite && std::isfinite(v.pdf[i]) && std::isfinite(v.cdf[i]);
+          if (v.pdf[i] > 0) worst = std::max(worst, v.pdf_error[i] / v.pdf[i]);
+        }
+        r.check = "max pdf error estimate / pdf";
+        r.error = worst;
+        r.pass = finite && worst < 1e-11;
+        std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms, "
+                  << r.throughput << " Mpoints/s\n";
+        rows.push_back(std::move(r));
+      }
+  }
+  return rows;
+}
+
+}  // namespace bench
