@@ -233,7 +233,11 @@ inline void stable_unit(double z, double alpha, double beta, double rel, double*
   const double xi = fabs(z);
   Setup s;
   s.one = 0, s.alpha = alpha, s.beta = b;
-  s.theta0 = atan(b * tpa) / alpha;
+  // |beta| = 1: theta0 in closed form (atan(tan(pi alpha / 2)) is pi alpha / 2, or pi alpha / 2 - pi
+  // for alpha > 1), so the support's edge is exact: W = pi/2 + theta0 is then exactly 0 at
+  // beta = -1, alpha < 1, and the density there exactly 0, whatever tan's last bit.
+  if (b == 1.0 || b == -1.0) s.theta0 = b * (alpha < 1 ? PI / 2 : PI / 2 - PI / alpha);
+  else s.theta0 = atan(b * tpa) / alpha;
   // At beta = 1 (alpha < 1) theta0 is pi/2 and at beta = -1 (alpha > 1) alpha theta0 is
   // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
   s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
