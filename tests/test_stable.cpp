@@ -2,6 +2,7 @@
 // SciPy's test data; S1, unit scale, zero location), and the S0/S1 conversion.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -222,4 +223,63 @@ TEST_CASE("stable.bad_input") {
   CHECK_THROWS_AS(st::pdf_cdf(ctx(), nullptr, 3, {1.5, 0, 1, 0}), std::invalid_argument);
   CHECK_THROWS_AS(st::pdf_cdf(ctx(), &x, 1, {1.5, 0, 1, 0}, 0.0), std::invalid_argument);
   CHECK(st::pdf_cdf(ctx(), nullptr, 0, {1.5, 0, 1, 0}).pdf.empty());
+  if (!clstat_test::has_fp64()) return;
+  const std::vector<double> bad{0.5, 1.5}, nan_p{std::nan("")};
+  CHECK_THROWS_AS(st::quantile(ctx(), bad.data(), 2, {1.5, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::isf(ctx(), nan_p.data(), 1, {1.5, 0}), std::invalid_argument);
+  const auto q = st::quantile(ctx(), bad.data(), 2, {1.5, 0}, 1e-12, true);
+  CHECK(q[0] == doctest::Approx(0.0).epsilon(1e-12));  // the median of a symmetric law
+  CHECK(std::isnan(q[1]));
+  const std::vector<double> ends{0.0, 1.0};
+  const auto e = st::quantile(ctx(), ends.data(), 2, {0.5, 1.0});  // support [zeta, inf) in S0
+  CHECK(e[0] == doctest::Approx(-std::tan(M_PI * 0.25)).epsilon(1e-15));
+  CHECK(std::isinf(e[1]));
+}
+
+TEST_CASE("stable.quantile_round_trip") {
+  if (!clstat_test::has_fp64()) return;
+  // cdf(quantile(p)) - p and sf(isf(q)) - q within 1e-12 for p from 1e-10 to 1 - 1e-10 (issue 5),
+  // alpha = 1 included, and relative accuracy in the small tails.
+  const std::vector<double> ps{1e-10, 1e-6, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-6, 1 - 1e-10};
+  double worst = 0, worst_rel = 0;
+  for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
+    for (double b : {-1.0, 0.0, 0.5, 1.0}) {
+      const st::Params p{a, b, 1.5, -0.5, st::Param::S0};
+      const auto x = st::quantile(ctx(), ps.data(), ps.size(), p);
+      const auto F = st::cdf(ctx(), x.data(), x.size(), p);
+      const auto u = st::isf(ctx(), ps.data(), ps.size(), p);
+      const auto S = st::sf(ctx(), u.data(), u.size(), p);
+      for (std::size_t k = 0; k < ps.size(); ++k) {
+        INFO(std::setprecision(17) << "alpha " << a << " beta " << b << " p " << ps[k] << " Q " << x[k] << " F " << F[k]
+                                   << " isf " << u[k] << " S " << S[k]);
+        CHECK(std::isfinite(x[k]));
+        CHECK(std::abs(F[k] - ps[k]) <= 1e-12);
+        CHECK(std::abs(S[k] - ps[k]) <= 1e-12);
+        if (ps[k] <= 0.01) {
+          CHECK(std::abs(F[k] - ps[k]) <= 1e-9 * ps[k]);
+          CHECK(std::abs(S[k] - ps[k]) <= 1e-9 * ps[k]);
+          worst_rel = std::max({worst_rel, std::abs(F[k] - ps[k]) / ps[k], std::abs(S[k] - ps[k]) / ps[k]});
+        }
+        worst = std::max({worst, std::abs(F[k] - ps[k]), std::abs(S[k] - ps[k])});
+      }
+    }
+  MESSAGE("quantile round trip: worst |F(Q(p)) - p| " << worst << ", worst relative in the tails " << worst_rel);
+}
+
+TEST_CASE("stable.sf_direct_tails") {
+  if (!clstat_test::has_fp64()) return;
+  // sf + cdf = 1 in the body; in the far tail sf matches the Pareto law P(X > x) ~ C x^-alpha,
+  // C = Gamma(alpha) sin(pi alpha / 2) / pi (symmetric case), to the next term's size x^-alpha.
+  const std::vector<double> body{-3, -0.5, 0, 0.7, 4};
+  for (double a : {0.6, 1.0, 1.7}) {
+    const st::Params p{a, 0.4, 1, 0, st::Param::S0};
+    const auto F = st::cdf(ctx(), body.data(), body.size(), p);
+    const auto S = st::sf(ctx(), body.data(), body.size(), p);
+    for (std::size_t k = 0; k < body.size(); ++k) CHECK(std::abs(F[k] + S[k] - 1) < 1e-14);
+  }
+  const double a = 1.5, x = 1e8;
+  const auto s = st::sf(ctx(), &x, 1, {a, 0.0, 1, 0});
+  const double pareto = std::tgamma(a) * std::sin(M_PI * a / 2) / M_PI * std::pow(x, -a);
+  CHECK(s[0] > 0);
+  CHECK(std::abs(s[0] / pareto - 1) < 1e-9);
 }

@@ -21,7 +21,8 @@
 // The integrands are evaluated from log g, so neither g nor V overflows in the far tails. log g is
 // monotone in theta; the peak of g e^-g is where log g = 0, found by bisection, and each side is
 // integrated adaptively to a relative tolerance of the side's first estimate.
-// Output: pdf, cdf, and their error estimates (sum of |K15 - G7| over the accepted intervals).
+// Outputs: pdf, cdf and sf with error estimates (sum of |K15 - G7| over the accepted panels), and
+// quantiles.
 #include "real.clh"
 
 #define PI 3.14159265358979323846
@@ -69,12 +70,12 @@ inline double log_g(const Setup* s, double u, double v) {
   return s->a1 * s->lxi + lv;
 }
 
-// kind 0: g e^-g, kind 1: e^-g.
+// kind 0: g e^-g, kind 1: e^-g, kind 2: 1 - e^-g (by expm1, so it stays exact where g is small).
 inline double integrand(const Setup* s, double u, double v, int kind) {
   const double lg = log_g(s, u, v);
-  if (lg > 700) return 0.0;  // e^-g underflows long before g e^-g matters
+  if (lg > 700) return kind == 2 ? 1.0 : 0.0;  // e^-g underflows long before g e^-g matters
   const double g = exp(lg);
-  return kind == 0 ? exp(lg - g) : exp(-g);
+  return kind == 0 ? exp(lg - g) : kind == 1 ? exp(-g) : -expm1(-g);
 }
 
 // Over [l, r] in the coordinate d measured from one end of the whole interval (width W): d = u
@@ -185,93 +186,187 @@ inline double integral(const Setup* s, double W, double ut, double vt, int kind,
   }
 }
 
-// Unit pdf and cdf with error estimates. alpha = 1 and alpha = 2: z is the S0 (= S1) standardised
-// point (x - delta0) / gamma; otherwise z = (x - delta1) / gamma = z0 - zeta.
-inline void stable_unit(double z, double alpha, double beta, double rel, double* pdf, double* cdf, double* epdf,
-                        double* ecdf) {
-  *epdf = 0.0, *ecdf = 0.0;
+// Unit pdf, cdf and survival function with error estimates; `want` says which are needed
+// (WANT_PDF | WANT_CDF | WANT_SF), and each costs one integral at most. alpha = 1 and alpha = 2: z
+// is the S0 (= S1) standardised point (x - delta0) / gamma; otherwise z = (x - delta1) / gamma =
+// z0 - zeta.
+// F and S are each computed directly, never as 1 minus the other: on the side z > zeta (after the
+// reflection), with I1 = int e^-g and I2 = int (1 - e^-g) (I1 + I2 = W = pi/2 + theta0),
+//   alpha < 1: F = (pi/2 - theta0)/pi + I1/pi, S = I2/pi;
+//   alpha > 1: F = (pi/2 - theta0)/pi + I2/pi, S = I1/pi;   alpha = 1: F = I1/pi, S = I2/pi;
+// and the reflection swaps F and S. So a tail probability of 1e-300 keeps its digits.
+#define WANT_PDF 1
+#define WANT_CDF 2
+#define WANT_SF 4
+typedef struct {
+  double pdf, cdf, sf, epdf, ecdf, esf;
+} Values;
+
+inline Values stable_unit(double z, double alpha, double beta, double rel, int want) {
+  Values r = {0, 0, 0, 0, 0, 0};
   if (alpha == 2.0) {
-    *pdf = exp(-0.25 * z * z) / (2.0 * sqrt(PI));
-    *cdf = 0.5 * erfc(-0.5 * z);
-    return;
+    r.pdf = exp(-0.25 * z * z) / (2.0 * sqrt(PI));
+    r.cdf = 0.5 * erfc(-0.5 * z);
+    r.sf = 0.5 * erfc(0.5 * z);
+    return r;
   }
+  if (alpha == 1.0 && beta == 0.0) {  // Cauchy; each tail from atan(1/|z|) without cancellation
+    r.pdf = 1.0 / (PI * (1.0 + z * z));
+    r.cdf = z < 0 ? atan(-1.0 / z) / PI : 0.5 + atan(z) / PI;
+    r.sf = z > 0 ? atan(1.0 / z) / PI : 0.5 - atan(z) / PI;
+    return r;
+  }
+  Setup s;
+  double W, lead, pdf_scale;  // lead: the constant term of F on the z' > zeta' side
+  int flip;
   if (alpha == 1.0) {
-    if (beta == 0.0) {
-      *pdf = 1.0 / (PI * (1.0 + z * z));
-      *cdf = 0.5 + atan(z) / PI;
-      return;
-    }
-    const int flip = beta < 0;
+    flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
-    Setup s;
     s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0;
     s.ez = -PI * zz / (2.0 * b) + log(2.0 / PI);
-    const double W = PI;
-    double ut, vt, ep, ec;
-    peak(&s, W, &ut, &vt);
-    const double ip = integral(&s, W, ut, vt, 0, rel, &ep);
-    const double ic = integral(&s, W, ut, vt, 1, rel, &ec);
-    *pdf = ip / (2.0 * b);
-    *epdf = ep / (2.0 * b);
-    const double F = ic / PI;
-    *cdf = flip ? 1.0 - F : F;
-    *ecdf = ec / PI;
-    return;
+    W = PI;
+    lead = 0.0;
+    pdf_scale = 1.0 / (2.0 * b);
+  } else {
+    const double tpa = tan(PI * alpha / 2);
+    if (z == 0.0) {
+      const double zeta = -beta * tpa, th0 = atan(beta * tpa) / alpha;
+      r.pdf = tgamma(1.0 + 1.0 / alpha) * cos(th0) / (PI * pow(1.0 + zeta * zeta, 1.0 / (2.0 * alpha)));
+      r.cdf = (PI / 2 - th0) / PI;
+      r.sf = (PI / 2 + th0) / PI;
+      return r;
+    }
+    flip = z < 0;
+    const double b = flip ? -beta : beta;
+    const double xi = fabs(z);
+    s.one = 0, s.alpha = alpha, s.beta = b;
+    // |beta| = 1: theta0 in closed form (atan(tan(pi alpha / 2)) is pi alpha / 2, or
+    // pi alpha / 2 - pi for alpha > 1), so the support's edge is exact: W = pi/2 + theta0 is then
+    // exactly 0 at beta = -1, alpha < 1, and the density there exactly 0, whatever tan's last bit.
+    if (b == 1.0 || b == -1.0) s.theta0 = b * (alpha < 1 ? PI / 2 : PI / 2 - PI / alpha);
+    else s.theta0 = atan(b * tpa) / alpha;
+    // At beta = 1 (alpha < 1) theta0 is pi/2 and at beta = -1 (alpha > 1) alpha theta0 is
+    // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
+    s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
+    s.D = (b == -1.0 && alpha > 1) ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
+    s.a1 = alpha / (alpha - 1);
+    s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
+    s.lxi = log(xi);
+    s.ez = 0;
+    W = PI / 2 + s.theta0;
+    lead = (PI / 2 - s.theta0) / PI;
+    pdf_scale = alpha / (PI * xi * fabs(alpha - 1));
   }
-  // Here z is the distance from zeta already: z = (x - delta1) / gamma, which the host computes
-  // without the cancellation that z0 - zeta would suffer near zeta.
-  const double tpa = tan(PI * alpha / 2);
-  const double zeta = -beta * tpa;
-  if (z == 0.0) {
-    const double th0 = atan(beta * tpa) / alpha;
-    *pdf = tgamma(1.0 + 1.0 / alpha) * cos(th0) / (PI * pow(1.0 + zeta * zeta, 1.0 / (2.0 * alpha)));
-    *cdf = (PI / 2 - th0) / PI;
-    return;
-  }
-  const int flip = z < 0;
-  const double b = flip ? -beta : beta;
-  const double xi = fabs(z);
-  Setup s;
-  s.one = 0, s.alpha = alpha, s.beta = b;
-  // |beta| = 1: theta0 in closed form (atan(tan(pi alpha / 2)) is pi alpha / 2, or pi alpha / 2 - pi
-  // for alpha > 1), so the support's edge is exact: W = pi/2 + theta0 is then exactly 0 at
-  // beta = -1, alpha < 1, and the density there exactly 0, whatever tan's last bit.
-  if (b == 1.0 || b == -1.0) s.theta0 = b * (alpha < 1 ? PI / 2 : PI / 2 - PI / alpha);
-  else s.theta0 = atan(b * tpa) / alpha;
-  // At beta = 1 (alpha < 1) theta0 is pi/2 and at beta = -1 (alpha > 1) alpha theta0 is
-  // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
-  s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
-  s.D = (b == -1.0 && alpha > 1) ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
-  s.a1 = alpha / (alpha - 1);
-  s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
-  s.lxi = log(xi);
-  s.ez = 0;
-  const double W = PI / 2 + s.theta0;
-  double F, ip = 0, ic = 0, ep = 0, ec = 0;
+  // Which integral gives F' and which S' on the z' > zeta' side (see above).
+  const int f_kind = (alpha < 1 || alpha == 1.0) ? 1 : 2;
+  const int s_kind = 3 - f_kind;
+  const int need_f = (want & (flip ? WANT_SF : WANT_CDF)) != 0;
+  const int need_s = (want & (flip ? WANT_CDF : WANT_SF)) != 0;
+  double Fp = lead, Sp = 0.0, eF = 0.0, eS = 0.0;
   if (W > 0) {
-    double ut, vt;
+    double ut, vt, e;
     peak(&s, W, &ut, &vt);
-    ip = integral(&s, W, ut, vt, 0, rel, &ep);
-    ic = integral(&s, W, ut, vt, 1, rel, &ec);
+    if (want & WANT_PDF) {
+      r.pdf = pdf_scale * integral(&s, W, ut, vt, 0, rel, &e);
+      r.epdf = pdf_scale * e;
+    }
+    if (need_f) Fp = lead + integral(&s, W, ut, vt, f_kind, rel, &eF) / PI, eF /= PI;
+    if (need_s) Sp = integral(&s, W, ut, vt, s_kind, rel, &eS) / PI, eS /= PI;
   }
-  *pdf = alpha / (PI * xi * fabs(alpha - 1)) * ip;
-  *epdf = alpha / (PI * xi * fabs(alpha - 1)) * ep;
-  F = alpha < 1 ? (PI / 2 - s.theta0) / PI + ic / PI : 1.0 - ic / PI;
-  *cdf = flip ? 1.0 - F : F;
-  *ecdf = ec / PI;
+  r.cdf = flip ? Sp : Fp;
+  r.sf = flip ? Fp : Sp;
+  r.ecdf = flip ? eS : eF;
+  r.esf = flip ? eF : eS;
+  return r;
 }
 
-// Points z[i], standardised as stable_unit wants them; out: pdf at [i], cdf at [n + i],
-// their error estimates at [2n + i] and [3n + i]. The pdf is divided by inv_scale's reciprocal
-// (out pdf = f(z) * inv_scale).
-__kernel void stable_pdf_cdf(__global const double* z, ulong n, double alpha, double beta, double inv_scale,
-                             double rel, __global double* out) {
+// Points z[i], standardised as stable_unit wants them; out, n apart: pdf, cdf, sf and their error
+// estimates (the pdf's scaled by inv_scale, as the pdf: out pdf = f(z) inv_scale).
+__kernel void stable_eval(__global const double* z, ulong n, double alpha, double beta, double inv_scale,
+                          double rel, int want, __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  double p, c, ep, ec;
-  stable_unit(z[i], alpha, beta, rel, &p, &c, &ep, &ec);
-  out[i] = p * inv_scale;
-  out[n + i] = c;
-  out[2 * n + i] = ep * inv_scale;
-  out[3 * n + i] = ec;
+  const Values v = stable_unit(z[i], alpha, beta, rel, want);
+  out[i] = v.pdf * inv_scale;
+  out[n + i] = v.cdf;
+  out[2 * n + i] = v.sf;
+  out[3 * n + i] = v.epdf * inv_scale;
+  out[4 * n + i] = v.ecdf;
+  out[5 * n + i] = v.esf;
+}
+
+// Quantiles in the same standardised coordinate: q[i] is a lower-tail probability (upper = 0:
+// solve F(z) = q) or an upper-tail one (upper = 1: S(z) = q). The tail of the smaller probability
+// is the one solved (F(z) = p with p > 1/2 becomes S(z) = 1 - p, exact in double), each with its
+// directly computed function. A bracket [lo, hi] is grown from zeta by factors of 4, then kept:
+// Newton steps on the pdf when they stay inside it, else bisection (geometric while the bracket
+// spans more than a factor 4 on one side of zeta). Stops at |hi - lo| <= tol max(|z|, 1e-300).
+// q = 0 or 1 gives the support's end (+-inf, or zeta for alpha < 1, beta = +-1); NaN gives NaN.
+__kernel void stable_quantile(__global const double* q, ulong n, double alpha, double beta, double rel,
+                              double tol, int upper, __global double* out) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  double t = q[i];
+  int up = upper;
+  if (!(t >= 0 && t <= 1)) {
+    out[i] = NAN;
+    return;
+  }
+  if (t > 0.5) t = 1.0 - t, up = !up;  // solve the smaller tail
+  // Increasing in z: g(z) = F(z) - t (lower), t - S(z) (upper).
+  const int want = WANT_PDF | (up ? WANT_SF : WANT_CDF);
+  const double lo_edge = (alpha < 1 && beta == 1.0 && alpha != 1.0) ? 0.0 : -INFINITY;
+  const double hi_edge = (alpha < 1 && beta == -1.0 && alpha != 1.0) ? 0.0 : INFINITY;
+  if (t == 0) {
+    out[i] = up ? hi_edge : lo_edge;
+    return;
+  }
+  Values v = stable_unit(0.0, alpha, beta, rel, want);
+  double g0 = up ? t - v.sf : v.cdf - t;
+  double lo, hi;
+  if (g0 == 0) {
+    out[i] = 0.0;
+    return;
+  }
+  if (g0 > 0) {  // the root is below 0
+    hi = 0.0, lo = -1.0;
+    for (int k = 0; k < 600 && lo > -1e300; ++k) {
+      if (lo_edge == 0.0) { lo = 0.0; break; }
+      v = stable_unit(lo, alpha, beta, rel, want);
+      const double g = up ? t - v.sf : v.cdf - t;
+      if (g <= 0) break;
+      hi = lo, lo *= 4;
+    }
+  } else {
+    lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 600 && hi < 1e300; ++k) {
+      if (hi_edge == 0.0) { hi = 0.0; break; }
+      v = stable_unit(hi, alpha, beta, rel, want);
+      const double g = up ? t - v.sf : v.cdf - t;
+      if (g >= 0) break;
+      lo = hi, hi *= 4;
+    }
+  }
+  double x = 0.5 * (lo + hi);
+  for (int it = 0; it < 300; ++it) {
+    v = stable_unit(x, alpha, beta, rel, want);
+    const double g = up ? t - v.sf : v.cdf - t;
+    if (g == 0) break;
+    if (g > 0) hi = x;
+    else lo = x;
+    if (hi - lo <= tol * fmax(fmax(fabs(lo), fabs(hi)), 1e-300)) break;
+    double nx = v.pdf > 0 ? x - g / v.pdf : NAN;
+    if (!(nx > lo && nx < hi)) {
+      const int same_side = (lo > 0 && hi > 0) || (lo < 0 && hi < 0);
+      nx = same_side && hi > 4 * lo && lo > 0 ? sqrt(lo) * sqrt(hi)
+           : same_side && lo < 4 * hi && hi < 0 ? -sqrt(-lo) * sqrt(-hi)
+                                                 : 0.5 * (lo + hi);
+    }
+    if (fabs(nx - x) <= tol * fabs(x)) {
+      x = nx;
+      break;
+    }
+    x = nx;
+  }
+  out[i] = x;
 }

@@ -1,5 +1,5 @@
-// Host side of the pdf/cdf pass (cl/stable/stable_point.cl): standardise to the unit S0 law,
-// one work-item per point.
+// Host side of the per-point kernels (cl/stable/stable_point.cl): standardise to the unit law,
+// one work-item per point, and back.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,64 +9,134 @@
 #include "runtime/launch.hpp"
 
 namespace clstat::stable {
+namespace {
 
-PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double rel_tol) {
-  const char* op = "clstat::stable::pdf_cdf";
-  const Params q = to_s0(p);  // alpha, beta, scale; loc in S0
-  if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null x");
-  if (!(rel_tol > 0 && rel_tol < 1e-3)) throw std::invalid_argument(std::string(op) + ": rel_tol must be in (0, 1e-3)");
-  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-  PdfCdf r;
-  if (n == 0) return r;
-  // alpha = 1 and 2: the S0 standardised point; otherwise the distance from zeta, (x - delta1) / gamma,
-  // taken from delta1 directly so that points near zeta keep their digits.
-  // Computed in long double: near zeta the density of a small alpha is steep on scales of 1e-9,
-  // so the rounding of delta1 = delta0 - beta gamma tan(pi alpha / 2) in double (1e-16 of delta)
-  // would be amplified (2e-9 relative at alpha = 0.1 in Nolan's loc-scale table); with the x87
-  // format's 64-bit significand it is 2e-12.
+constexpr int k_want_pdf = 1, k_want_cdf = 2, k_want_sf = 4;
+using LD = long double;
+
+// The origin of the kernel's coordinate: alpha = 1 and 2, delta0; otherwise delta1 (the point's
+// distance from zeta, in scale units). Computed in long double: near zeta the density of a small
+// alpha is steep on scales of 1e-9, so the rounding of delta1 = delta0 - beta gamma tan(pi alpha/2)
+// in double (1e-16 of delta) would be amplified (2e-9 relative at alpha = 0.1 in Nolan's loc-scale
+// table); with the x87 format's 64-bit significand it is 2e-12. The caller's own location is used
+// when it is the one needed.
+LD origin_of(const Params& p) {
+  const Params q = to_s0(p);
   const bool s1_form = q.alpha != 1 && q.alpha != 2;
-  using LD = long double;
+  if (!s1_form) return static_cast<LD>(q.loc);
+  if (p.param == Param::S1) return static_cast<LD>(p.loc);
   const LD pi = 3.141592653589793238462643383279502884L;
-  // The caller's own location when it is the one needed (S1 in, alpha != 1; S0 in, alpha = 1 or 2).
-  LD origin = static_cast<LD>(p.loc);
-  if (s1_form && p.param == Param::S0)
-    origin -= static_cast<LD>(p.beta) * static_cast<LD>(p.scale) * std::tan(pi * static_cast<LD>(p.alpha) / 2);
-  if (!s1_form) origin = static_cast<LD>(q.loc);
-  std::vector<double> z(n), out(4 * n);
-  for (std::size_t i = 0; i < n; ++i)
-    z[i] = static_cast<double>((static_cast<LD>(x[i]) - origin) / static_cast<LD>(q.scale));
+  return static_cast<LD>(p.loc) -
+         static_cast<LD>(p.beta) * static_cast<LD>(p.scale) * std::tan(pi * static_cast<LD>(p.alpha) / 2);
+}
+
+void common_checks(const Context& ctx, const char* op, const double* x, std::size_t n, const Params& p, double tol) {
+  check(p);
+  if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null input");
+  if (!(tol > 0 && tol < 1e-3)) throw std::invalid_argument(std::string(op) + ": the tolerance must be in (0, 1e-3)");
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+// out: 6 n values (pdf, cdf, sf and their error estimates), for the `want` mask.
+std::vector<double> evaluate(const Context& ctx, const char* op, const double* x, std::size_t n, const Params& p,
+                             double rel, int want) {
+  common_checks(ctx, op, x, n, p, rel);
+  std::vector<double> out(6 * n);
+  if (n == 0) return out;
+  const Params q = to_s0(p);
+  const LD origin = origin_of(p);
+  std::vector<double> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = static_cast<double>((static_cast<LD>(x[i]) - origin) / static_cast<LD>(q.scale));
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     const Queue qu = ctx.queue(0);
-    const cl::CommandQueue& cq = detail::queue_of(qu);
     auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
-    cl::Kernel k = build::kernel(*prog, "stable_pdf_cdf", 0);
+    cl::Kernel k = build::kernel(*prog, "stable_eval", 0);
     cl::Buffer zb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), z.data());
-    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, 4 * n * sizeof(double));
+    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, 6 * n * sizeof(double));
     const std::size_t wg = ctx.info().type == DeviceType::gpu ? 64 : 8;
     k.setArg(0, zb);
     k.setArg(1, static_cast<cl_ulong>(n));
     k.setArg(2, q.alpha);
     k.setArg(3, q.beta);
     k.setArg(4, 1 / q.scale);
-    k.setArg(5, rel_tol);
-    k.setArg(6, ob);
+    k.setArg(5, rel);
+    k.setArg(6, static_cast<cl_int>(want));
+    k.setArg(7, ob);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    cq.enqueueReadBuffer(ob, CL_TRUE, 0, 4 * n * sizeof(double), out.data());
+    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, 6 * n * sizeof(double), out.data());
   });
-  r.pdf.assign(out.begin(), out.begin() + n);
-  r.cdf.assign(out.begin() + n, out.begin() + 2 * n);
-  r.pdf_error.assign(out.begin() + 2 * n, out.begin() + 3 * n);
-  r.cdf_error.assign(out.begin() + 3 * n, out.end());
-  return r;
+  return out;
+}
+
+std::vector<double> slice(const std::vector<double>& v, std::size_t k, std::size_t n) {
+  return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(k * n),
+                             v.begin() + static_cast<std::ptrdiff_t>((k + 1) * n));
+}
+
+std::vector<double> solve(const Context& ctx, const char* op, const double* prob, std::size_t n, const Params& p,
+                          double tol, int upper, bool nan_for_invalid) {
+  common_checks(ctx, op, prob, n, p, tol);
+  if (!nan_for_invalid)
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(prob[i] >= 0 && prob[i] <= 1))
+        throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
+                                    std::to_string(i) + " is outside [0, 1]");
+  std::vector<double> u(n);
+  if (n == 0) return u;
+  const Params q = to_s0(p);
+  auto ci = ctx.impl();
+  detail::cl_guard(op, *ci, [&] {
+    const Queue qu = ctx.queue(0);
+    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    cl::Kernel k = build::kernel(*prog, "stable_quantile", 0);
+    cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), const_cast<double*>(prob));
+    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, n * sizeof(double));
+    const std::size_t wg = ctx.info().type == DeviceType::gpu ? 64 : 8;
+    k.setArg(0, pb);
+    k.setArg(1, static_cast<cl_ulong>(n));
+    k.setArg(2, q.alpha);
+    k.setArg(3, q.beta);
+    k.setArg(4, 1e-14);
+    k.setArg(5, tol);
+    k.setArg(6, static_cast<cl_int>(upper));
+    k.setArg(7, ob);
+    detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
+    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, n * sizeof(double), u.data());
+  });
+  const LD origin = origin_of(p);
+  for (std::size_t i = 0; i < n; ++i)
+    u[i] = static_cast<double>(origin + static_cast<LD>(q.scale) * static_cast<LD>(u[i]));
+  return u;
+}
+
+}  // namespace
+
+PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double rel_tol) {
+  const std::vector<double> v = evaluate(ctx, "clstat::stable::pdf_cdf", x, n, p, rel_tol, k_want_pdf | k_want_cdf);
+  return {slice(v, 0, n), slice(v, 1, n), slice(v, 3, n), slice(v, 4, n)};
 }
 
 std::vector<double> pdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return pdf_cdf(ctx, x, n, p).pdf;
+  return slice(evaluate(ctx, "clstat::stable::pdf", x, n, p, 1e-14, k_want_pdf), 0, n);
 }
 
 std::vector<double> cdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return pdf_cdf(ctx, x, n, p).cdf;
+  return slice(evaluate(ctx, "clstat::stable::cdf", x, n, p, 1e-14, k_want_cdf), 1, n);
+}
+
+std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
+  return slice(evaluate(ctx, "clstat::stable::sf", x, n, p, 1e-14, k_want_sf), 2, n);
+}
+
+std::vector<double> quantile(const Context& ctx, const double* prob, std::size_t n, const Params& p, double tol,
+                             bool nan_for_invalid) {
+  return solve(ctx, "clstat::stable::quantile", prob, n, p, tol, 0, nan_for_invalid);
+}
+
+std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& p, double tol,
+                        bool nan_for_invalid) {
+  return solve(ctx, "clstat::stable::isf", q, n, p, tol, 1, nan_for_invalid);
 }
 
 }  // namespace clstat::stable
