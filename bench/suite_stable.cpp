@@ -56,6 +56,42 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
         rows.push_back(std::move(r));
       }
   }
+  // Quantiles at N probabilities uniform in (0, 1), checked by the round trip through cdf.
+  std::vector<std::size_t> qsizes{100};
+  if (o.large) qsizes = {10000, 100000};
+  for (std::size_t n : qsizes) {
+    std::vector<double> pr(n);
+    for (std::size_t i = 0; i < n; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
+      for (double b : {0.0, 0.5, 1.0}) {
+        const st::Params p{a, b, 1, 0, st::Param::S0};
+        std::vector<double> q = st::quantile(ctx, pr.data(), n, p);
+        std::vector<double> t;
+        const int reps = n >= 100000 ? 1 : o.repeats;
+        for (int r = 0; r < reps; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          q = st::quantile(ctx, pr.data(), n, p);
+          t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        const std::vector<double> F = st::cdf(ctx, q.data(), n, p);
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(F[i] - pr[i]));
+        std::ostringstream name;
+        name << "quantile a=" << a << " b=" << b;
+        Row r{"stable", name.str(), "f64", n};
+        r.repeats = reps;
+        r.wall_ms = Stats::of(t);
+        r.work = static_cast<double>(n);
+        r.unit = "Mpoints/s";
+        r.throughput = r.wall_ms.median > 0 ? static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-6 : 0;
+        r.ceiling_name = "none";
+        r.check = "max |cdf(quantile(p)) - p|";
+        r.error = worst;
+        r.pass = worst <= 1e-12;
+        std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms\n";
+        rows.push_back(std::move(r));
+      }
+  }
   return rows;
 }
 
