@@ -370,3 +370,33 @@ __kernel void stable_quantile(__global const double* q, ulong n, double alpha, d
   }
   out[i] = x;
 }
+
+// Random numbers: Chambers, Mallows and Stuck (1976) with Weron's (1996) correction, S1 unit law,
+// from sample index `first + i` and the seed, through one Philox4x32-10 block per sample:
+//   V = pi (u1 - 1/2), W = -log u2,
+//   alpha != 1: B = atan(beta tan(pi alpha/2)) / alpha, S = (1 + beta^2 tan^2(pi alpha/2))^(1/(2 alpha)),
+//     X = S sin(alpha (V + B)) / cos(V)^(1/alpha) (cos(V - alpha (V + B)) / W)^((1 - alpha)/alpha);
+//   alpha = 1: X = (2/pi) ((pi/2 + beta V) tan V - beta log((pi/2) W cos V / (pi/2 + beta V))).
+// Then y = scale X + shift (the host folds S0/S1 and alpha = 1's log-scale term into shift).
+#include "philox.clh"
+
+__kernel void stable_rng(__global double* out, ulong n, ulong first, uint key0, uint key1, double alpha,
+                         double beta, double scale, double shift) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  const ulong j = first + i;
+  const uint4 r = philox4x32_10((uint4)((uint)j, (uint)(j >> 32), 0x5eed57a6u, 0u), (uint2)(key0, key1));
+  const double v = PI * (philox_unit(r.x, r.y) - 0.5);
+  const double w = -log(philox_unit(r.z, r.w));
+  double x;
+  if (alpha == 1.0) {
+    const double h = PI / 2 + beta * v;
+    x = (2.0 / PI) * (h * tan(v) - beta * log((PI / 2) * w * cos(v) / h));
+  } else {
+    const double t = beta * tan(PI * alpha / 2);
+    const double B = atan(t) / alpha, S = pow(1.0 + t * t, 1.0 / (2.0 * alpha));
+    const double av = alpha * (v + B);
+    x = S * sin(av) / pow(cos(v), 1.0 / alpha) * pow(cos(v - av) / w, (1.0 - alpha) / alpha);
+  }
+  out[i] = scale * x + shift;
+}

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "clstat/export.hpp"
@@ -71,5 +72,13 @@ CLSTAT_EXPORT std::vector<double> quantile(const Context& ctx, const double* p, 
                                            double tol = 1e-12, bool nan_for_invalid = false);
 CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& params,
                                       double tol = 1e-12, bool nan_for_invalid = false);
+
+/// n random numbers from the law, by Chambers, Mallows and Stuck (1976) with Weron's (1996)
+/// correction (all alpha, alpha = 1 by its own formula), driven by Philox4x32-10: sample j (the
+/// first is j = first) uses counter block (j, seed) only, so a seed gives the same stream on every
+/// device and work-group size (the uniforms bit for bit; the transformed values up to the last
+/// bits of each device's sin, cos, pow and log), and streams can be split by `first`. fp64.
+CLSTAT_EXPORT std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
+                                         std::uint64_t first = 0);
 
 }  // namespace clstat::stable
