@@ -360,6 +360,15 @@ TEST_CASE("stable.sample_stream_and_law") {
     INFO("alpha " << a << " beta " << b << " KS D " << D);
     CHECK(D < 1.95 / std::sqrt(static_cast<double>(n)));  // the 0.1% critical value
   }
+  // Into a device buffer: the same numbers; a short buffer is refused.
+  {
+    const st::Params p{1.7, -0.3, 0.5, 2, st::Param::S0};
+    clstat::Buffer<double> buf(ctx(), 300);
+    const clstat::Queue q = ctx().queue(0);
+    st::sample_async(q, buf, 300, p, 99, 1000).wait();
+    CHECK(buf.to_host(q) == st::sample(ctx(), 300, p, 99, 1000));
+    CHECK_THROWS_AS(st::sample_async(q, buf, 301, p, 99), std::invalid_argument);
+  }
   // S0 and scale/loc: the S0 law with loc delta0 is the S1 one with delta1 = delta0 - beta gamma tan.
   const st::Params p0{1.3, 0.6, 2.0, 1.0, st::Param::S0};
   const auto y0 = st::sample(ctx(), 50, p0, 7), y1 = st::sample(ctx(), 50, st::to_s1(p0), 7);

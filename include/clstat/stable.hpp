@@ -81,4 +81,9 @@ CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::
 CLSTAT_EXPORT std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
                                          std::uint64_t first = 0);
 
+/// The same stream written into a device buffer (at least n values) on queue q, after `wait`;
+/// returns the kernel's event. No host transfer. Throws std::invalid_argument for a short buffer.
+CLSTAT_EXPORT Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t n, const Params& p,
+                                 std::uint64_t seed, std::uint64_t first = 0, const std::vector<Event>& wait = {});
+
 }  // namespace clstat::stable

@@ -139,26 +139,26 @@ std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, cons
   return solve(ctx, "clstat::stable::isf", q, n, p, tol, 1, nan_for_invalid);
 }
 
-std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
-                           std::uint64_t first) {
+Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t n, const Params& p, std::uint64_t seed,
+                   std::uint64_t first, const std::vector<Event>& wait) {
   const char* op = "clstat::stable::sample";
   check(p);
-  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-  std::vector<double> y(n);
-  if (n == 0) return y;
+  auto ci = q.context().impl();
+  if (!ci->info().fp64) throw UnsupportedFeature(op, ci->info().name, "needs a device with fp64 (cl_khr_fp64)");
+  if (out.size() < n)
+    throw std::invalid_argument(std::string(op) + ": the buffer holds " + std::to_string(out.size()) + " values, n = " +
+                                std::to_string(n));
+  if (n == 0) return Event();
   // y = scale X + shift with X ~ S1(alpha, beta, 1, 0): shift = delta1, plus (2/pi) beta gamma
   // log gamma at alpha = 1 (the S1 law is not a location-scale family there).
   const Params s1 = to_s1(p);
   double shift = s1.loc;
   if (p.alpha == 1) shift += (2 / M_PI) * p.beta * p.scale * std::log(p.scale);
-  auto ci = ctx.impl();
-  detail::cl_guard(op, *ci, [&] {
-    const Queue qu = ctx.queue(0);
+  return detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
-    cl::Kernel k = build::kernel(*prog, "stable_rng", 0);
-    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, n * sizeof(double));
-    const std::size_t wg = ctx.info().type == DeviceType::gpu ? 256 : 64;
-    k.setArg(0, ob);
+    cl::Kernel k = build::kernel(*prog, "stable_rng", q.index());
+    const std::size_t wg = ci->info().type == DeviceType::gpu ? 256 : 64;
+    k.setArg(0, out.raw().impl()->buffer);
     k.setArg(1, static_cast<cl_ulong>(n));
     k.setArg(2, static_cast<cl_ulong>(first));
     k.setArg(3, static_cast<cl_uint>(seed & 0xffffffffu));
@@ -167,10 +167,18 @@ std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, s
     k.setArg(6, p.beta);
     k.setArg(7, p.scale);
     k.setArg(8, shift);
-    detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, n * sizeof(double), y.data());
+    return detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), wait, op);
   });
-  return y;
+}
+
+std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
+                           std::uint64_t first) {
+  check(p);
+  if (n == 0) return {};
+  Buffer<double> out(ctx, n);
+  const Queue q = ctx.queue(0);
+  sample_async(q, out, n, p, seed, first).wait();
+  return out.to_host(q);
 }
 
 }  // namespace clstat::stable
