@@ -279,6 +279,22 @@ TEST_CASE("stable.sf_direct_tails") {
     const auto S = st::sf(ctx(), body.data(), body.size(), p);
     for (std::size_t k = 0; k < body.size(); ++k) CHECK(std::abs(F[k] + S[k] - 1) < 1e-14);
   }
+  // alpha = 1 far tails, where e^-g drops from 1 to 0 within 1e-8 rad of the peak: cdf + sf = 1
+  // and the density follows (1 + beta) / (pi x^2) (before the peak-width grading, x = 3e4 read a
+  // density 37% low with an error estimate of 1e-16, and cdf + sf - 1 was -1.8e-10 at 13645).
+  for (double b1 : {0.5, 1.0, -0.7}) {
+    std::vector<double> xs;
+    for (double t = 1e3; t <= 1e6; t *= 1.37) xs.push_back(t);
+    const st::Params p{1.0, b1, 1, 0, st::Param::S0};
+    const auto F = st::cdf(ctx(), xs.data(), xs.size(), p);
+    const auto S = st::sf(ctx(), xs.data(), xs.size(), p);
+    const auto f = st::pdf(ctx(), xs.data(), xs.size(), p);
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      INFO("beta " << b1 << " x " << xs[k] << " F " << F[k] << " S " << S[k] << " pdf " << f[k]);
+      CHECK(std::abs(F[k] + S[k] - 1) < 1e-15);
+      CHECK(std::abs(f[k] / ((1 + b1) / (M_PI * xs[k] * xs[k])) - 1) < 20 * std::log(xs[k]) / xs[k]);
+    }
+  }
   const double a = 1.5, x = 1e8;
   const auto s = st::sf(ctx(), &x, 1, {a, 0.0, 1, 0});
   const double pareto = std::tgamma(a) * std::sin(M_PI * a / 2) / M_PI * std::pow(x, -a);

@@ -125,9 +125,10 @@ inline void peak(const Setup* s, double W, double* ut, double* vt) {
 }
 
 // The whole integral over (lo, hi) of width W, around the peak at (ut, vt). The integrand's
-// scale near the peak is about the peak's distance p to the nearer end (1e-15 when x is near zeta,
-// where all the mass sits in a sliver), so the panels are graded from the peak outwards: widths
-// p/64, 3p/64, ... towards the near end, and p/64, 4 p/64, 16 p/64, ... towards the far end. Each
+// scale near the peak is at most the peak's distance p to the nearer end (1e-15 when x is near
+// zeta, where all the mass sits in a sliver) and at most the peak's own width, so the panels are
+// graded from the peak outwards, from d = min(p/64, width/8) growing 4-fold each panel towards
+// both ends. Each
 // panel is held in the coordinate of the end it lies nearer to (u from lo, v from hi), which keeps
 // the points near either end exact. Then the panel with the largest |K15 - G7| is bisected until
 // the sum of those is within rel * |value| or the panel budget is spent (the error estimate then
@@ -139,7 +140,15 @@ inline double integral(const Setup* s, double W, double ut, double vt, int kind,
   int m = 0;
   const int near_lo = ut <= vt;
   const double p = near_lo ? ut : vt;  // the peak in the near end's coordinate
-  const double d = p / 64;
+  // The peak's own width, 1 / |d log g / d theta| there (by a central difference over 0.1% of p):
+  // in the far tails of alpha = 1, log g changes by 1e8 per radian at the peak, and e^-g falls from
+  // 1 to 0 within 1e-8 of it, far inside p / 64; a panel that wide lets all 15 nodes miss the step.
+  const double hs = 1e-3 * p;
+  const double l1 = near_lo ? log_g(s, p - hs, W - (p - hs)) : log_g(s, W - (p - hs), p - hs);
+  const double l2 = near_lo ? log_g(s, p + hs, W - (p + hs)) : log_g(s, W - (p + hs), p + hs);
+  const double slope = fabs(l2 - l1) / (2 * hs);
+  const double width = slope > 0 && isfinite(slope) ? 1.0 / slope : p;
+  const double d = fmax(fmin(p / 64, width / 8), 1e-300);
   // In the near coordinate c (0 at the near end, W at the far end); stored in the far end's
   // coordinate when the panel's midpoint is past W/2.
 #define ADD_PANEL(A, B)                                             \
