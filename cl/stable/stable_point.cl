@@ -60,7 +60,10 @@ inline double log_g(const Setup* s, double u, double v) {
     return s->ez + log(w) - lc + w * tn / s->beta;
   }
   const double a = s->alpha;
-  const double lc = log(sin(v));  // log cos(theta)
+  // log cos(theta): cos(theta) = sin(v) = sin(E + u) with E = pi/2 - theta0, taken from the small
+  // side. At beta = 1, alpha < 1, E is exactly 0 and cos(theta) vanishes at lo too; from v it
+  // would read sin(pi - u) = 1.2e-16 for u = 1e-29, an absolute floor of 1e-16 in the light tail.
+  const double lc = u < v ? log(sin(s->E + u)) : log(sin(v));
   // cos(alpha theta0 + (alpha - 1) theta), as a sine of a small argument near whichever end it
   // vanishes at (beta = 1, alpha < 1 at lo; beta = -1, alpha > 1 at hi), so it keeps its precision:
   //   = sin(E + (1 - alpha) u) with E = pi/2 - theta0,  = sin(D + (alpha - 1) v) with
