@@ -295,6 +295,21 @@ TEST_CASE("stable.sf_direct_tails") {
       CHECK(std::abs(f[k] / ((1 + b1) / (M_PI * xs[k] * xs[k])) - 1) < 20 * std::log(xs[k]) / xs[k]);
     }
   }
+  // The light edge of alpha = 0.8, beta = 1 (support [zeta, inf) in S0, zeta = -3.0777): values
+  // from the 40-digit `unit` of tools/golden/stable_near_zeta.py. Computing cos(theta) from the far
+  // end's coordinate once gave a floor: 6.0e-17 for the first density.
+  {
+    const std::vector<double> xs{-2.26, -2.22, -2.18, -2.14, -2.1};
+    const double f_ref[] = {1.00454185835e-27, 7.10177138047e-23, 4.79601317497e-19, 5.43878376071e-16,
+                            1.56425849781e-13};
+    const double F_ref[] = {3.13382976359e-30, 2.80870897437e-25, 2.37809504881e-21, 3.34688409776e-18,
+                            1.18351096532e-15};
+    const auto v = st::pdf_cdf(ctx(), xs.data(), xs.size(), {0.8, 1.0, 1, 0});
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      CHECK(std::abs(v.pdf[k] / f_ref[k] - 1) < 1e-10);
+      CHECK(std::abs(v.cdf[k] / F_ref[k] - 1) < 1e-10);
+    }
+  }
   const double a = 1.5, x = 1e8;
   const auto s = st::sf(ctx(), &x, 1, {a, 0.0, 1, 0});
   const double pareto = std::tgamma(a) * std::sin(M_PI * a / 2) / M_PI * std::pow(x, -a);
