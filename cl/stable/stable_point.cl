@@ -43,7 +43,7 @@ typedef struct {
   int one;          // alpha == 1 form
   double alpha, beta, theta0, a1, c0, lxi;  // c0: the theta-free part of log V; lxi = log xi
   double ez;        // alpha = 1: -pi z / (2 beta) + log(2/pi)
-  double E, D;      // see log_g
+  double E, D, F0;  // see log_g
 } Setup;
 
 // log g at theta given as u = theta - lo and v = hi - theta (u + v = hi - lo): whichever is small
@@ -69,7 +69,10 @@ inline double log_g(const Setup* s, double u, double v) {
   //   = sin(E + (1 - alpha) u) with E = pi/2 - theta0,  = sin(D + (alpha - 1) v) with
   //   D = pi/2 - alpha theta0 - (alpha - 1) pi/2.
   const double ca = u < v ? sin(s->E + (1 - a) * u) : sin(s->D + (a - 1) * v);
-  const double lv = s->c0 + s->a1 * (lc - log(sin(a * u))) + log(ca) - lc;
+  // sin(alpha (theta0 + theta)) = sin(alpha u) = sin(F0 + alpha v) with F0 = pi - alpha W, from the
+  // small side: at beta = -1, alpha > 1, alpha W is exactly pi and this factor vanishes at hi too.
+  const double ls = u < v ? log(sin(a * u)) : log(sin(s->F0 + a * v));
+  const double lv = s->c0 + s->a1 * (lc - ls) + log(ca) - lc;
   return s->a1 * s->lxi + lv;
 }
 
@@ -234,7 +237,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   if (alpha == 1.0) {
     flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
-    s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0;
+    s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0, s.F0 = 0;
     s.ez = -PI * zz / (2.0 * b) + log(2.0 / PI);
     W = PI;
     lead = 0.0;
@@ -261,6 +264,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
     s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
     s.D = (b == -1.0 && alpha > 1) ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
+    s.F0 = (b == -1.0 && alpha > 1) ? 0.0 : PI - alpha * (PI / 2 + s.theta0);
     s.a1 = alpha / (alpha - 1);
     s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
     s.lxi = log(xi);
