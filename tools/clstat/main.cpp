@@ -3,6 +3,7 @@
 //   clstat --version   version and git commit
 //   clstat kde ...     kernel density estimates from files (clstat kde --help)
 //   clstat bandwidth   bandwidth selection (clstat bandwidth --help)
+//   clstat stable      alpha-stable pdf, cdf, sf, quantiles, random numbers (clstat stable --help)
 // Errors go to stderr with exit status 1; a usage error exits with 2.
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "clstat/clstat.hpp"
 #include "bandwidth_command.hpp"
+#include "stable_command.hpp"
 #include "kde_command.hpp"
 
 namespace {
@@ -51,7 +53,7 @@ int devices() {
 }
 
 int usage(int code) {
-  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help\n";
+  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help | clstat stable --help\n";
   return code;
 }
 
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
     if (cmd == "devices") return devices();
     if (cmd == "kde") return clstat_cli::kde_command(argc - 2, argv + 2);
     if (cmd == "bandwidth") return clstat_cli::bandwidth_command(argc - 2, argv + 2);
+    if (cmd == "stable") return clstat_cli::stable_command(argc - 2, argv + 2);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(0);
     std::cerr << "clstat: unknown command '" << cmd << "'\n";
     return usage(2);
