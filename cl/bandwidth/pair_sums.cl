@@ -32,6 +32,7 @@
 #define identity csumd_zero
 #define merge csumd_merge
 #include "reduce_tree.clh"
+#include "triangle_tiles.clh"
 
 #define TERM_PSI4 1
 #define TERM_PSI6 2
@@ -47,8 +48,6 @@
 #else
 #define NOUT 1
 #endif
-
-inline ulong ps_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; }
 
 #if TERM == TERM_LSCV
 // Adds the terms of (private row yi, local row j of xl) to p4, p2.
@@ -100,13 +99,9 @@ void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0,
   const uint l = get_local_id(0);
   exp_table_stage(tab, l, WG);
   const ulong t = tile0 + get_group_id(0);
-  // Invert t = start(q) + (c - q): an estimate from the quadratic, then exact integer fix-ups.
-  const float b = 2.0f * (float)nb + 1.0f;
-  ulong q = (ulong)max(0.0f, floor((b - sqrt(max(0.0f, b * b - 8.0f * (float)t))) * 0.5f));
-  if (q >= nb) q = nb - 1;
-  while (q > 0 && ps_row_start(q, nb) > t) --q;
-  while (q + 1 < nb && ps_row_start(q + 1, nb) <= t) ++q;
-  const uint c = (uint)(q + (t - ps_row_start(q, nb)));
+  ulong q;
+  uint c;
+  tri_tile(t, nb, &q, &c);
   const uint i0 = (uint)q * TILE + l * ROWS;
   const uint j0 = c * TILE;
   const int diag = (q == c);

@@ -10,9 +10,7 @@
 // (ROWS * WG == TILE) do not change the result.
 #include "pair_common.clh"
 #include "reduce_tree.clh"
-
-// First tile number of tile-row q: rows 0..q-1 hold nb, nb-1, ... tiles.
-inline ulong tri_row_start(ulong q, ulong nb) { return q * nb - q * (q - 1) / 2; }
+#include "triangle_tiles.clh"
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void pairwise_triangle(__global const real* x, uint n, uint nb, ulong tile0,
@@ -21,13 +19,9 @@ void pairwise_triangle(__global const real* x, uint n, uint nb, ulong tile0,
   __local STATE sc[WG];
   const uint l = get_local_id(0);
   const ulong t = tile0 + get_group_id(0);
-  // Invert t = start(q) + (c - q): an estimate from the quadratic, then exact integer fix-ups.
-  const float b = 2.0f * (float)nb + 1.0f;
-  ulong q = (ulong)max(0.0f, floor((b - sqrt(max(0.0f, b * b - 8.0f * (float)t))) * 0.5f));
-  if (q >= nb) q = nb - 1;
-  while (q > 0 && tri_row_start(q, nb) > t) --q;
-  while (q + 1 < nb && tri_row_start(q + 1, nb) <= t) ++q;
-  const uint c = (uint)(q + (t - tri_row_start(q, nb)));
+  ulong q;
+  uint c;
+  tri_tile(t, nb, &q, &c);
   const uint i0 = (uint)q * TILE + l * ROWS;
   const uint j0 = c * TILE;
   const int diag = (q == c);

@@ -255,16 +255,17 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     const double b = flip ? -beta : beta;
     const double xi = fabs(z);
     s.one = 0, s.alpha = alpha, s.beta = b;
-    // |beta| = 1: theta0 in closed form (atan(tan(pi alpha / 2)) is pi alpha / 2, or
-    // pi alpha / 2 - pi for alpha > 1), so the support's edge is exact: W = pi/2 + theta0 is then
-    // exactly 0 at beta = -1, alpha < 1, and the density there exactly 0, whatever tan's last bit.
-    if (b == 1.0 || b == -1.0) s.theta0 = b * (alpha < 1 ? PI / 2 : PI / 2 - PI / alpha);
-    else s.theta0 = atan(b * tpa) / alpha;
-    // At beta = 1 (alpha < 1) theta0 is pi/2 and at beta = -1 (alpha > 1) alpha theta0 is
-    // pi - alpha pi/2, exactly; E and D are then exactly 0 rather than rounding noise.
-    s.E = (b == 1.0 && alpha < 1) ? 0.0 : PI / 2 - s.theta0;
-    s.D = (b == -1.0 && alpha > 1) ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
-    s.F0 = (b == -1.0 && alpha > 1) ? 0.0 : PI - alpha * (PI / 2 + s.theta0);
+    // |beta| = 1 in closed form, so the factors that vanish at an end vanish exactly there:
+    // atan(tan(pi alpha / 2)) is pi alpha / 2 (alpha < 1) or pi alpha / 2 - pi (alpha > 1). Then at
+    // beta = 1, alpha < 1, theta0 = pi/2 makes E exactly 0 (and at beta = -1, W exactly 0: the
+    // support's edge, density 0, whatever tan's last bit); at beta = -1, alpha > 1,
+    // alpha theta0 = pi - alpha pi/2 makes D and F0 exactly 0 (alpha W = pi).
+    const int pole = b == 1.0 || b == -1.0;
+    s.theta0 = pole ? b * (alpha < 1 ? PI / 2 : PI / 2 - PI / alpha) : atan(b * tpa) / alpha;
+    const int far_zero = pole && b < 0 && alpha > 1;
+    s.E = PI / 2 - s.theta0;
+    s.D = far_zero ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
+    s.F0 = far_zero ? 0.0 : PI - alpha * (PI / 2 + s.theta0);
     s.a1 = alpha / (alpha - 1);
     s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
     s.lxi = log(xi);
