@@ -1,3 +1,4 @@
+#include <chrono>
 #include "report.hpp"
 
 #include <ctime>
@@ -114,6 +115,17 @@ void write_csv(const std::string& path, const std::vector<DeviceReport>& devices
         << ',' << r.ceiling_name << ',' << num(r.ceiling) << ',' << num(r.fraction) << ",\"" << esc(r.check)
         << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << ',' << r.peer << ',' << num(r.peer_throughput)
         << '\n';
+}
+
+Stats wall_stats(const std::function<void()>& f, int repeats) {
+  f();
+  std::vector<double> t;
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return Stats::of(t);
 }
 
 }  // namespace bench

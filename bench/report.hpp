@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct Stats {
     return s;
   }
 };
+
+/// Wall-clock milliseconds of `repeats` calls of f after one warm-up call (which builds programs).
+Stats wall_stats(const std::function<void()>& f, int repeats);
 
 struct Row {
   std::string suite, name, precision;

@@ -14,19 +14,8 @@ namespace bench {
 namespace {
 
 namespace bw = clstat::bandwidth;
-using Clock = std::chrono::steady_clock;
 
-// Median wall time of `repeats` calls after one warm-up call (which builds the programs).
-Stats wall(const std::function<void()>& f, int repeats) {
-  f();
-  std::vector<double> t;
-  for (int i = 0; i < repeats; ++i) {
-    const auto t0 = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  return Stats::of(t);
-}
+const auto& wall = wall_stats;
 
 // One more call with kernel profiling on: the device's busy time (the sum of the kernels' run
 // times) goes to kernel_ms, so the rest of wall_ms is host work, transfers and launch gaps; the
@@ -117,6 +106,17 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
     r.check = "not checked (size)";
     log(r);
   }
+  // The objective against long double where that is affordable.
+  auto check_objective = [](Row& r, const std::vector<double>& x, std::size_t n, std::size_t d,
+                            const std::vector<double>& H, double f) {
+    if (n <= 1024) {
+      r.check = "rel vs long double";
+      r.error = std::abs(f / static_cast<double>(clstat_ref::lscv(x, n, d, H)) - 1);
+      r.pass = r.error < 1e-10;
+    } else {
+      r.check = "not checked (size)";
+    }
+  };
   // One LSCV_H objective evaluation.
   for (std::size_t d : {1u, 4u, 16u})
     for (std::size_t n : {1024u, 4096u, 16384u}) {
@@ -128,13 +128,7 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
       const auto call = [&] { f = bw::lscv_objective(ctx, x.data(), n, d, H); };
       Row r = row("lscv_objective d=" + std::to_string(d), n, tri(n), wall(call, o.repeats), o.repeats);
       r.kernel_ms = Stats::of({busy_ms(ctx, "lscv_objective d=" + std::to_string(d) + " n=" + std::to_string(n), call)});
-      if (n <= 1024) {
-        r.check = "rel vs long double";
-        r.error = std::abs(f / static_cast<double>(clstat_ref::lscv(x, n, d, H)) - 1);
-        r.pass = r.error < 1e-10;
-      } else {
-        r.check = "not checked (size)";
-      }
+      check_objective(r, x, n, d, H, f);
       log(r);
     }
   // One LSCV_H evaluation as lscv_H makes it: data resident on the device, H changes per call.
@@ -153,13 +147,7 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
       };
       Row r = row("lscv_H evaluation (resident) d=" + std::to_string(d), n, tri(n), wall(one, o.repeats), o.repeats);
       r.kernel_ms = Stats::of({busy_ms(ctx, "lscv_H evaluation d=" + std::to_string(d) + " n=" + std::to_string(n), one)});
-      if (n <= 1024) {
-        r.check = "rel vs long double";
-        r.error = std::abs(f / static_cast<double>(clstat_ref::lscv(x, n, d, H)) - 1);
-        r.pass = r.error < 1e-10;
-      } else {
-        r.check = "not checked (size)";
-      }
+      check_objective(r, x, n, d, H, f);
       log(r);
     }
   // A whole LSCV_H.

@@ -25,19 +25,14 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
     for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
       for (double b : {0.0, 0.5, 1.0}) {
         const st::Params p{a, b, 1, 0, st::Param::S0};
-        st::PdfCdf v = st::pdf_cdf(ctx, x.data(), n, p);  // warm-up: builds the program
-        std::vector<double> t;
+        st::PdfCdf v;
         const int reps = n >= 1000000 ? 1 : o.repeats;
-        for (int r = 0; r < reps; ++r) {
-          const auto t0 = std::chrono::steady_clock::now();
-          v = st::pdf_cdf(ctx, x.data(), n, p);
-          t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
+        const Stats t = wall_stats([&] { v = st::pdf_cdf(ctx, x.data(), n, p); }, reps);
         std::ostringstream name;
         name << "pdf_cdf a=" << a << " b=" << b;
         Row r{"stable", name.str(), "f64", n};
         r.repeats = reps;
-        r.wall_ms = Stats::of(t);
+        r.wall_ms = t;
         r.work = static_cast<double>(n);
         r.unit = "Mpoints/s";
         r.throughput = r.wall_ms.median > 0 ? static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-6 : 0;
@@ -65,14 +60,9 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
     for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
       for (double b : {0.0, 0.5, 1.0}) {
         const st::Params p{a, b, 1, 0, st::Param::S0};
-        std::vector<double> q = st::quantile(ctx, pr.data(), n, p);
-        std::vector<double> t;
+        std::vector<double> q;
         const int reps = n >= 100000 ? 1 : o.repeats;
-        for (int r = 0; r < reps; ++r) {
-          const auto t0 = std::chrono::steady_clock::now();
-          q = st::quantile(ctx, pr.data(), n, p);
-          t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-        }
+        const Stats t = wall_stats([&] { q = st::quantile(ctx, pr.data(), n, p); }, reps);
         const std::vector<double> F = st::cdf(ctx, q.data(), n, p);
         double worst = 0;
         for (std::size_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(F[i] - pr[i]));
@@ -80,7 +70,7 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
         name << "quantile a=" << a << " b=" << b;
         Row r{"stable", name.str(), "f64", n};
         r.repeats = reps;
-        r.wall_ms = Stats::of(t);
+        r.wall_ms = t;
         r.work = static_cast<double>(n);
         r.unit = "Mpoints/s";
         r.throughput = r.wall_ms.median > 0 ? static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-6 : 0;
@@ -98,16 +88,12 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   if (o.large) rsizes = {1000000, 10000000, 100000000};
   for (std::size_t n : rsizes) {
     const st::Params p{1.5, 0.5, 1, 0, st::Param::S0};
-    std::vector<double> y = st::sample(ctx, n, p, 42);
-    std::vector<double> t;
-    for (int r = 0; r < o.repeats; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      y = st::sample(ctx, n, p, 42 + r);
-      t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
+    std::vector<double> y;
+    int call = 0;
+    const Stats t = wall_stats([&] { y = st::sample(ctx, n, p, 42 + call++); }, o.repeats);
     Row r{"stable", "sample a=1.5 b=0.5 (host array)", "f64", n};
     r.repeats = o.repeats;
-    r.wall_ms = Stats::of(t);
+    r.wall_ms = t;
     r.work = static_cast<double>(n);
     r.unit = "Gsamples/s";
     r.throughput = static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-9;
