@@ -295,6 +295,8 @@ TEST_CASE("bandwidth.bad_input") {
   if (!clstat_test::has_fp64()) return;
   const auto x = clstat_test::normal<double>(60, 7);
   CHECK_THROWS_WITH_AS(bw::plugin(ctx(), x.data(), 60, 1, {3, bw::Scale::sd}), doctest::Contains("stages"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::LscvObjective(ctx(), two.data(), 2, 1), doctest::Contains("at least 3"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::LscvObjective(ctx(), nan.data(), 4, 1), doctest::Contains("NaN"), std::invalid_argument);
   std::vector<double> dup = x;
   dup[40] = dup[12];
   CHECK_THROWS_WITH_AS(bw::lscv_h(ctx(), dup.data(), 60, 1), doctest::Contains("rows 12 and 40 are equal"), std::invalid_argument);

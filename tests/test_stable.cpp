@@ -223,6 +223,13 @@ TEST_CASE("stable.bad_input") {
   CHECK_THROWS_AS(st::check({1.5, 0, -1, 0}), std::invalid_argument);
   CHECK_THROWS_AS(st::check({1.5, 0, 1, HUGE_VAL}), std::invalid_argument);
   CHECK_THROWS_AS(st::pdf_cdf(ctx(), nullptr, 3, {1.5, 0, 1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::to_s0({1.5, 2.0, 1, 0, st::Param::S1}), std::invalid_argument);
+  CHECK_THROWS_AS(st::to_s1({0.0, 0, 1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::sf(ctx(), nullptr, 2, {1.5, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::pdf(ctx(), &x, 1, {1.5, 0, -2, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::cdf(ctx(), &x, 1, {1.5, -1.5, 1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::sample(ctx(), 10, {2.5, 0}, 1), std::invalid_argument);
+  CHECK_THROWS_AS(st::quantile(ctx(), &x, 1, {1.5, 0}, 0.5), std::invalid_argument);
   CHECK_THROWS_AS(st::pdf_cdf(ctx(), &x, 1, {1.5, 0, 1, 0}, 0.0), std::invalid_argument);
   CHECK(st::pdf_cdf(ctx(), nullptr, 0, {1.5, 0, 1, 0}).pdf.empty());
   if (!clstat_test::has_fp64()) return;

@@ -78,6 +78,8 @@ CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::
 /// first is j = first) uses counter block (j, seed) only, so a seed gives the same stream on every
 /// device and work-group size (the uniforms bit for bit; the transformed values up to the last
 /// bits of each device's sin, cos, pow and log), and streams can be split by `first`. fp64.
+/// O(n) device work, one Philox block and a few transcendental calls per sample. Throws
+/// std::invalid_argument for bad parameters, UnsupportedFeature on a device without fp64.
 CLSTAT_EXPORT std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
                                          std::uint64_t first = 0);
 
