@@ -37,36 +37,45 @@ void common_checks(const Context& ctx, const char* op, const double* x, std::siz
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
 
-// out: 6 n values (pdf, cdf, sf and their error estimates), for the `want` mask.
-std::vector<double> evaluate(const Context& ctx, const char* op, const double* x, std::size_t n, const Params& p,
-                             double rel, int want) {
-  common_checks(ctx, op, x, n, p, rel);
-  std::vector<double> out(6 * n);
-  if (n == 0) return out;
-  const Params q = to_s0(p);
-  const LD origin = origin_of(p);
-  std::vector<double> z(n);
-  for (std::size_t i = 0; i < n; ++i) z[i] = static_cast<double>((static_cast<LD>(x[i]) - origin) / static_cast<LD>(q.scale));
+// One work-item per point: kernel(in, n, alpha, beta, a4, a5, flag, out) of stable_point.cl, with
+// per_point output values per point (kernels lay them out n apart), read back.
+std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const std::vector<double>& in,
+                              std::size_t per_point_values, const Params& q, double a4, double a5, int flag) {
+  const std::size_t n = in.size();
+  std::vector<double> out(per_point_values * n);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     const Queue qu = ctx.queue(0);
     auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
-    cl::Kernel k = build::kernel(*prog, "stable_eval", 0);
-    cl::Buffer zb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), z.data());
-    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, 6 * n * sizeof(double));
+    cl::Kernel k = build::kernel(*prog, kernel, 0);
+    cl::Buffer ib(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double),
+                  const_cast<double*>(in.data()));
+    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, out.size() * sizeof(double));
     const std::size_t wg = ctx.info().type == DeviceType::gpu ? 64 : 8;
-    k.setArg(0, zb);
+    k.setArg(0, ib);
     k.setArg(1, static_cast<cl_ulong>(n));
     k.setArg(2, q.alpha);
     k.setArg(3, q.beta);
-    k.setArg(4, 1 / q.scale);
-    k.setArg(5, rel);
-    k.setArg(6, static_cast<cl_int>(want));
+    k.setArg(4, a4);
+    k.setArg(5, a5);
+    k.setArg(6, static_cast<cl_int>(flag));
     k.setArg(7, ob);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, 6 * n * sizeof(double), out.data());
+    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, out.size() * sizeof(double), out.data());
   });
   return out;
+}
+
+// out: 6 n values (pdf, cdf, sf and their error estimates), for the `want` mask.
+std::vector<double> evaluate(const Context& ctx, const char* op, const double* x, std::size_t n, const Params& p,
+                             double rel, int want) {
+  common_checks(ctx, op, x, n, p, rel);
+  if (n == 0) return {};
+  const Params q = to_s0(p);
+  const LD origin = origin_of(p);
+  std::vector<double> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = static_cast<double>((static_cast<LD>(x[i]) - origin) / static_cast<LD>(q.scale));
+  return per_point(ctx, op, "stable_eval", z, 6, q, 1 / q.scale, rel, want);
 }
 
 std::vector<double> slice(const std::vector<double>& v, std::size_t k, std::size_t n) {
@@ -82,28 +91,9 @@ std::vector<double> solve(const Context& ctx, const char* op, const double* prob
       if (!(prob[i] >= 0 && prob[i] <= 1))
         throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
                                     std::to_string(i) + " is outside [0, 1]");
-  std::vector<double> u(n);
-  if (n == 0) return u;
+  if (n == 0) return {};
   const Params q = to_s0(p);
-  auto ci = ctx.impl();
-  detail::cl_guard(op, *ci, [&] {
-    const Queue qu = ctx.queue(0);
-    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
-    cl::Kernel k = build::kernel(*prog, "stable_quantile", 0);
-    cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(double), const_cast<double*>(prob));
-    cl::Buffer ob(ci->context, CL_MEM_WRITE_ONLY, n * sizeof(double));
-    const std::size_t wg = ctx.info().type == DeviceType::gpu ? 64 : 8;
-    k.setArg(0, pb);
-    k.setArg(1, static_cast<cl_ulong>(n));
-    k.setArg(2, q.alpha);
-    k.setArg(3, q.beta);
-    k.setArg(4, 1e-14);
-    k.setArg(5, tol);
-    k.setArg(6, static_cast<cl_int>(upper));
-    k.setArg(7, ob);
-    detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    detail::queue_of(qu).enqueueReadBuffer(ob, CL_TRUE, 0, n * sizeof(double), u.data());
-  });
+  std::vector<double> u = per_point(ctx, op, "stable_quantile", std::vector<double>(prob, prob + n), 1, q, 1e-14, tol, upper);
   const LD origin = origin_of(p);
   for (std::size_t i = 0; i < n; ++i)
     u[i] = static_cast<double>(origin + static_cast<LD>(q.scale) * static_cast<LD>(u[i]));
