@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "clstat/clstat.hpp"
+#include "cli_common.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -46,10 +47,7 @@ int bandwidth_command(int argc, char** argv) {
   bool json = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--columns") columns = value();
     else if (a == "--dims") dims = static_cast<std::size_t>(std::stoul(value()));
@@ -82,7 +80,7 @@ int bandwidth_command(int argc, char** argv) {
   double objective = 0;
   bool has_objective = false;
   std::string extra;
-  auto context = [&] { return clstat::Context(device.empty() ? clstat::default_device() : clstat::select_device(device)); };
+  auto context = [&] { return context_for(device); };
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
   else if (method == "scott") H = bw::scott(x, n, d);
   else if (method == "silverman") h = bw::silverman_rot(x, n, d);

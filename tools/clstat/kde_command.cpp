@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "clstat/clstat.hpp"
+#include "cli_common.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -97,10 +98,7 @@ int kde_command(int argc, char** argv) {
   bool log = false, loo = false, json = false;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--at") at = value();
     else if (a == "--columns") columns = value();
@@ -145,7 +143,7 @@ int kde_command(int argc, char** argv) {
     const Table w = read_table(weights, "1", 1);
     o.weights = w.values;
   }
-  clstat::Context ctx(device.empty() ? clstat::default_device() : clstat::select_device(device));
+  clstat::Context ctx = context_for(device);
   const std::vector<double> f = at.empty() ? clstat::kde_at_samples(ctx, x.values.data(), x.rows, x.cols, o)
                                            : clstat::kde(ctx, x.values.data(), x.rows, x.cols, y.values.data(),
                                                          y.rows, o);

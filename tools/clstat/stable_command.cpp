@@ -13,6 +13,7 @@
 
 #include "clstat/clstat.hpp"
 #include "clstat/stable.hpp"
+#include "cli_common.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -63,10 +64,7 @@ int stable_command(int argc, char** argv) {
   std::uint64_t seed = 1, first = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
+    auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--alpha") p.alpha = std::stod(value()), have_alpha = true;
     else if (a == "--beta") p.beta = std::stod(value()), have_beta = true;
     else if (a == "--scale") p.scale = std::stod(value());
@@ -94,7 +92,7 @@ int stable_command(int argc, char** argv) {
     return 2;
   }
   clstat::stable::check(p);
-  const clstat::Context ctx(device.empty() ? clstat::default_device() : clstat::select_device(device));
+  const clstat::Context ctx = context_for(device);
   namespace st = clstat::stable;
   std::cout.precision(17);
   if (what == "sample") {

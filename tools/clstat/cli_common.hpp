@@ -1,0 +1,22 @@
+// Pieces every clstat subcommand shares.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "clstat/clstat.hpp"
+
+namespace clstat_cli {
+
+/// The value after flag argv[i] (advancing i); throws std::invalid_argument when there is none.
+inline std::string next_value(int& i, int argc, char** argv) {
+  if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+  return argv[++i];
+}
+
+/// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.
+inline clstat::Context context_for(const std::string& device) {
+  return clstat::Context(device.empty() ? clstat::default_device() : clstat::select_device(device));
+}
+
+}  // namespace clstat_cli
