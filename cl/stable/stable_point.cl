@@ -44,6 +44,7 @@ typedef struct {
   double alpha, beta, theta0, a1, c0, lxi;  // c0: the theta-free part of log V; lxi = log xi
   double ez;        // alpha = 1: -pi z / (2 beta) + log(2/pi)
   double E, D, F0;  // see log_g
+  double sh;        // the pdf integrand is g e^-g e^-sh: logpdf's scale shift (0 for the pdf)
 } Setup;
 
 // log g at theta given as u = theta - lo and v = hi - theta (u + v = hi - lo): whichever is small
@@ -81,7 +82,7 @@ inline double integrand(const Setup* s, double u, double v, int kind) {
   const double lg = log_g(s, u, v);
   if (lg > 700) return kind == 2 ? 1.0 : 0.0;  // e^-g underflows long before g e^-g matters
   const double g = exp(lg);
-  return kind == 0 ? exp(lg - g) : kind == 1 ? exp(-g) : -expm1(-g);
+  return kind == 0 ? exp(lg - g - s->sh) : kind == 1 ? exp(-g) : -expm1(-g);
 }
 
 // Over [l, r] in the coordinate d measured from one end of the whole interval (width W): d = u
@@ -213,20 +214,38 @@ inline double integral(const Setup* s, double W, double ut, double vt, int kind,
 #define WANT_PDF 1
 #define WANT_CDF 2
 #define WANT_SF 4
+#define WANT_LOGPDF 8
+#define WANT_ERROR 16
 typedef struct {
-  double pdf, cdf, sf, epdf, ecdf, esf;
+  double pdf, cdf, sf, lpdf, epdf, ecdf, esf, elpdf;
 } Values;
 
+// log of the pdf integrand's largest value over the peak and the two ends (log g e^-g = lg - g):
+// logpdf integrates g e^-g scaled by it, so a density below the smallest double (the light tail of
+// a |beta| = 1 law, e^-(a large power of |x|)) still has a finite logarithm. 0 when nothing is finite.
+inline double integrand_log_max(const Setup* s, double W, double ut, double vt) {
+  const double tiny = 1e-300 * W;
+  double m = -INFINITY;
+  const double l0 = log_g(s, tiny, W - tiny), l1 = log_g(s, W - tiny, tiny), l2 = log_g(s, ut, vt);
+  if (isfinite(l0)) m = fmax(m, l0 - exp(l0));
+  if (isfinite(l1)) m = fmax(m, l1 - exp(l1));
+  if (isfinite(l2)) m = fmax(m, l2 - exp(l2));
+  return isfinite(m) ? m : 0.0;
+}
+
 inline Values stable_unit(double z, double alpha, double beta, double rel, int want) {
-  Values r = {0, 0, 0, 0, 0, 0};
+  Values r = {0, 0, 0, 0, 0, 0, 0, 0};
   if (alpha == 2.0) {
     r.pdf = exp(-0.25 * z * z) / (2.0 * sqrt(PI));
+    r.lpdf = -0.25 * z * z - log(2.0 * sqrt(PI));
     r.cdf = 0.5 * erfc(-0.5 * z);
     r.sf = 0.5 * erfc(0.5 * z);
     return r;
   }
   if (alpha == 1.0 && beta == 0.0) {  // Cauchy; each tail from atan(1/|z|) without cancellation
     r.pdf = 1.0 / (PI * (1.0 + z * z));
+    // log(pi (1 + z^2)) without overflowing z^2 for |z| > 1e154
+    r.lpdf = fabs(z) > 1.0 ? -log(PI) - 2.0 * log(fabs(z)) - log1p(1.0 / (z * z)) : -log(PI) - log1p(z * z);
     r.cdf = z < 0 ? atan(-1.0 / z) / PI : 0.5 + atan(z) / PI;
     r.sf = z > 0 ? atan(1.0 / z) / PI : 0.5 - atan(z) / PI;
     return r;
@@ -238,6 +257,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
     s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0, s.F0 = 0;
+    s.sh = 0;
     s.ez = -PI * zz / (2.0 * b) + log(2.0 / PI);
     W = PI;
     lead = 0.0;
@@ -247,6 +267,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     if (z == 0.0) {
       const double zeta = -beta * tpa, th0 = atan(beta * tpa) / alpha;
       r.pdf = tgamma(1.0 + 1.0 / alpha) * cos(th0) / (PI * pow(1.0 + zeta * zeta, 1.0 / (2.0 * alpha)));
+      r.lpdf = log(r.pdf);
       r.cdf = (PI / 2 - th0) / PI;
       r.sf = (PI / 2 + th0) / PI;
       return r;
@@ -254,7 +275,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     flip = z < 0;
     const double b = flip ? -beta : beta;
     const double xi = fabs(z);
-    s.one = 0, s.alpha = alpha, s.beta = b;
+    s.one = 0, s.alpha = alpha, s.beta = b, s.sh = 0;
     // |beta| = 1 in closed form, so the factors that vanish at an end vanish exactly there:
     // atan(tan(pi alpha / 2)) is pi alpha / 2 (alpha < 1) or pi alpha / 2 - pi (alpha > 1). Then at
     // beta = 1, alpha < 1, theta0 = pi/2 makes E exactly 0 (and at beta = -1, W exactly 0: the
@@ -280,12 +301,20 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   const int need_f = (want & (flip ? WANT_SF : WANT_CDF)) != 0;
   const int need_s = (want & (flip ? WANT_CDF : WANT_SF)) != 0;
   double Fp = lead, Sp = 0.0, eF = 0.0, eS = 0.0;
+  r.lpdf = -INFINITY;  // outside the support (W = 0)
   if (W > 0) {
     double ut, vt, e;
     peak(&s, W, &ut, &vt);
-    if (want & WANT_PDF) {
-      r.pdf = pdf_scale * integral(&s, W, ut, vt, 0, rel, &e);
-      r.epdf = pdf_scale * e;
+    if (want & (WANT_PDF | WANT_LOGPDF)) {
+      // pdf = pdf_scale e^sh I with I = int g e^-g e^-sh; sh = 0 unless the logarithm is wanted.
+      if (want & WANT_LOGPDF) s.sh = integrand_log_max(&s, W, ut, vt);
+      const double I = integral(&s, W, ut, vt, 0, rel, &e);
+      const double es = exp(s.sh);
+      r.pdf = pdf_scale * es * I;
+      r.epdf = pdf_scale * es * e;
+      r.lpdf = log(pdf_scale) + s.sh + log(I);
+      r.elpdf = I > 0 ? e / I : INFINITY;
+      s.sh = 0;
     }
     if (need_f) Fp = lead + integral(&s, W, ut, vt, f_kind, rel, &eF) / PI, eF /= PI;
     if (need_s) Sp = integral(&s, W, ut, vt, s_kind, rel, &eS) / PI, eS /= PI;
@@ -297,19 +326,32 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   return r;
 }
 
-// Points z[i], standardised as stable_unit wants them; out, n apart: pdf, cdf, sf and their error
-// estimates (the pdf's scaled by inv_scale, as the pdf: out pdf = f(z) inv_scale).
-__kernel void stable_eval(__global const double* z, ulong n, double alpha, double beta, double inv_scale,
-                          double rel, int want, __global double* out) {
+// Per-law parameters, PRM values each: alpha and beta; the scale gamma; the origin of the kernel's
+// coordinate (delta0 for alpha = 1 and 2, else delta1; see stable_unit) as a double-double hi + lo,
+// so a point 1e-12 from zeta keeps its digits whatever the size of delta (x - hi is exact there).
+#define PRM 5
+inline double standardise(__global const double* p, double x) { return ((x - p[3]) - p[4]) / p[2]; }
+
+// Element i has the parameters prm[PRM pid[i]] (per_element) or prm[0]. Outputs, n apart, in
+// this order and only those asked for in `want`: pdf, cdf, sf, logpdf, then with WANT_ERROR their
+// error estimates in the same order (logpdf's is the pdf's relative error).
+__kernel void stable_eval(__global const double* x, ulong n, __global const double* prm,
+                          __global const uint* pid, int per_element, double rel, int want,
+                          __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  const Values v = stable_unit(z[i], alpha, beta, rel, want);
-  out[i] = v.pdf * inv_scale;
-  out[n + i] = v.cdf;
-  out[2 * n + i] = v.sf;
-  out[3 * n + i] = v.epdf * inv_scale;
-  out[4 * n + i] = v.ecdf;
-  out[5 * n + i] = v.esf;
+  __global const double* p = prm + (per_element ? PRM * (ulong)pid[i] : 0);
+  const double z = standardise(p, x[i]);
+  const Values v = stable_unit(z, p[0], p[1], rel, want);
+  const double inv = 1.0 / p[2];
+  const double val[4] = {v.pdf * inv, v.cdf, v.sf, v.lpdf - log(p[2])};
+  const double err[4] = {v.epdf * inv, v.ecdf, v.esf, v.elpdf};
+  int slot = 0;
+  for (int k = 0; k < 4; ++k)
+    if (want & (1 << k)) out[(ulong)(slot++) * n + i] = val[k];
+  if (want & WANT_ERROR)
+    for (int k = 0; k < 4; ++k)
+      if (want & (1 << k)) out[(ulong)(slot++) * n + i] = err[k];
 }
 
 // Quantiles in the same standardised coordinate: q[i] is a lower-tail probability (upper = 0:
@@ -319,15 +361,10 @@ __kernel void stable_eval(__global const double* z, ulong n, double alpha, doubl
 // Newton steps on the pdf when they stay inside it, else bisection (geometric while the bracket
 // spans more than a factor 4 on one side of zeta). Stops at |hi - lo| <= tol max(|z|, 1e-300).
 // q = 0 or 1 gives the support's end (+-inf, or zeta for alpha < 1, beta = +-1); NaN gives NaN.
-__kernel void stable_quantile(__global const double* q, ulong n, double alpha, double beta, double rel,
-                              double tol, int upper, __global double* out) {
-  const ulong i = get_global_id(0);
-  if (i >= n) return;
-  double t = q[i];
+inline double unit_quantile(double t, double alpha, double beta, double rel, double tol, int upper) {
   int up = upper;
   if (!(t >= 0 && t <= 1)) {
-    out[i] = NAN;
-    return;
+    return NAN;
   }
   if (t > 0.5) t = 1.0 - t, up = !up;  // solve the smaller tail
   // Increasing in z: g(z) = F(z) - t (lower), t - S(z) (upper).
@@ -335,15 +372,13 @@ __kernel void stable_quantile(__global const double* q, ulong n, double alpha, d
   const double lo_edge = (alpha < 1 && beta == 1.0 && alpha != 1.0) ? 0.0 : -INFINITY;
   const double hi_edge = (alpha < 1 && beta == -1.0 && alpha != 1.0) ? 0.0 : INFINITY;
   if (t == 0) {
-    out[i] = up ? hi_edge : lo_edge;
-    return;
+    return up ? hi_edge : lo_edge;
   }
   Values v = stable_unit(0.0, alpha, beta, rel, want);
   double g0 = up ? t - v.sf : v.cdf - t;
   double lo, hi;
   if (g0 == 0) {
-    out[i] = 0.0;
-    return;
+    return 0.0;
   }
   if (g0 > 0) {  // the root is below 0
     hi = 0.0, lo = -1.0;
@@ -389,7 +424,18 @@ __kernel void stable_quantile(__global const double* q, ulong n, double alpha, d
     }
     x = nx;
   }
-  out[i] = x;
+  return x;
+}
+
+
+// Element i: probability q[i], parameters as in stable_eval; out[i] = origin + scale z.
+__kernel void stable_quantile(__global const double* q, ulong n, __global const double* prm,
+                              __global const uint* pid, int per_element, double rel, double tol, int upper,
+                              __global double* out) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  __global const double* p = prm + (per_element ? PRM * (ulong)pid[i] : 0);
+  out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper));
 }
 
 // Random numbers: Chambers, Mallows and Stuck (1976) with Weron's (1996) correction, S1 unit law,

@@ -39,27 +39,65 @@ CLSTAT_EXPORT void check(const Params& p);
 CLSTAT_EXPORT Params to_s0(const Params& p);
 CLSTAT_EXPORT Params to_s1(const Params& p);
 
-/// Density and distribution function at x[0 .. n), with error estimates: each is the sum over
-/// the quadrature's accepted subintervals of |Kronrod 15 - Gauss 7| (scaled like the value).
+/// Which functions an evaluation computes: a bit mask of these.
+enum Fn : unsigned { fn_pdf = 1, fn_cdf = 2, fn_sf = 4, fn_logpdf = 8 };
+
+/// The functions asked for, each n values (the others empty). Error estimates (when asked for):
+/// the sum over the quadrature's accepted subintervals of |Kronrod 15 - Gauss 7|, scaled like the
+/// value; logpdf's is the pdf's relative error estimate.
+struct Values {
+  std::vector<double> pdf, cdf, sf, logpdf;
+  std::vector<double> pdf_error, cdf_error, sf_error, logpdf_error;
+};
+
+/// The functions in `fns` at x[0 .. n), all in one device pass (the pdf and the cdf share the
+/// integrand's peak: the paper's PCDF), fp64, one law for all points.
+///   pdf, logpdf: the density and its logarithm. logpdf is integrated with its own scale shift, so
+///     it is finite wherever the density is positive, also where the density underflows a double
+///     (the light tail of a |beta| = 1 law); -inf outside the support.
+///   cdf, sf: P(X <= x) and P(X > x), each computed directly (never as 1 - the other), so a tail
+///     of 1e-300 keeps its digits.
+/// Points outside the support (beta = +-1, alpha < 1) give exactly pdf 0, logpdf -inf and cdf 0
+/// or 1. NaN x gives NaN. `rel_tol` is the relative tolerance each side of the integrand's peak is
+/// refined to (default 1e-14). O(n) device work of a few hundred integrand evaluations per point
+/// and function; no limit on n beyond device memory. Throws std::invalid_argument for bad
+/// parameters, an empty `fns`, a null x with n > 0 or rel_tol outside (0, 1e-3); UnsupportedFeature
+/// on a device without fp64.
+CLSTAT_EXPORT Values evaluate(const Context& ctx, unsigned fns, const double* x, std::size_t n, const Params& p,
+                              bool errors = false, double rel_tol = 1e-14);
+
+/// The batched form: element i has its own law params[i] (any mix of alpha, beta, scale, loc and
+/// parameterisation). Same outputs, cost and errors as evaluate (a bad params[i] names its index).
+CLSTAT_EXPORT Values evaluate_each(const Context& ctx, unsigned fns, const double* x, const Params* params,
+                                   std::size_t n, bool errors = false, double rel_tol = 1e-14);
+
+/// Device-resident and asynchronous: x (n values, on the device) to `out` on queue q after
+/// `wait`; returns the kernel's event and transfers nothing. out holds k n values (k = the number of
+/// functions in fns, twice that with errors), in the order pdf, cdf, sf, logpdf, then their errors
+/// in the same order, n apart. Throws std::invalid_argument for short buffers, else as evaluate.
+CLSTAT_EXPORT Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t n,
+                                   const Params& p, const Buffer<double>& out, bool errors = false,
+                                   double rel_tol = 1e-14, const std::vector<Event>& wait = {});
+
+/// Density and distribution function with error estimates (evaluate with fn_pdf | fn_cdf and
+/// errors), kept for its name: the paper's PCDF.
 struct PdfCdf {
   std::vector<double> pdf, cdf, pdf_error, cdf_error;
 };
-
-/// pdf and cdf together in one device pass (the paper's PCDF), fp64. `rel_tol` is the relative
-/// tolerance each side of the integrand's peak is refined to (default 1e-14). Points outside the
-/// support (beta = +-1, alpha < 1) give exactly pdf 0 and cdf 0 or 1. NaN x gives NaN. O(n) device
-/// work of a few hundred integrand evaluations per point; no limit on n beyond device memory.
-/// Throws std::invalid_argument for bad parameters or a null x with n > 0, UnsupportedFeature on a
-/// device without fp64.
 CLSTAT_EXPORT PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p,
                              double rel_tol = 1e-14);
 
-/// pdf(x), cdf(x) or the survival function sf(x) = P(X > x) alone (one integral per point each).
-/// sf is computed directly, not as 1 - cdf, so a tail of 1e-300 keeps its digits (and so is cdf
-/// in the lower tail).
+/// One function alone (evaluate with that function and no error estimates).
 CLSTAT_EXPORT std::vector<double> pdf(const Context& ctx, const double* x, std::size_t n, const Params& p);
+CLSTAT_EXPORT std::vector<double> logpdf(const Context& ctx, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> cdf(const Context& ctx, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const Params& p);
+
+/// Log-likelihoods of one data set x[0 .. n) under each of the laws in `laws`: sum_i logpdf(x_i),
+/// for all laws in one device pass of laws.size() n points (summed on the host in long double).
+/// -inf where a point lies outside a law's support. Throws as evaluate, and for NaN in x.
+CLSTAT_EXPORT std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,
+                                                 const std::vector<Params>& laws);
 
 /// Quantiles Q(p) (cdf(Q(p)) = p) and upper quantiles isf(q) (sf(isf(q)) = q) for probabilities
 /// in [0, 1], to `tol` relative in x (default 1e-12). Each point runs a bracketed Newton iteration
@@ -72,6 +110,12 @@ CLSTAT_EXPORT std::vector<double> quantile(const Context& ctx, const double* p, 
                                            double tol = 1e-12, bool nan_for_invalid = false);
 CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& params,
                                       double tol = 1e-12, bool nan_for_invalid = false);
+
+/// Batched quantiles: element i solves cdf(x) = prob[i] (upper = false) or sf(x) = prob[i]
+/// (upper = true) under its own law params[i]. Same accuracy, cost and errors as quantile.
+CLSTAT_EXPORT std::vector<double> quantile_each(const Context& ctx, const double* prob, const Params* params,
+                                                std::size_t n, bool upper = false, double tol = 1e-12,
+                                                bool nan_for_invalid = false);
 
 /// n random numbers from the law, by Chambers, Mallows and Stuck (1976) with Weron's (1996)
 /// correction (all alpha, alpha = 1 by its own formula), driven by Philox4x32-10: sample j (the

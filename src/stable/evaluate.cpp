@@ -1,0 +1,277 @@
+// Host side of the per-point kernels (cl/stable/stable_point.cl): each law's parameters and
+// coordinate origin, the launch, and the read-back; one work-item per point.
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "clstat/stable.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::stable {
+namespace {
+
+using LD = long double;
+constexpr unsigned k_error_bit = 16;  // WANT_ERROR in the kernel
+constexpr std::size_t k_prm = 5;      // PRM in the kernel
+
+// The kernel's parameters of one law: alpha, beta, gamma, and the origin of its coordinate as a
+// double-double. The origin is delta0 for alpha = 1 and 2 and delta1 otherwise (the point's
+// distance from zeta, in scale units). It is computed in long double and kept as hi + lo: near
+// zeta the density of a small alpha is steep on scales of 1e-9, so the rounding of
+// delta1 = delta0 - beta gamma tan(pi alpha/2) to a double (1e-16 of delta) would be amplified
+// (2e-9 relative at alpha = 0.1 in Nolan's loc-scale table).
+void law_params(const Params& p, double* out) {
+  const Params q = to_s0(p);
+  LD origin = static_cast<LD>(q.loc);
+  if (q.alpha != 1 && q.alpha != 2) {
+    const LD pi = 3.141592653589793238462643383279502884L;
+    origin = p.param == Param::S1 ? static_cast<LD>(p.loc)
+                                  : static_cast<LD>(p.loc) - static_cast<LD>(p.beta) * static_cast<LD>(p.scale) *
+                                                                 std::tan(pi * static_cast<LD>(p.alpha) / 2);
+  }
+  const double hi = static_cast<double>(origin);
+  out[0] = q.alpha, out[1] = q.beta, out[2] = q.scale, out[3] = hi, out[4] = static_cast<double>(origin - hi);
+}
+
+void check_tol(const char* op, double tol) {
+  if (!(tol > 0 && tol < 1e-3)) throw std::invalid_argument(std::string(op) + ": the tolerance must be in (0, 1e-3)");
+}
+
+void check_device(const char* op, const detail::ContextImpl& ci) {
+  if (!ci.info().fp64) throw UnsupportedFeature(op, ci.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+// The laws' parameter table, and each element's index into it (empty when all share law 0).
+struct Laws {
+  std::vector<double> prm;
+  std::vector<cl_uint> pid;
+};
+
+Laws one_law(const Params& p) {
+  Laws l{std::vector<double>(k_prm), {}};
+  law_params(p, l.prm.data());
+  return l;
+}
+
+Laws each_law(const char* op, const Params* params, std::size_t n) {
+  if (n > 0 && !params) throw std::invalid_argument(std::string(op) + ": null parameters");
+  if (n > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": more than 2^32 elements in one call");
+  Laws l{std::vector<double>(k_prm * n), std::vector<cl_uint>(n)};
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      law_params(params[i], &l.prm[k_prm * i]);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(op) + ": element " + std::to_string(i) + ": " + e.what());
+    }
+    l.pid[i] = static_cast<cl_uint>(i);
+  }
+  return l;
+}
+
+unsigned count_fns(const char* op, unsigned fns, bool errors) {
+  if (fns == 0 || (fns & ~15u))
+    throw std::invalid_argument(std::string(op) + ": ask for some of fn_pdf, fn_cdf, fn_sf, fn_logpdf");
+  const unsigned k = static_cast<unsigned>(__builtin_popcount(fns));
+  return errors ? 2 * k : k;
+}
+
+// Sets the kernel's arguments 0..4 (in, n, prm, pid, per_element) from device buffers.
+void set_law_args(cl::Kernel& k, const cl::Buffer& in, std::size_t n, const cl::Buffer& prm, const cl::Buffer& pid,
+                  bool per_element) {
+  k.setArg(0, in);
+  k.setArg(1, static_cast<cl_ulong>(n));
+  k.setArg(2, prm);
+  k.setArg(3, pid);
+  k.setArg(4, static_cast<cl_int>(per_element));
+}
+
+std::size_t group_size(const detail::ContextImpl& ci) { return ci.info().type == DeviceType::gpu ? 64 : 8; }
+
+// One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
+// trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots` n-value outputs read back. Uses the
+// context's scratch buffers (slots 30-33 of queue 0), so repeated calls allocate nothing.
+template <class Tail>
+std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const double* in, std::size_t n,
+                              const Laws& laws, std::size_t slots, Tail tail) {
+  std::vector<double> out(slots * n);
+  auto ci = ctx.impl();
+  detail::cl_guard(op, *ci, [&] {
+    const Queue qu = ctx.queue(0);
+    const cl::CommandQueue& q = detail::queue_of(qu);
+    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    cl::Kernel k = build::kernel(*prog, kernel, 0);
+    cl::Buffer ib = ci->scratch(0, 30, n * sizeof(double));
+    cl::Buffer pb = ci->scratch(0, 31, laws.prm.size() * sizeof(double));
+    cl::Buffer xb = ci->scratch(0, 32, std::max<std::size_t>(laws.pid.size(), 1) * sizeof(cl_uint));
+    cl::Buffer ob = ci->scratch(0, 33, out.size() * sizeof(double));
+    q.enqueueWriteBuffer(ib, CL_FALSE, 0, n * sizeof(double), in);
+    q.enqueueWriteBuffer(pb, CL_FALSE, 0, laws.prm.size() * sizeof(double), laws.prm.data());
+    if (!laws.pid.empty()) q.enqueueWriteBuffer(xb, CL_FALSE, 0, laws.pid.size() * sizeof(cl_uint), laws.pid.data());
+    set_law_args(k, ib, n, pb, xb, !laws.pid.empty());
+    k.setArg(tail(k), ob);
+    const std::size_t wg = group_size(*ci);
+    detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
+    q.enqueueReadBuffer(ob, CL_TRUE, 0, out.size() * sizeof(double), out.data());
+  });
+  return out;
+}
+
+Values unpack(const std::vector<double>& v, unsigned fns, bool errors, std::size_t n) {
+  Values r;
+  std::vector<double>* val[4] = {&r.pdf, &r.cdf, &r.sf, &r.logpdf};
+  std::vector<double>* err[4] = {&r.pdf_error, &r.cdf_error, &r.sf_error, &r.logpdf_error};
+  std::size_t slot = 0;
+  for (int pass = 0; pass < (errors ? 2 : 1); ++pass)
+    for (int k = 0; k < 4; ++k)
+      if (fns & (1u << k)) {
+        auto* dst = pass == 0 ? val[k] : err[k];
+        dst->assign(v.begin() + static_cast<std::ptrdiff_t>(slot * n),
+                    v.begin() + static_cast<std::ptrdiff_t>((slot + 1) * n));
+        ++slot;
+      }
+  return r;
+}
+
+Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* x, std::size_t n, const Laws& laws,
+                bool errors, double rel) {
+  const std::size_t slots = count_fns(op, fns, errors);
+  check_tol(op, rel);
+  if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null input");
+  check_device(op, *ctx.impl());
+  if (n == 0) return unpack({}, fns, errors, 0);
+  const int want = static_cast<int>(fns | (errors ? k_error_bit : 0));
+  const std::vector<double> v = per_point(ctx, op, "stable_eval", x, n, laws, slots, [&](cl::Kernel& k) {
+    k.setArg(5, rel);
+    k.setArg(6, static_cast<cl_int>(want));
+    return 7u;
+  });
+  return unpack(v, fns, errors, n);
+}
+
+std::vector<double> run_quantile(const Context& ctx, const char* op, const double* prob, std::size_t n,
+                                 const Laws& laws, double tol, bool upper, bool nan_for_invalid) {
+  check_tol(op, tol);
+  if (n > 0 && !prob) throw std::invalid_argument(std::string(op) + ": null input");
+  check_device(op, *ctx.impl());
+  if (!nan_for_invalid)
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(prob[i] >= 0 && prob[i] <= 1))
+        throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
+                                    std::to_string(i) + " is outside [0, 1]");
+  if (n == 0) return {};
+  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, [&](cl::Kernel& k) {
+    k.setArg(5, 1e-14);
+    k.setArg(6, tol);
+    k.setArg(7, static_cast<cl_int>(upper));
+    return 8u;
+  });
+}
+
+}  // namespace
+
+Values evaluate(const Context& ctx, unsigned fns, const double* x, std::size_t n, const Params& p, bool errors,
+                double rel_tol) {
+  return run_eval(ctx, "clstat::stable::evaluate", fns, x, n, one_law(p), errors, rel_tol);
+}
+
+Values evaluate_each(const Context& ctx, unsigned fns, const double* x, const Params* params, std::size_t n,
+                     bool errors, double rel_tol) {
+  const char* op = "clstat::stable::evaluate_each";
+  return run_eval(ctx, op, fns, x, n, each_law(op, params, n), errors, rel_tol);
+}
+
+Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t n, const Params& p,
+                     const Buffer<double>& out, bool errors, double rel_tol, const std::vector<Event>& wait) {
+  const char* op = "clstat::stable::evaluate_async";
+  const std::size_t slots = count_fns(op, fns, errors);
+  check_tol(op, rel_tol);
+  auto ci = q.context().impl();
+  check_device(op, *ci);
+  const Laws laws = one_law(p);
+  if (x.size() < n || out.size() < slots * n)
+    throw std::invalid_argument(std::string(op) + ": x holds " + std::to_string(x.size()) + " values and out " +
+                                std::to_string(out.size()) + "; " + std::to_string(n) + " points need " +
+                                std::to_string(slots * n) + " outputs");
+  if (n == 0) return Event();
+  return detail::cl_guard(op, *ci, [&] {
+    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    cl::Kernel k = build::kernel(*prog, "stable_eval", q.index());
+    // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
+    cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
+                  const_cast<double*>(laws.prm.data()));
+    set_law_args(k, x.raw().impl()->buffer, n, pb, pb, false);
+    k.setArg(5, rel_tol);
+    k.setArg(6, static_cast<cl_int>(fns | (errors ? k_error_bit : 0)));
+    k.setArg(7, out.raw().impl()->buffer);
+    const std::size_t wg = group_size(*ci);
+    return detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), wait, op);
+  });
+}
+
+PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double rel_tol) {
+  Values v = run_eval(ctx, "clstat::stable::pdf_cdf", fn_pdf | fn_cdf, x, n, one_law(p), true, rel_tol);
+  return {std::move(v.pdf), std::move(v.cdf), std::move(v.pdf_error), std::move(v.cdf_error)};
+}
+
+std::vector<double> pdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
+  return run_eval(ctx, "clstat::stable::pdf", fn_pdf, x, n, one_law(p), false, 1e-14).pdf;
+}
+
+std::vector<double> logpdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
+  return run_eval(ctx, "clstat::stable::logpdf", fn_logpdf, x, n, one_law(p), false, 1e-14).logpdf;
+}
+
+std::vector<double> cdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
+  return run_eval(ctx, "clstat::stable::cdf", fn_cdf, x, n, one_law(p), false, 1e-14).cdf;
+}
+
+std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
+  return run_eval(ctx, "clstat::stable::sf", fn_sf, x, n, one_law(p), false, 1e-14).sf;
+}
+
+std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,
+                                   const std::vector<Params>& laws) {
+  const char* op = "clstat::stable::log_likelihood";
+  if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null input");
+  for (std::size_t i = 0; i < n; ++i)
+    if (std::isnan(x[i])) throw std::invalid_argument(std::string(op) + ": NaN at index " + std::to_string(i));
+  const std::size_t K = laws.size();
+  if (K == 0 || n == 0) return std::vector<double>(K, 0.0);
+  if (K * n > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": laws x points exceeds 2^32");
+  Laws l{std::vector<double>(k_prm * K), std::vector<cl_uint>(K * n)};
+  std::vector<double> xs(K * n);
+  for (std::size_t k = 0; k < K; ++k) {
+    law_params(laws[k], &l.prm[k_prm * k]);
+    std::copy(x, x + n, xs.begin() + static_cast<std::ptrdiff_t>(k * n));
+    std::fill(l.pid.begin() + static_cast<std::ptrdiff_t>(k * n), l.pid.begin() + static_cast<std::ptrdiff_t>((k + 1) * n),
+              static_cast<cl_uint>(k));
+  }
+  const std::vector<double> lp = run_eval(ctx, op, fn_logpdf, xs.data(), K * n, l, false, 1e-14).logpdf;
+  std::vector<double> sums(K);
+  for (std::size_t k = 0; k < K; ++k) {
+    LD s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += static_cast<LD>(lp[k * n + i]);
+    sums[k] = static_cast<double>(s);
+  }
+  return sums;
+}
+
+std::vector<double> quantile(const Context& ctx, const double* prob, std::size_t n, const Params& p, double tol,
+                             bool nan_for_invalid) {
+  return run_quantile(ctx, "clstat::stable::quantile", prob, n, one_law(p), tol, false, nan_for_invalid);
+}
+
+std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& p, double tol,
+                        bool nan_for_invalid) {
+  return run_quantile(ctx, "clstat::stable::isf", q, n, one_law(p), tol, true, nan_for_invalid);
+}
+
+std::vector<double> quantile_each(const Context& ctx, const double* prob, const Params* params, std::size_t n,
+                                  bool upper, double tol, bool nan_for_invalid) {
+  const char* op = "clstat::stable::quantile_each";
+  return run_quantile(ctx, op, prob, n, each_law(op, params, n), tol, upper, nan_for_invalid);
+}
+
+}  // namespace clstat::stable

@@ -1,0 +1,54 @@
+// Random numbers on the device (stable_rng in cl/stable/stable_point.cl).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "clstat/stable.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::stable {
+
+Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t n, const Params& p, std::uint64_t seed,
+                   std::uint64_t first, const std::vector<Event>& wait) {
+  const char* op = "clstat::stable::sample";
+  check(p);
+  auto ci = q.context().impl();
+  if (!ci->info().fp64) throw UnsupportedFeature(op, ci->info().name, "needs a device with fp64 (cl_khr_fp64)");
+  if (out.size() < n)
+    throw std::invalid_argument(std::string(op) + ": the buffer holds " + std::to_string(out.size()) + " values, n = " +
+                                std::to_string(n));
+  if (n == 0) return Event();
+  // y = scale X + shift with X ~ S1(alpha, beta, 1, 0): shift = delta1, plus (2/pi) beta gamma
+  // log gamma at alpha = 1 (the S1 law is not a location-scale family there).
+  const Params s1 = to_s1(p);
+  double shift = s1.loc;
+  if (p.alpha == 1) shift += (2 / M_PI) * p.beta * p.scale * std::log(p.scale);
+  return detail::cl_guard(op, *ci, [&] {
+    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    cl::Kernel k = build::kernel(*prog, "stable_rng", q.index());
+    const std::size_t wg = ci->info().type == DeviceType::gpu ? 256 : 64;
+    k.setArg(0, out.raw().impl()->buffer);
+    k.setArg(1, static_cast<cl_ulong>(n));
+    k.setArg(2, static_cast<cl_ulong>(first));
+    k.setArg(3, static_cast<cl_uint>(seed & 0xffffffffu));
+    k.setArg(4, static_cast<cl_uint>(seed >> 32));
+    k.setArg(5, p.alpha);
+    k.setArg(6, p.beta);
+    k.setArg(7, p.scale);
+    k.setArg(8, shift);
+    return detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), wait, op);
+  });
+}
+
+std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
+                           std::uint64_t first) {
+  check(p);
+  if (n == 0) return {};
+  Buffer<double> out(ctx, n);
+  const Queue q = ctx.queue(0);
+  sample_async(q, out, n, p, seed, first).wait();
+  return out.to_host(q);
+}
+
+}  // namespace clstat::stable
