@@ -420,3 +420,105 @@ TEST_CASE("stable.sample_stream_and_law") {
   const auto y0 = st::sample(ctx(), 50, p0, 7), y1 = st::sample(ctx(), 50, st::to_s1(p0), 7);
   for (std::size_t i = 0; i < 50; ++i) CHECK(y0[i] == doctest::Approx(y1[i]).epsilon(1e-14));
 }
+
+TEST_CASE("stable.logpdf_and_batched_forms") {
+  if (!clstat_test::has_fp64()) return;
+  // logpdf = log(pdf) wherever the density is a normal double, for laws across the family.
+  std::vector<double> xs;
+  for (double t = -30; t <= 30; t += 0.73) xs.push_back(t);
+  xs.push_back(1e5);
+  xs.push_back(-1e5);
+  const std::vector<st::Params> laws{{0.3, 0.5, 2, 1},   {0.8, 1.0, 1, 0},   {1.0, 0.5, 0.5, -1}, {1.0, 0.0, 1, 0},
+                                     {1.3, -0.2, 1, 0},  {1.5, 1.0, 3, 2},   {1.9, 0.9, 1, 0},    {2.0, 0.0, 1.5, 0},
+                                     {0.5, -1.0, 1, 0, st::Param::S1}};
+  for (const auto& p : laws) {
+    const auto f = st::pdf(ctx(), xs.data(), xs.size(), p);
+    const auto lf = st::logpdf(ctx(), xs.data(), xs.size(), p);
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      INFO("alpha " << p.alpha << " beta " << p.beta << " x " << xs[k] << " pdf " << f[k] << " logpdf " << lf[k]);
+      if (f[k] > 1e-300) CHECK(std::abs(lf[k] - std::log(f[k])) < 1e-12 * std::max(1.0, std::abs(lf[k])));
+      if (f[k] == 0) CHECK(lf[k] < std::log(1e-300));  // -inf outside the support, else below the doubles
+    }
+  }
+  // The light left tail of alpha = 1.5, beta = 1: at x = -10 the 50-digit reference of
+  // tools/golden/stable_light_tail.py gives log f = -98.717768264642065. Further out the
+  // density underflows a double but logpdf stays finite, decreasing, with -log f growing like
+  // |x - zeta|^(alpha / (alpha - 1)) = |x - zeta|^3 (Zolotarev's light-tail asymptotics).
+  {
+    const st::Params p{1.5, 1.0, 1, 0};
+    const double x10 = -10;
+    CHECK(std::abs(st::logpdf(ctx(), &x10, 1, p)[0] - -98.717768264642065) < 1e-11);
+    const std::vector<double> far{-25, -30, -40, -60};
+    const auto lf = st::logpdf(ctx(), far.data(), far.size(), p);
+    for (std::size_t k = 0; k < far.size(); ++k) {
+      INFO("x " << far[k] << " logpdf " << lf[k]);
+      CHECK(std::isfinite(lf[k]));
+      CHECK(lf[k] < -709);
+      if (k > 0) CHECK(lf[k] < lf[k - 1]);
+    }
+    const double zeta = 1;  // -beta tan(pi alpha / 2)
+    const double slope = std::log(lf[3] / lf[2]) / std::log((zeta - far[3]) / (zeta - far[2]));
+    INFO("log-log slope of -logpdf " << slope);
+    CHECK(std::abs(slope - 3) < 0.1);
+  }
+  // The batched form gives, element by element, the same bits as one call per law; the
+  // device-resident form the same bits as the host form; log_likelihood the sum of logpdf.
+  std::vector<double> xb;
+  std::vector<st::Params> pb;
+  for (std::size_t k = 0; k < 40; ++k) {
+    xb.push_back(xs[(7 * k) % xs.size()]);
+    pb.push_back(laws[k % laws.size()]);
+  }
+  const unsigned all = st::fn_pdf | st::fn_cdf | st::fn_sf | st::fn_logpdf;
+  const auto each = st::evaluate_each(ctx(), all, xb.data(), pb.data(), xb.size(), true);
+  for (std::size_t k = 0; k < xb.size(); ++k) {
+    const auto one = st::evaluate(ctx(), all, &xb[k], 1, pb[k], true);
+    INFO("element " << k);
+    CHECK(each.pdf[k] == one.pdf[0]);
+    CHECK(each.cdf[k] == one.cdf[0]);
+    CHECK(each.sf[k] == one.sf[0]);
+    CHECK((each.logpdf[k] == one.logpdf[0] || (std::isinf(each.logpdf[k]) && std::isinf(one.logpdf[0]))));
+    CHECK(each.pdf_error[k] == one.pdf_error[0]);
+    CHECK(each.sf_error[k] == one.sf_error[0]);
+  }
+  const auto host = st::evaluate(ctx(), st::fn_cdf | st::fn_logpdf, xs.data(), xs.size(), laws[2], true);
+  CHECK(host.pdf.empty());
+  CHECK(host.sf.empty());
+  REQUIRE(host.cdf_error.size() == xs.size());
+  const clstat::Queue q = ctx().queue(0);
+  clstat::Buffer<double> xd(ctx(), xs.size()), od(ctx(), 4 * xs.size());
+  xd.write(q, xs.data(), xs.size());
+  st::evaluate_async(q, st::fn_cdf | st::fn_logpdf, xd, xs.size(), laws[2], od, true).wait();
+  const std::vector<double> dev = od.to_host(q);
+  for (std::size_t k = 0; k < xs.size(); ++k) {
+    CHECK(dev[k] == host.cdf[k]);
+    CHECK(dev[xs.size() + k] == host.logpdf[k]);
+    CHECK(dev[2 * xs.size() + k] == host.cdf_error[k]);
+    CHECK(dev[3 * xs.size() + k] == host.logpdf_error[k]);
+  }
+  CHECK_THROWS_AS(st::evaluate_async(q, st::fn_pdf | st::fn_cdf, xd, xs.size(), laws[2], xd), std::invalid_argument);
+  CHECK_THROWS_AS(st::evaluate(ctx(), 0, xs.data(), xs.size(), laws[2]), std::invalid_argument);
+  std::vector<st::Params> bad = pb;
+  bad[3].beta = 2;
+  CHECK_THROWS_WITH_AS(st::evaluate_each(ctx(), st::fn_pdf, xb.data(), bad.data(), xb.size()),
+                       doctest::Contains("element 3"), std::invalid_argument);
+  const std::vector<double> data{-1.2, 0.3, 2.5, 0.01, -0.4, 7.0};
+  const std::vector<st::Params> cand{laws[0], laws[4], laws[6], {0.7, 1.0, 1, 10}};
+  const auto ll = st::log_likelihood(ctx(), data.data(), data.size(), cand);
+  for (std::size_t k = 0; k < cand.size(); ++k) {
+    const auto lf = st::logpdf(ctx(), data.data(), data.size(), cand[k]);
+    long double s = 0;
+    for (double v : lf) s += v;
+    INFO("law " << k);
+    if (std::isinf(static_cast<double>(s))) CHECK(ll[k] == -INFINITY);  // outside the last law's support
+    else CHECK(std::abs(ll[k] - static_cast<double>(s)) < 1e-13 * std::abs(ll[k]));
+  }
+  CHECK(ll[3] == -INFINITY);
+  const std::vector<double> with_nan{0.1, NAN};
+  CHECK_THROWS_AS(st::log_likelihood(ctx(), with_nan.data(), 2, cand), std::invalid_argument);
+  // quantile_each: element by element as quantile.
+  std::vector<double> pr;
+  for (std::size_t k = 0; k < pb.size(); ++k) pr.push_back((static_cast<double>(k) + 0.5) / 40.0);
+  const auto qe = st::quantile_each(ctx(), pr.data(), pb.data(), pb.size());
+  for (std::size_t k = 0; k < pb.size(); ++k) CHECK(qe[k] == st::quantile(ctx(), &pr[k], 1, pb[k])[0]);
+}
