@@ -7,5 +7,7 @@
 #include "clstat/kde.hpp"
 #include "clstat/primitives.hpp"
 #include "clstat/runtime.hpp"
+#include "clstat/stable.hpp"
+#include "clstat/stable_fit.hpp"
 #include "clstat/tuning.hpp"
 #include "clstat/version.hpp"

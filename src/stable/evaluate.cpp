@@ -8,6 +8,7 @@
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
 #include "runtime/launch.hpp"
+#include "stable/fit_internal.hpp"
 
 namespace clstat::stable {
 namespace {
@@ -237,26 +238,56 @@ std::vector<double> log_likelihood(const Context& ctx, const double* x, std::siz
   if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null input");
   for (std::size_t i = 0; i < n; ++i)
     if (std::isnan(x[i])) throw std::invalid_argument(std::string(op) + ": NaN at index " + std::to_string(i));
-  const std::size_t K = laws.size();
-  if (K == 0 || n == 0) return std::vector<double>(K, 0.0);
-  if (K * n > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": laws x points exceeds 2^32");
-  Laws l{std::vector<double>(k_prm * K), std::vector<cl_uint>(K * n)};
-  std::vector<double> xs(K * n);
-  for (std::size_t k = 0; k < K; ++k) {
-    law_params(laws[k], &l.prm[k_prm * k]);
-    std::copy(x, x + n, xs.begin() + static_cast<std::ptrdiff_t>(k * n));
-    std::fill(l.pid.begin() + static_cast<std::ptrdiff_t>(k * n), l.pid.begin() + static_cast<std::ptrdiff_t>((k + 1) * n),
-              static_cast<cl_uint>(k));
-  }
-  const std::vector<double> lp = run_eval(ctx, op, fn_logpdf, xs.data(), K * n, l, false, 1e-14).logpdf;
-  std::vector<double> sums(K);
-  for (std::size_t k = 0; k < K; ++k) {
-    LD s = 0;
-    for (std::size_t i = 0; i < n; ++i) s += static_cast<LD>(lp[k * n + i]);
-    sums[k] = static_cast<double>(s);
-  }
-  return sums;
+  const std::vector<double> data(x, x + n);
+  return fit_detail::loglik_many(ctx, {&data}, {laws}).at(0);
 }
+
+namespace fit_detail {
+
+std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vector<const std::vector<double>*>& data,
+                                             const std::vector<std::vector<Params>>& laws, std::size_t max_points) {
+  const char* op = "clstat::stable::log_likelihood";
+  std::vector<std::vector<double>> out(data.size());
+  // Chunks of whole (set, law) pairs up to max_points points, each one device pass.
+  std::size_t s = 0, k = 0;
+  while (s < data.size()) {
+    Laws l;
+    std::vector<double> xs;
+    std::vector<std::pair<std::size_t, std::size_t>> owners;  // (set, law) of each law in this chunk
+    while (s < data.size()) {
+      if (k >= laws[s].size()) {
+        out[s].resize(laws[s].size());
+        ++s, k = 0;
+        continue;
+      }
+      const std::vector<double>& x = *data[s];
+      if (!owners.empty() && xs.size() + x.size() > max_points) break;
+      if (xs.size() + x.size() > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": too many points");
+      const std::size_t id = owners.size();
+      l.prm.resize(k_prm * (id + 1));
+      law_params(laws[s][k], &l.prm[k_prm * id]);
+      xs.insert(xs.end(), x.begin(), x.end());
+      l.pid.insert(l.pid.end(), x.size(), static_cast<cl_uint>(id));
+      owners.emplace_back(s, k);
+      ++k;
+    }
+    if (owners.empty()) break;
+    std::vector<double> lp;
+    if (!xs.empty()) lp = run_eval(ctx, op, fn_logpdf, xs.data(), xs.size(), l, false, 1e-14).logpdf;
+    std::size_t at = 0;
+    for (const auto& [set, law] : owners) {
+      const std::size_t n = data[set]->size();
+      LD sum = 0;
+      for (std::size_t i = 0; i < n; ++i) sum += static_cast<LD>(lp[at + i]);
+      at += n;
+      out[set].resize(laws[set].size());
+      out[set][law] = static_cast<double>(sum);
+    }
+  }
+  return out;
+}
+
+}  // namespace fit_detail
 
 std::vector<double> quantile(const Context& ctx, const double* prob, std::size_t n, const Params& p, double tol,
                              bool nan_for_invalid) {

@@ -2,6 +2,7 @@
 // CSV to stdout; or random numbers to a file or stdout.
 #include "stable_command.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -20,8 +21,9 @@ namespace clstat_cli {
 namespace {
 
 const char* k_usage =
-    "usage: clstat stable pdf|cdf|sf|quantile|isf --alpha A --beta B [options] (--x v1,v2,... | --at FILE)\n"
+    "usage: clstat stable pdf|logpdf|cdf|sf|quantile|isf --alpha A --beta B [options] (--x v1,v2,... | --at FILE)\n"
     "       clstat stable sample --alpha A --beta B --n N [--seed S] [--first K] [options] [--out FILE]\n"
+    "       clstat stable fit --data FILE [--method mle|mcculloch|koutrouvelis] [--param 0|1] [--tol T] [--json]\n"
     "  --alpha A          stability index in (0, 2]\n"
     "  --beta B           skewness in [-1, 1]\n"
     "  --scale S          scale gamma > 0 (default 1)\n"
@@ -29,7 +31,10 @@ const char* k_usage =
     "  --param 0|1        Nolan's S0 (default; continuous in alpha) or S1\n"
     "  --x v1,v2,...      points (probabilities for quantile and isf)\n"
     "  --at FILE          the same from the first column of a CSV, or a .f64 file\n"
-    "  --error            pdf, cdf: add the quadrature's error estimate column\n"
+    "  --error            pdf, logpdf, cdf, sf: add the quadrature's error estimate column\n"
+    "  --data FILE        fit: the data, the first column of a CSV or a .f64 file (at least 10 values)\n"
+    "  --method M         fit: mle (default; progress on stderr), mcculloch or koutrouvelis\n"
+    "  --tol T            fit: stopping tolerance (default 1e-6); --json: one JSON object on stdout\n"
     "  --n N, --seed S, --first K   sample: count, seed (default 1), index of the first sample\n"
     "  --out FILE         sample: raw little-endian doubles if FILE ends in .f64, else one per line\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
@@ -48,6 +53,59 @@ std::vector<double> parse_list(const std::string& s) {
   return v;
 }
 
+std::vector<double> read_values(const std::string& path) {
+  return read_table(path, "1", path.size() > 4 && path.substr(path.size() - 4) == ".f64" ? 1 : 0).values;
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
+int fit_command(const std::string& data, const std::string& method, clstat::stable::Param param, double tol, bool json,
+                const std::string& device) {
+  namespace st = clstat::stable;
+  if (data.empty()) {
+    std::cerr << "clstat stable: fit needs --data FILE\n" << k_usage;
+    return 2;
+  }
+  st::FitOptions o;
+  if (method == "mle") o.method = st::FitMethod::mle;
+  else if (method == "mcculloch") o.method = st::FitMethod::mcculloch;
+  else if (method == "koutrouvelis") o.method = st::FitMethod::koutrouvelis;
+  else throw std::invalid_argument("--method is mle, mcculloch or koutrouvelis");
+  o.param = param;
+  o.tol = tol;
+  o.progress = [](const std::string& line) { std::cerr << "[clstat stable fit] " << line << "\n"; };
+  const std::vector<double> x = read_values(data);
+  const clstat::Context ctx = context_for(device);
+  const st::FitResult r = st::fit(ctx, x.data(), x.size(), o);
+  const int pm = param == st::Param::S0 ? 0 : 1;
+  if (json) {
+    std::cout << "{\"method\": \"" << method << "\", \"n\": " << x.size() << ", \"param\": " << pm
+              << ", \"alpha\": " << json_number(r.params.alpha) << ", \"beta\": " << json_number(r.params.beta)
+              << ", \"scale\": " << json_number(r.params.scale) << ", \"loc\": " << json_number(r.params.loc)
+              << ", \"loglik\": " << json_number(r.loglik) << ", \"iterations\": " << r.iterations
+              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"se\": {\"alpha\": "
+              << json_number(r.se_alpha) << ", \"beta\": " << json_number(r.se_beta)
+              << ", \"scale\": " << json_number(r.se_scale) << ", \"loc\": " << json_number(r.se_loc)
+              << "}, \"device\": \"" << ctx.info().name << "\"}\n";
+  } else {
+    std::cout.precision(10);
+    std::cout << "parameter,estimate,std_error\n"
+              << "alpha," << r.params.alpha << "," << r.se_alpha << "\n"
+              << "beta," << r.params.beta << "," << r.se_beta << "\n"
+              << "scale," << r.params.scale << "," << r.se_scale << "\n"
+              << "loc" << pm << "," << r.params.loc << "," << r.se_loc << "\n"
+              << "# method " << method << ", n " << x.size() << ", loglik " << r.loglik << ", iterations "
+              << r.iterations << (r.converged ? ", converged" : ", not converged") << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int stable_command(int argc, char** argv) {
@@ -57,9 +115,10 @@ int stable_command(int argc, char** argv) {
   }
   const std::string what = argv[0];
   if (what == "--help" || what == "-h") return std::cout << k_usage, 0;
-  std::string xs, at, out, device;
+  std::string xs, at, out, device, data, method = "mle";
   clstat::stable::Params p;
-  bool have_alpha = false, have_beta = false, error = false;
+  bool have_alpha = false, have_beta = false, error = false, json = false;
+  double tol = 1e-6;
   std::size_t n = 0;
   std::uint64_t seed = 1, first = 0;
   for (int i = 1; i < argc; ++i) {
@@ -81,12 +140,17 @@ int stable_command(int argc, char** argv) {
     else if (a == "--first") first = std::stoull(value());
     else if (a == "--out") out = value();
     else if (a == "--device") device = value();
+    else if (a == "--data") data = value();
+    else if (a == "--method") method = value();
+    else if (a == "--tol") tol = std::stod(value());
+    else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
       std::cerr << "clstat stable: unknown argument '" << a << "'\n" << k_usage;
       return 2;
     }
   }
+  if (what == "fit") return fit_command(data, method, p.param, tol, json, device);
   if (!have_alpha || !have_beta) {
     std::cerr << "clstat stable: --alpha and --beta are required\n" << k_usage;
     return 2;
@@ -122,23 +186,22 @@ int stable_command(int argc, char** argv) {
   std::vector<double> x;
   if (!xs.empty()) x = parse_list(xs);
   else {
-    const Table t = read_table(at, "1", at.size() > 4 && at.substr(at.size() - 4) == ".f64" ? 1 : 0);
-    x = t.values;
+    x = read_values(at);
   }
-  if (what == "pdf" || what == "cdf") {
-    const st::PdfCdf v = st::pdf_cdf(ctx, x.data(), x.size(), p);
-    const auto& val = what == "pdf" ? v.pdf : v.cdf;
-    const auto& err = what == "pdf" ? v.pdf_error : v.cdf_error;
+  if (what == "pdf" || what == "logpdf" || what == "cdf" || what == "sf") {
+    const unsigned fn = what == "pdf" ? st::fn_pdf : what == "logpdf" ? st::fn_logpdf : what == "cdf" ? st::fn_cdf : st::fn_sf;
+    const st::Values v = st::evaluate(ctx, fn, x.data(), x.size(), p, error);
+    const auto& val = fn == st::fn_pdf ? v.pdf : fn == st::fn_logpdf ? v.logpdf : fn == st::fn_cdf ? v.cdf : v.sf;
+    const auto& err = fn == st::fn_pdf     ? v.pdf_error
+                      : fn == st::fn_logpdf ? v.logpdf_error
+                      : fn == st::fn_cdf    ? v.cdf_error
+                                            : v.sf_error;
     std::cout << "x," << what << (error ? "," + what + "_error" : "") << "\n";
     for (std::size_t i = 0; i < x.size(); ++i) {
       std::cout << x[i] << "," << val[i];
       if (error) std::cout << "," << err[i];
       std::cout << "\n";
     }
-  } else if (what == "sf") {
-    const auto v = st::sf(ctx, x.data(), x.size(), p);
-    std::cout << "x,sf\n";
-    for (std::size_t i = 0; i < x.size(); ++i) std::cout << x[i] << "," << v[i] << "\n";
   } else if (what == "quantile" || what == "isf") {
     const auto v = what == "quantile" ? st::quantile(ctx, x.data(), x.size(), p) : st::isf(ctx, x.data(), x.size(), p);
     std::cout << "p," << what << "\n";

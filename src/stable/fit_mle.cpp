@@ -1,0 +1,378 @@
+// stable::fit and fit_many: input checks, the quantile and ECF methods' results, and maximum
+// likelihood. The MLE, for all data sets at once (each round's likelihood passes of every set
+// that is still running go to the device as one batched call, fit_detail::loglik_many):
+//  1. Start: McCulloch's estimate, or Koutrouvelis' when McCulloch's alpha is at its floor 0.5.
+//  2. Contracting grid (Julian-Moreno et al. 2017, sec. 3.5, after Hesterman et al. 2010): the
+//     3 x 3 nodes (alpha +- s_a, beta +- s_b) around the best point, each node's scale and loc
+//     re-estimated by McCulloch's functions at that node's (alpha, beta); the best node becomes
+//     the centre and the steps halve; 4 rounds from s = (0.1, 0.2).
+//  3. Newton's method on theta = (alpha, beta, log scale, loc0) (S0, where the likelihood is
+//     smooth through alpha = 1): gradient and Hessian by central differences on a 33-point stencil
+//     (one batched call), the step solved on the parameters not held at a bound, made positive
+//     definite by a Levenberg shift when needed, and a line search over 4 step lengths (one more
+//     call). Stops when the accepted step is below tol in every coordinate (loc in scale units).
+//  4. Standard errors: the inverse of minus the Hessian of the last stencil, over the free
+//     parameters; scale's by the delta method from log scale, loc's (S1) from delta1's gradient.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "clstat/stable_fit.hpp"
+#include "stable/fit_internal.hpp"
+
+namespace clstat::stable {
+namespace {
+
+using fit_detail::Quantiles;
+using Vec4 = Eigen::Vector4d;
+
+constexpr double k_alpha_min = 0.1, k_alpha_max = 2.0;
+
+Params law_of(const Vec4& t) {
+  return {t(0), t(1), std::exp(t(2)), t(3), Param::S0};
+}
+
+Vec4 theta_of(const Params& p) { return {p.alpha, p.beta, std::log(p.scale), p.loc}; }
+
+Vec4 project(Vec4 t) {
+  t(0) = std::clamp(t(0), k_alpha_min, k_alpha_max);
+  t(1) = std::clamp(t(1), -1.0, 1.0);
+  return t;
+}
+
+// One data set's state through the stages.
+struct Job {
+  const std::vector<double>* x = nullptr;
+  Quantiles q{};
+  Vec4 theta = Vec4::Zero();
+  double ll = -INFINITY;
+  int stage = 0;  // 0 grid, 1 Newton stencil, 2 line search, 3 done
+  int grid_round = 0, iterations = 0;
+  double sa = 0.1, sb = 0.2;
+  Vec4 h = Vec4::Zero(), centre = Vec4::Zero(), step = Vec4::Zero();
+  double lambda = 0;
+  bool converged = false, have_hessian = false;
+  Eigen::Matrix4d H = Eigen::Matrix4d::Zero();
+  std::array<bool, 4> free{true, true, true, true};
+  std::vector<Params> request;
+  std::vector<Vec4> request_theta;
+};
+
+// The 33-point central-difference stencil around c (shifted inward so every point is a valid law).
+void stencil(Job& j) {
+  const double sc = std::exp(j.theta(2));
+  j.h = Vec4(1e-3, 2e-3, 1e-3, 1e-3 * sc);
+  Vec4 c = j.theta;
+  c(0) = std::clamp(c(0), k_alpha_min + j.h(0), k_alpha_max - j.h(0));
+  c(1) = std::clamp(c(1), -1 + j.h(1), 1 - j.h(1));
+  j.centre = c;
+  j.request_theta.clear();
+  j.request_theta.push_back(c);
+  for (int a = 0; a < 4; ++a)
+    for (int s : {1, -1}) {
+      Vec4 t = c;
+      t(a) += s * j.h(a);
+      j.request_theta.push_back(t);
+    }
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      for (int sa : {1, -1})
+        for (int sb : {1, -1}) {
+          Vec4 t = c;
+          t(a) += sa * j.h(a), t(b) += sb * j.h(b);
+          j.request_theta.push_back(t);
+        }
+}
+
+void request_grid(Job& j) {
+  j.request_theta.clear();
+  for (int da = -1; da <= 1; ++da)
+    for (int db = -1; db <= 1; ++db) {
+      const double a = std::clamp(j.theta(0) + da * j.sa, k_alpha_min, k_alpha_max);
+      const double b = std::clamp(j.theta(1) + db * j.sb, -1.0, 1.0);
+      Vec4 t = j.theta;
+      if (da != 0 || db != 0) {
+        const Params p = fit_detail::mcculloch_scale_loc(j.q, a, b);
+        t = Vec4(a, b, std::log(p.scale), p.loc);
+      }
+      j.request_theta.push_back(t);
+    }
+}
+
+void make_request(Job& j) {
+  j.request.clear();
+  for (const Vec4& t : j.request_theta) j.request.push_back(law_of(t));
+}
+
+// Gradient and Hessian from the stencil's log-likelihoods (order as in stencil()).
+void derivatives(Job& j, const std::vector<double>& L, Vec4& g) {
+  const double f0 = L[0];
+  for (int a = 0; a < 4; ++a) {
+    const double fp = L[1 + 2 * a], fm = L[2 + 2 * a];
+    g(a) = (fp - fm) / (2 * j.h(a));
+    j.H(a, a) = (fp - 2 * f0 + fm) / (j.h(a) * j.h(a));
+  }
+  int k = 9;
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) {
+      const double fpp = L[k], fpm = L[k + 1], fmp = L[k + 2], fmm = L[k + 3];
+      k += 4;
+      j.H(a, b) = j.H(b, a) = (fpp - fpm - fmp + fmm) / (4 * j.h(a) * j.h(b));
+    }
+}
+
+// Which parameters Newton moves: not alpha or beta held at a bound by a gradient pointing out,
+// and not beta when alpha is 2 (where beta has no effect).
+void choose_free(Job& j, const Vec4& g) {
+  j.free = {true, true, true, true};
+  const double a = j.theta(0), b = j.theta(1);
+  if ((a >= k_alpha_max && g(0) >= 0) || (a <= k_alpha_min && g(0) <= 0)) j.free[0] = false;
+  if ((b >= 1 && g(1) >= 0) || (b <= -1 && g(1) <= 0)) j.free[1] = false;
+  if (a >= k_alpha_max) j.free[1] = false;
+}
+
+std::vector<int> free_index(const Job& j) {
+  std::vector<int> f;
+  for (int a = 0; a < 4; ++a)
+    if (j.free[a]) f.push_back(a);
+  return f;
+}
+
+// The Newton step on the free parameters, with minus the Hessian shifted by lambda (relative to
+// its diagonal) until it is positive definite.
+Vec4 newton_step(Job& j, const Vec4& g) {
+  const std::vector<int> f = free_index(j);
+  const int m = static_cast<int>(f.size());
+  Vec4 step = Vec4::Zero();
+  if (m == 0) return step;
+  Eigen::MatrixXd A(m, m);
+  Eigen::VectorXd b(m);
+  for (int r = 0; r < m; ++r) {
+    b(r) = g(f[r]);
+    for (int c = 0; c < m; ++c) A(r, c) = -j.H(f[r], f[c]);
+  }
+  for (double lam = j.lambda;; lam = lam == 0 ? 1e-6 : lam * 10) {
+    Eigen::MatrixXd B = A;
+    for (int r = 0; r < m; ++r) B(r, r) += lam * std::max(std::abs(A(r, r)), 1e-12);
+    Eigen::LLT<Eigen::MatrixXd> llt(B);
+    if (llt.info() == Eigen::Success || lam > 1e12) {
+      const Eigen::VectorXd s = llt.solve(b);
+      for (int r = 0; r < m; ++r) step(f[r]) = s(r);
+      j.lambda = lam;
+      return step;
+    }
+  }
+}
+
+double step_size(const Vec4& s, double scale) {
+  return std::max({std::abs(s(0)), std::abs(s(1)), std::abs(s(2)), std::abs(s(3)) / scale});
+}
+
+void report(const FitOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+// Advances job j with the log-likelihoods L of its last request; sets its next request.
+void advance(Job& j, const std::vector<double>& L, const FitOptions& o, bool single) {
+  if (j.stage == 0) {  // grid
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < L.size(); ++k)
+      if (L[k] > L[best]) best = k;
+    if (L[best] > j.ll || !std::isfinite(j.ll)) j.theta = j.request_theta[best], j.ll = L[best];
+    j.sa *= 0.5, j.sb *= 0.5;
+    ++j.grid_round, ++j.iterations;
+    if (single) {
+      std::ostringstream s;
+      s << "mle: grid round " << j.grid_round << ": loglik " << j.ll << " at alpha " << j.theta(0) << " beta "
+        << j.theta(1);
+      report(o, s.str());
+    }
+    if (j.grid_round < 4) {
+      request_grid(j);
+    } else {
+      j.stage = 1;
+      stencil(j);
+    }
+  } else if (j.stage == 1) {  // stencil evaluated
+    bool finite = true;
+    for (double v : L) finite = finite && std::isfinite(v);
+    if (!finite) {  // a stencil point left a support: stop here, without standard errors
+      j.stage = 3;
+      return;
+    }
+    Vec4 g;
+    derivatives(j, L, g);
+    j.have_hessian = true;
+    choose_free(j, g);
+    j.step = newton_step(j, g);
+    j.request_theta.clear();
+    for (double t : {1.0, 0.5, 0.25, 0.125}) j.request_theta.push_back(project(j.theta + t * j.step));
+    j.stage = 2;
+  } else if (j.stage == 2) {  // line search evaluated
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < L.size(); ++k)
+      if (L[k] > L[best]) best = k;
+    ++j.iterations;
+    const double sc = std::exp(j.theta(2));
+    const double moved = step_size(j.request_theta[best] - j.theta, sc);
+    if (L[best] >= j.ll) {
+      j.theta = j.request_theta[best], j.ll = L[best];
+      j.lambda = std::max(0.0, j.lambda * 0.1 < 1e-6 ? 0.0 : j.lambda * 0.1);
+      if (moved < o.tol) j.converged = true;
+    } else if (step_size(j.step, sc) * 0.125 < o.tol) {
+      j.converged = true;  // no step length improves and the steps are below tol
+    } else {
+      j.lambda = j.lambda == 0 ? 1e-3 : j.lambda * 10;
+    }
+    if (single) {
+      std::ostringstream s;
+      s << "mle: Newton step " << j.iterations - j.grid_round << ": loglik " << j.ll << " step " << moved;
+      report(o, s.str());
+    }
+    if (j.converged || j.iterations >= o.max_iter) {
+      j.stage = 3;
+    } else {
+      j.stage = 1;
+      stencil(j);
+    }
+  }
+  if (j.stage != 3) make_request(j);
+}
+
+void standard_errors(const Job& j, const FitOptions& o, FitResult& r) {
+  if (!j.have_hessian) return;
+  const std::vector<int> f = free_index(j);
+  const int m = static_cast<int>(f.size());
+  Eigen::MatrixXd A(m, m);
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) A(a, b) = -j.H(f[a], f[b]);
+  Eigen::LLT<Eigen::MatrixXd> llt(A);
+  if (llt.info() != Eigen::Success) return;
+  const Eigen::MatrixXd C = llt.solve(Eigen::MatrixXd::Identity(m, m));
+  Eigen::Matrix4d cov = Eigen::Matrix4d::Constant(NAN);
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < m; ++b) cov(f[a], f[b]) = C(a, b);
+  const double al = j.theta(0), be = j.theta(1), sc = std::exp(j.theta(2));
+  r.se_alpha = std::sqrt(cov(0, 0));
+  r.se_beta = std::sqrt(cov(1, 1));
+  r.se_scale = sc * std::sqrt(cov(2, 2));
+  if (o.param == Param::S0) {
+    r.se_loc = std::sqrt(cov(3, 3));
+    return;
+  }
+  // delta1 = delta0 - beta sc tan(pi al/2) (alpha != 1), delta0 - beta (2/pi) sc log sc (alpha = 1).
+  Vec4 grad;
+  if (al == 1) {
+    grad = Vec4(0, -(2 / M_PI) * sc * std::log(sc), -be * (2 / M_PI) * sc * (std::log(sc) + 1), 1);
+  } else {
+    const double t = std::tan(M_PI * al / 2);
+    grad = Vec4(-be * sc * (M_PI / 2) * (1 + t * t), -sc * t, -be * sc * t, 1);
+  }
+  double v = 0;
+  for (int a : f)
+    for (int b : f) v += grad(a) * cov(a, b) * grad(b);
+  r.se_loc = std::sqrt(v);
+}
+
+Params in_param(const Params& s0, Param p) { return p == Param::S0 ? s0 : to_s1(s0); }
+
+void check_options(const FitOptions& o) {
+  if (!(o.tol >= 1e-12 && o.tol <= 1e-1)) throw std::invalid_argument("clstat::stable::fit: tol must be in [1e-12, 0.1]");
+  if (o.max_iter < 1) throw std::invalid_argument("clstat::stable::fit: max_iter must be positive");
+  if (o.param != Param::S0 && o.param != Param::S1) throw std::invalid_argument("clstat::stable::fit: unknown param");
+}
+
+std::vector<double> checked_sorted(const std::vector<double>& x, const std::string& what) {
+  const std::string op = "clstat::stable::fit: " + what;
+  if (x.size() < 10) throw std::invalid_argument(op + "needs at least 10 values, got " + std::to_string(x.size()));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i])) throw std::invalid_argument(op + "non-finite value at index " + std::to_string(i));
+  std::vector<double> s = x;
+  std::sort(s.begin(), s.end());
+  const Quantiles q = fit_detail::sample_quantiles(s);
+  if (!(q.q75 > q.q25)) throw std::invalid_argument(op + "the data have no spread (equal quartiles)");
+  return s;
+}
+
+}  // namespace
+
+std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
+                                const FitOptions& o) {
+  check_options(o);
+  if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
+  const bool single = sets.size() == 1;
+  std::vector<Job> jobs(sets.size());
+  std::vector<FitResult> out(sets.size());
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const std::vector<double> sorted = checked_sorted(sets[s], single ? "" : "set " + std::to_string(s) + ": ");
+    Job& j = jobs[s];
+    j.x = &sets[s];
+    j.q = fit_detail::sample_quantiles(sorted);
+    Params start = fit_detail::mcculloch(j.q);
+    FitResult& r = out[s];
+    r.method = o.method;
+    r.converged = true;
+    if (o.method == FitMethod::koutrouvelis || (o.method == FitMethod::mle && start.alpha <= 0.5)) {
+      bool conv = false;
+      int rounds = 0;
+      start = fit_detail::koutrouvelis(sets[s].data(), sets[s].size(), start, o.tol, o.max_iter, &rounds, &conv);
+      if (o.method == FitMethod::koutrouvelis) r.iterations = rounds, r.converged = conv;
+    }
+    j.theta = theta_of(start);
+    r.params = start;
+    if (o.method == FitMethod::mle) {
+      r.converged = false;
+      request_grid(j);  // the first grid round includes the start itself at its centre
+      make_request(j);
+    } else {
+      j.stage = 3;
+      j.request = {start};
+    }
+  }
+  if (o.method != FitMethod::mle) {  // one pass for every set's log-likelihood at its estimate
+    std::vector<const std::vector<double>*> data;
+    std::vector<std::vector<Params>> laws;
+    for (std::size_t s = 0; s < sets.size(); ++s) data.push_back(&sets[s]), laws.push_back(jobs[s].request);
+    const auto L = fit_detail::loglik_many(ctx, data, laws);
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+      out[s].loglik = L[s][0];
+      out[s].params = in_param(out[s].params, o.param);
+    }
+    return out;
+  }
+  if (single) report(o, std::string("mle: start (") + (jobs[0].theta(0) <= 0.5 ? "koutrouvelis" : "mcculloch") +
+                            ") alpha " + std::to_string(jobs[0].theta(0)) + " beta " + std::to_string(jobs[0].theta(1)));
+  for (;;) {
+    std::vector<const std::vector<double>*> data;
+    std::vector<std::vector<Params>> laws;
+    std::vector<std::size_t> who;
+    for (std::size_t s = 0; s < jobs.size(); ++s)
+      if (jobs[s].stage != 3) data.push_back(jobs[s].x), laws.push_back(jobs[s].request), who.push_back(s);
+    if (who.empty()) break;
+    const auto L = fit_detail::loglik_many(ctx, data, laws);
+    for (std::size_t k = 0; k < who.size(); ++k) advance(jobs[who[k]], L[k], o, single);
+  }
+  for (std::size_t s = 0; s < jobs.size(); ++s) {
+    const Job& j = jobs[s];
+    FitResult& r = out[s];
+    r.params = in_param(law_of(j.theta), o.param);
+    r.loglik = j.ll;
+    r.iterations = j.iterations;
+    r.converged = j.converged;
+    standard_errors(j, o, r);
+  }
+  if (single) report(o, std::string("mle: ") + (out[0].converged ? "converged" : "stopped") + " after " +
+                            std::to_string(out[0].iterations) + " rounds, loglik " + std::to_string(out[0].loglik));
+  return out;
+}
+
+FitResult fit(const Context& ctx, const double* x, std::size_t n, const FitOptions& o) {
+  if (n > 0 && !x) throw std::invalid_argument("clstat::stable::fit: null input");
+  return fit_many(ctx, {std::vector<double>(x, x + n)}, o).at(0);
+}
+
+}  // namespace clstat::stable
