@@ -2,7 +2,8 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable] [--tune kde]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit]
+//                [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
@@ -25,7 +26,7 @@
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
-      suite != "bandwidth" && suite != "stable")
+      suite != "bandwidth" && suite != "stable" && suite != "stable-fit")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -119,6 +120,13 @@ int main(int argc, char** argv) {
         so.repeats = o.repeats;
         so.large = !cpu;
         for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
+      }
+      // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
+      if (suite == "stable-fit") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": stable fit study\n";
+        bench::StableBenchOptions so;
+        so.study_sets = cpu ? 10 : 200;
+        for (auto& r : bench::run_stable_fit_study(ctx, so)) rep.rows.push_back(r);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "clstat/stable.hpp"
+#include "clstat/stable_fit.hpp"
 
 namespace bench {
 
@@ -19,38 +20,59 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   namespace st = clstat::stable;
   std::vector<std::size_t> sizes{1000};
   if (o.large) sizes = {10000, 100000, 1000000};
-  for (std::size_t n : sizes) {
+  auto throughput_row = [&](const std::string& name, std::size_t n, int reps, const Stats& t) {
+    Row r{"stable", name, "f64", n};
+    r.repeats = reps;
+    r.wall_ms = t;
+    r.work = static_cast<double>(n);
+    r.unit = "Mpoints/s";
+    r.throughput = t.median > 0 ? static_cast<double>(n) / (t.median * 1e-3) * 1e-6 : 0;
+    r.ceiling_name = "none";
+    return r;
+  };
+  auto eval_rows = [&](std::size_t n, double a, double b) {
     std::vector<double> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = -20 + 40 * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    const st::Params p{a, b, 1, 0, st::Param::S0};
+    const int reps = n >= 1000000 ? 1 : o.repeats;
+    std::ostringstream law;
+    law << " a=" << a << " b=" << b;
+    st::PdfCdf v;
+    Row r = throughput_row("pdf_cdf" + law.str(), n, reps,
+                           wall_stats([&] { v = st::pdf_cdf(ctx, x.data(), n, p); }, reps));
+    double worst = 0, worst_cdf = 0;
+    bool finite = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      finite = finite && std::isfinite(v.pdf[i]) && std::isfinite(v.cdf[i]);
+      if (v.pdf[i] > 0) worst = std::max(worst, v.pdf_error[i] / v.pdf[i]);
+      worst_cdf = std::max(worst_cdf, v.cdf_error[i]);
+    }
+    r.check = "max pdf error estimate / pdf (< 1e-11), cdf's (< 2e-12) " + std::to_string(worst_cdf);
+    r.error = worst;
+    r.pass = finite && worst < 1e-11 && worst_cdf < 2e-12;
+    std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms, " << r.throughput
+              << " Mpoints/s\n";
+    rows.push_back(std::move(r));
+    for (const char* fn : {"pdf", "cdf"}) {
+      const bool is_pdf = fn[0] == 'p';
+      std::vector<double> y;
+      Row q = throughput_row(std::string(fn) + law.str(), n, reps, wall_stats([&] {
+                               y = is_pdf ? st::pdf(ctx, x.data(), n, p) : st::cdf(ctx, x.data(), n, p);
+                             }, reps));
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < n; ++i) differ += y[i] != (is_pdf ? v.pdf[i] : v.cdf[i]);
+      q.check = "values differing from pdf_cdf's (checked above)";
+      q.error = static_cast<double>(differ);
+      q.pass = differ == 0;
+      std::cerr << "[clstat-bench]   " << q.name << " n=" << n << ": " << q.wall_ms.median << " ms, " << q.throughput
+                << " Mpoints/s\n";
+      rows.push_back(std::move(q));
+    }
+  };
+  for (std::size_t n : sizes)
     for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
-      for (double b : {0.0, 0.5, 1.0}) {
-        const st::Params p{a, b, 1, 0, st::Param::S0};
-        st::PdfCdf v;
-        const int reps = n >= 1000000 ? 1 : o.repeats;
-        const Stats t = wall_stats([&] { v = st::pdf_cdf(ctx, x.data(), n, p); }, reps);
-        std::ostringstream name;
-        name << "pdf_cdf a=" << a << " b=" << b;
-        Row r{"stable", name.str(), "f64", n};
-        r.repeats = reps;
-        r.wall_ms = t;
-        r.work = static_cast<double>(n);
-        r.unit = "Mpoints/s";
-        r.throughput = r.wall_ms.median > 0 ? static_cast<double>(n) / (r.wall_ms.median * 1e-3) * 1e-6 : 0;
-        r.ceiling_name = "none";
-        double worst = 0;
-        bool finite = true;
-        for (std::size_t i = 0; i < n; ++i) {
-          finite = finite && std::isfinite(v.pdf[i]) && std::isfinite(v.cdf[i]);
-          if (v.pdf[i] > 0) worst = std::max(worst, v.pdf_error[i] / v.pdf[i]);
-        }
-        r.check = "max pdf error estimate / pdf";
-        r.error = worst;
-        r.pass = finite && worst < 1e-11;
-        std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms, "
-                  << r.throughput << " Mpoints/s\n";
-        rows.push_back(std::move(r));
-      }
-  }
+      for (double b : {0.0, 0.5, 1.0}) eval_rows(n, a, b);
+  if (o.large) eval_rows(10000000, 1.5, 0.5);
   // Quantiles at N probabilities uniform in (0, 1), checked by the round trip through cdf.
   std::vector<std::size_t> qsizes{100};
   if (o.large) qsizes = {10000, 100000};
@@ -150,6 +172,84 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
     std::cerr << "[clstat-bench]   " << r.name << ": D sqrt(n) = " << r.error << "\n";
     rows.push_back(std::move(r));
   }
+  // Maximum likelihood: wall time of one fit (sample in, estimates out).
+  std::vector<std::size_t> msizes{1000};
+  if (o.large) msizes = {1000, 10000, 100000};
+  for (std::size_t n : msizes)
+    for (const st::Params& p : {st::Params{1.5, 0.5, 1, 0}, st::Params{0.8, -0.3, 1, 0}, st::Params{1.1, 0.7, 1, 0}}) {
+      const std::vector<double> y = st::sample(ctx, n, p, 77);
+      st::FitResult f;
+      const int reps = n >= 100000 ? 1 : std::min(o.repeats, 3);
+      const Stats t = wall_stats([&] { f = st::fit(ctx, y.data(), n); }, reps);
+      std::ostringstream name, chk;
+      name << "mle a=" << p.alpha << " b=" << p.beta;
+      chk << "estimate a=" << f.params.alpha << " (se " << f.se_alpha << ") b=" << f.params.beta << " (se "
+          << f.se_beta << ") scale=" << f.params.scale << " loc=" << f.params.loc << ", " << f.iterations
+          << " rounds, converged " << f.converged;
+      Row r = throughput_row(name.str(), n, reps, t);
+      r.unit = "fits/s";
+      r.throughput = 1e3 / t.median;
+      r.check = chk.str();
+      r.error = std::abs(f.params.alpha - p.alpha) / f.se_alpha;
+      r.pass = f.converged && r.error < 5;
+      std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << t.median << " ms; " << r.check << "\n";
+      rows.push_back(std::move(r));
+    }
+  return rows;
+}
+
+std::vector<Row> run_stable_fit_study(const clstat::Context& ctx, const StableBenchOptions& o) {
+  namespace st = clstat::stable;
+  std::vector<Row> rows;
+  if (!ctx.info().fp64) return rows;
+  const std::size_t n = 1000;
+  const char* pname[4] = {"alpha", "beta", "scale", "loc0"};
+  for (double a : {0.5, 1.1, 1.7})
+    for (double b : {0.0, 0.7}) {
+      const st::Params truth{a, b, 1, 0, st::Param::S0};
+      std::vector<std::vector<double>> sets;
+      for (int s = 0; s < o.study_sets; ++s) sets.push_back(st::sample(ctx, n, truth, 1000 + s));
+      double rmse_ref[4] = {0, 0, 0, 0};
+      for (auto m : {st::FitMethod::mcculloch, st::FitMethod::koutrouvelis, st::FitMethod::mle}) {
+        st::FitOptions fo;
+        fo.method = m;
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto fits = st::fit_many(ctx, sets, fo);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const char* mname = m == st::FitMethod::mle ? "mle" : m == st::FitMethod::mcculloch ? "mcculloch" : "koutrouvelis";
+        int converged = 0;
+        for (const auto& f : fits) converged += f.converged;
+        for (int k = 0; k < 4; ++k) {
+          const double tv = k == 0 ? a : k == 1 ? b : k == 2 ? 1 : 0;
+          double bias = 0, mse = 0;
+          for (const auto& f : fits) {
+            const double e = (k == 0 ? f.params.alpha : k == 1 ? f.params.beta : k == 2 ? f.params.scale : f.params.loc) - tv;
+            bias += e, mse += e * e;
+          }
+          bias /= static_cast<double>(fits.size());
+          const double rmse = std::sqrt(mse / static_cast<double>(fits.size()));
+          std::ostringstream name;
+          name << "fit a=" << a << " b=" << b << " " << mname << " " << pname[k];
+          Row r{"stable-fit", name.str(), "f64", n};
+          r.repeats = o.study_sets;
+          r.wall_ms = Stats::of({ms});
+          r.unit = "rmse";
+          r.throughput = rmse;
+          r.error = bias;
+          r.ceiling_name = "none";
+          std::ostringstream chk;
+          chk << "bias in error; " << converged << "/" << fits.size() << " converged; all sets " << ms << " ms";
+          if (m == st::FitMethod::mcculloch) rmse_ref[k] = rmse;
+          if (m == st::FitMethod::mle) {
+            chk << "; RMSE <= McCulloch's " << rmse_ref[k];
+            r.pass = rmse <= rmse_ref[k];
+          }
+          r.check = chk.str();
+          std::cerr << "[clstat-bench]   " << r.name << ": bias " << bias << " rmse " << rmse << "\n";
+          rows.push_back(std::move(r));
+        }
+      }
+    }
   return rows;
 }
 

@@ -1,0 +1,142 @@
+// stable::fit: McCulloch's estimator on a sample whose quantiles are the law's own, the ECF and
+// ML estimators on random samples, the MLE's optimality and standard errors, batching, bad input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "clstat/stable.hpp"
+#include "clstat/stable_fit.hpp"
+#include "support.hpp"
+
+namespace st = clstat::stable;
+using clstat_test::ctx;
+
+namespace {
+
+// The "perfect" sample of n points: the law's (i - 1/2)/n quantiles, whose sample quantiles in
+// McCulloch's convention are the law's quantiles up to the interpolation between order statistics.
+std::vector<double> perfect_sample(const st::Params& p, std::size_t n) {
+  std::vector<double> pr(n);
+  for (std::size_t i = 0; i < n; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+  return st::quantile(ctx(), pr.data(), n, p);
+}
+
+}  // namespace
+
+TEST_CASE("stable.fit_mcculloch_table_and_estimator") {
+  if (!clstat_test::has_fp64()) return;
+  // The table at laws with closed-form quantiles: Cauchy (q = tan(pi (p - 1/2))) and the normal
+  // law N(0, 2) of alpha = 2 (q = 2 z_p).
+  const auto c = st::mcculloch_functions(1.0, 0.0);
+  CHECK(std::abs(c[0] - std::tan(0.45 * M_PI)) < 1e-11);
+  CHECK(std::abs(c[1]) < 1e-12);
+  CHECK(std::abs(c[2] - 2) < 1e-11);
+  const double z95 = 1.6448536269514722, z75 = 0.6744897501960817;
+  const auto g = st::mcculloch_functions(2.0, 0.7);
+  CHECK(std::abs(g[0] - z95 / z75) < 1e-11);
+  CHECK(std::abs(g[2] - 2 * std::sqrt(2.0) * z75) < 1e-11);
+  // Symmetry in beta.
+  const auto a = st::mcculloch_functions(1.3, 0.4), b = st::mcculloch_functions(1.3, -0.4);
+  CHECK(a[0] == b[0]);
+  CHECK(a[1] == -b[1]);
+  CHECK(a[3] == -b[3]);
+  CHECK_THROWS_AS(st::mcculloch_functions(0.4, 0), std::invalid_argument);
+  // On a perfect sample the estimator recovers the law to the table's interpolation error.
+  for (const st::Params& p : {st::Params{1.5, 0.5, 2, 1}, st::Params{0.8, -0.3, 0.5, -2}, st::Params{1.9, 0.0, 1, 0}}) {
+    const std::vector<double> x = perfect_sample(p, 2001);
+    st::FitOptions o;
+    o.method = st::FitMethod::mcculloch;
+    const st::FitResult r = st::fit(ctx(), x.data(), x.size(), o);
+    INFO("alpha " << p.alpha << " beta " << p.beta << " -> " << r.params.alpha << " " << r.params.beta << " "
+                  << r.params.scale << " " << r.params.loc);
+    CHECK(std::abs(r.params.alpha - p.alpha) < 5e-3);
+    CHECK(std::abs(r.params.beta - p.beta) < (p.alpha > 1.8 ? 0.1 : 1e-2));
+    CHECK(std::abs(r.params.scale / p.scale - 1) < 5e-3);
+    CHECK(std::abs(r.params.loc - p.loc) < 1e-2 * p.scale);
+    CHECK(std::isnan(r.se_alpha));
+    CHECK(std::isfinite(r.loglik));
+  }
+}
+
+TEST_CASE("stable.fit_ecf_and_mle") {
+  if (!clstat_test::has_fp64()) return;
+  // Koutrouvelis on a large sample: within a few standard errors (about 0.01 at n = 20000).
+  for (const st::Params& p : {st::Params{0.5, 0.0, 1, 0}, st::Params{1.2, 0.6, 2, -1}, st::Params{1.8, -0.5, 1, 3}}) {
+    const std::vector<double> x = st::sample(ctx(), 20000, p, 11);
+    st::FitOptions o;
+    o.method = st::FitMethod::koutrouvelis;
+    const st::FitResult r = st::fit(ctx(), x.data(), x.size(), o);
+    INFO("alpha " << p.alpha << " beta " << p.beta << " -> " << r.params.alpha << " " << r.params.beta << " "
+                  << r.params.scale << " " << r.params.loc << " rounds " << r.iterations);
+    CHECK(std::abs(r.params.alpha - p.alpha) < 0.06);
+    CHECK(std::abs(r.params.beta - p.beta) < 0.15);
+    CHECK(std::abs(r.params.scale / p.scale - 1) < 0.05);
+    CHECK(std::abs(r.params.loc - p.loc) < 0.1 * p.scale);
+  }
+  // The MLE: its log-likelihood is at least the other estimators', it is a local maximum (no
+  // coordinate step of 1e-3 improves it by more than the tolerance's effect), its standard errors
+  // are finite, and batching many sets gives the same bits as fitting each alone.
+  std::vector<std::vector<double>> sets;
+  const std::vector<st::Params> laws{{1.4, 0.3, 1, 0}, {0.9, -0.5, 2, 1}};
+  for (const auto& p : laws) sets.push_back(st::sample(ctx(), 300, p, 5));
+  const auto many = st::fit_many(ctx(), sets);
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const auto& x = sets[s];
+    const st::FitResult r = st::fit(ctx(), x.data(), x.size());
+    INFO("set " << s << ": alpha " << r.params.alpha << " beta " << r.params.beta << " scale " << r.params.scale
+                << " loc " << r.params.loc << " loglik " << r.loglik << " iterations " << r.iterations);
+    CHECK(r.converged);
+    CHECK(r.params.alpha == many[s].params.alpha);
+    CHECK(r.params.loc == many[s].params.loc);
+    CHECK(r.loglik == many[s].loglik);
+    for (auto m : {st::FitMethod::mcculloch, st::FitMethod::koutrouvelis}) {
+      st::FitOptions o;
+      o.method = m;
+      CHECK(st::fit(ctx(), x.data(), x.size(), o).loglik <= r.loglik);
+    }
+    std::vector<st::Params> nb;
+    for (int k = 0; k < 4; ++k)
+      for (double d : {-1e-3, 1e-3}) {
+        st::Params q = r.params;
+        (k == 0 ? q.alpha : k == 1 ? q.beta : k == 2 ? q.scale : q.loc) += d;
+        if (q.beta <= 1 && q.beta >= -1 && q.alpha <= 2) nb.push_back(q);
+      }
+    const std::vector<double> L = st::log_likelihood(ctx(), x.data(), x.size(), nb);
+    for (double l : L) CHECK(l <= r.loglik + 1e-6);
+    CHECK(std::abs(st::log_likelihood(ctx(), x.data(), x.size(), {r.params})[0] - r.loglik) < 1e-9);
+    CHECK(r.se_alpha > 0);
+    CHECK(r.se_alpha < 0.5);
+    CHECK(r.se_beta > 0);
+    CHECK(r.se_scale > 0);
+    CHECK(r.se_loc > 0);
+    // In S1 the same law: the loc moves by beta scale tan(pi alpha / 2).
+    st::FitOptions o1;
+    o1.param = st::Param::S1;
+    const st::FitResult r1 = st::fit(ctx(), x.data(), x.size(), o1);
+    CHECK(r1.params.param == st::Param::S1);
+    CHECK(std::abs(st::to_s0(r1.params).loc - r.params.loc) < 1e-12 * (1 + std::abs(r.params.loc)));
+    CHECK(std::isfinite(r1.se_loc));
+  }
+}
+
+TEST_CASE("stable.fit_bad_input") {
+  if (!clstat_test::has_fp64()) return;
+  const std::vector<double> nine{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  CHECK_THROWS_WITH_AS(st::fit(ctx(), nine.data(), nine.size()), doctest::Contains("at least 10"),
+                       std::invalid_argument);
+  std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  x[4] = NAN;
+  CHECK_THROWS_WITH_AS(st::fit(ctx(), x.data(), x.size()), doctest::Contains("index 4"), std::invalid_argument);
+  x[4] = INFINITY;
+  CHECK_THROWS_AS(st::fit(ctx(), x.data(), x.size()), std::invalid_argument);
+  const std::vector<double> flat(20, 3.0);
+  CHECK_THROWS_WITH_AS(st::fit(ctx(), flat.data(), flat.size()), doctest::Contains("no spread"),
+                       std::invalid_argument);
+  const std::vector<double> ok{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12};
+  st::FitOptions o;
+  o.tol = 0;
+  CHECK_THROWS_AS(st::fit(ctx(), ok.data(), ok.size(), o), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(st::fit_many(ctx(), {ok, nine}), doctest::Contains("set 1"), std::invalid_argument);
+  CHECK_THROWS_AS(st::fit(ctx(), nullptr, 20), std::invalid_argument);
+}
