@@ -325,6 +325,16 @@ TEST_CASE("stable.sf_direct_tails") {
     CHECK(std::abs(v.pdf[0] / 2.61975704178368e-22 - 1) < 1e-10);
     CHECK(std::abs(v.cdf[0] / 1.52813234345849e-23 - 1) < 1e-10);
   }
+  // alpha = 1, beta = 0.5 at x = 1.8346555551711912 (the bench's quantile of p = 0.764775): a
+  // panel over (0.02, 0.94) rad held the whole rise of g, and G7 and K15 agreed to 1.7e-14 while
+  // both were 5e-12 off; the cdf read 0.764774999998354. Gil-Pelaez reference
+  // (tools/golden/stable_alpha1_cdf.py's cdf): 0.76477500000000007008.
+  {
+    const double xw = 1.8346555551711912;
+    const auto v = st::evaluate(ctx(), st::fn_cdf | st::fn_sf, &xw, 1, {1.0, 0.5, 1, 0});
+    CHECK(std::abs(v.cdf[0] - 0.76477500000000007008) < 1e-15);
+    CHECK(std::abs(v.sf[0] - 0.23522499999999992992) < 1e-15);
+  }
   const double a = 1.5, x = 1e8;
   const auto s = st::sf(ctx(), &x, 1, {a, 0.0, 1, 0});
   const double pareto = std::tgamma(a) * std::sin(M_PI * a / 2) / M_PI * std::pow(x, -a);
