@@ -380,52 +380,94 @@ __kernel void stable_eval(__global const double* x, ulong n, __global const doub
 // Newton steps on the pdf when they stay inside it, else bisection (geometric while the bracket
 // spans more than a factor 4 on one side of zeta). Stops at |hi - lo| <= tol max(|z|, 1e-300).
 // q = 0 or 1 gives the support's end (+-inf, or zeta for alpha < 1, beta = +-1); NaN gives NaN.
-inline double unit_quantile(double t, double alpha, double beta, double rel, double tol, int upper) {
+// The increasing function whose root is sought: F(z) - t (lower) or t - S(z) (upper).
+inline double residual(const Values* v, double t, int up) { return up ? t - v->sf : v->cdf - t; }
+
+// With a table (K > 0; tab: z[K] ascending, then F, S and the pdf at those z): the bracket is the
+// two nodes around t, from the directly computed tail of the side being solved, and the start
+// is the inverse cubic Hermite interpolant through them (z as a function of F, or of -S, with
+// slope 1/pdf), so Newton starts within about 1e-4 and needs two or three steps. Beyond the
+// table's last node on a side, and without a table, the bracket is grown outwards by factors of 4.
+inline double unit_quantile(double t, double alpha, double beta, double rel, double tol, int upper,
+                            __global const double* tab, int K) {
   int up = upper;
   if (!(t >= 0 && t <= 1)) {
     return NAN;
   }
   if (t > 0.5) t = 1.0 - t, up = !up;  // solve the smaller tail
-  // Increasing in z: g(z) = F(z) - t (lower), t - S(z) (upper).
   const int want = WANT_PDF | (up ? WANT_SF : WANT_CDF);
   const double lo_edge = (alpha < 1 && beta == 1.0 && alpha != 1.0) ? 0.0 : -INFINITY;
   const double hi_edge = (alpha < 1 && beta == -1.0 && alpha != 1.0) ? 0.0 : INFINITY;
   if (t == 0) {
     return up ? hi_edge : lo_edge;
   }
-  Values v = stable_unit(0.0, alpha, beta, rel, want);
-  double g0 = up ? t - v.sf : v.cdf - t;
-  double lo, hi;
-  if (g0 == 0) {
-    return 0.0;
-  }
-  if (g0 > 0) {  // the root is below 0
-    hi = 0.0, lo = -1.0;
-    for (int k = 0; k < 600 && lo > -1e300; ++k) {
-      if (lo_edge == 0.0) { lo = 0.0; break; }
-      v = stable_unit(lo, alpha, beta, rel, want);
-      const double g = up ? t - v.sf : v.cdf - t;
-      if (g <= 0) break;
-      hi = lo, lo *= 4;
+  Values v;
+  double lo = 0.0, hi = 0.0, x = NAN;
+  int grow = 0;  // -1: grow lo downwards from hi, +1: grow hi upwards from lo
+  if (K > 0) {
+    __global const double* z = tab;
+    __global const double* G = up ? tab + 2 * K : tab + K;  // S (decreasing) or F (increasing)
+    // G as increasing: F, or -S. Nodes a = k, b = k + 1 with Ginc(a) <= target < Ginc(b).
+    const double target = up ? -t : t;
+    const double g0 = up ? -G[0] : G[0], gl = up ? -G[K - 1] : G[K - 1];
+    if (target < g0) {
+      hi = z[0], grow = -1;
+    } else if (target >= gl) {
+      lo = z[K - 1], grow = 1;
+    } else {
+      int a = 0, b = K - 1;
+      while (b - a > 1) {
+        const int c = (a + b) / 2;
+        if ((up ? -G[c] : G[c]) <= target) a = c;
+        else b = c;
+      }
+      lo = z[a], hi = z[b];
+      const double ga = up ? -G[a] : G[a], gb = up ? -G[b] : G[b];
+      const double fa = tab[3 * K + a], fb = tab[3 * K + b], h = gb - ga;
+      if (ga == target) return z[a];
+      const double s1 = (target - ga) / h, s2 = s1 * s1, s3 = s2 * s1;
+      x = fa > 0 && fb > 0 && h > 0
+              ? (2 * s3 - 3 * s2 + 1) * z[a] + (s3 - 2 * s2 + s1) * h / fa + (3 * s2 - 2 * s3) * z[b] +
+                    (s3 - s2) * h / fb
+              : z[a] + s1 * (z[b] - z[a]);
+      if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
     }
   } else {
-    lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 600 && hi < 1e300; ++k) {
-      if (hi_edge == 0.0) { hi = 0.0; break; }
+    v = stable_unit(0.0, alpha, beta, rel, want);
+    const double g0 = residual(&v, t, up);
+    if (g0 == 0) return 0.0;
+    if (g0 > 0) hi = 0.0, grow = -1;
+    else lo = 0.0, grow = 1;
+  }
+  if (grow < 0) {  // the root is below hi: step down by 1, 4, 16, ... times max(|hi|, 1)
+    double d = fmax(fabs(hi), 1.0);
+    for (int k = 0; k < 600; ++k) {
+      lo = hi - d;
+      if (lo_edge == 0.0 && lo <= 0.0) { lo = 0.0; break; }
+      if (lo < -1e300) break;
+      v = stable_unit(lo, alpha, beta, rel, want);
+      if (residual(&v, t, up) <= 0) break;
+      hi = lo, d *= 4;
+    }
+  } else if (grow > 0) {
+    double d = fmax(fabs(lo), 1.0);
+    for (int k = 0; k < 600; ++k) {
+      hi = lo + d;
+      if (hi_edge == 0.0 && hi >= 0.0) { hi = 0.0; break; }
+      if (hi > 1e300) break;
       v = stable_unit(hi, alpha, beta, rel, want);
-      const double g = up ? t - v.sf : v.cdf - t;
-      if (g >= 0) break;
-      lo = hi, hi *= 4;
+      if (residual(&v, t, up) >= 0) break;
+      lo = hi, d *= 4;
     }
   }
+  if (isnan(x)) x = 0.5 * (lo + hi);
   // Converge 8 times tighter than asked: the last Newton step's size bounds the error in x, and
   // the residual in probability is that times x f(x) (up to about 0.4), so tol = 1e-12 in x keeps
   // |F(Q(p)) - p| below 1e-12 (1.65e-12 was measured with tol itself, alpha = 1, beta = 0.5).
   const double tx = 0.125 * tol;
-  double x = 0.5 * (lo + hi);
   for (int it = 0; it < 300; ++it) {
     v = stable_unit(x, alpha, beta, rel, want);
-    const double g = up ? t - v.sf : v.cdf - t;
+    const double g = residual(&v, t, up);
     if (g == 0) break;
     if (g > 0) hi = x;
     else lo = x;
@@ -447,14 +489,15 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
 }
 
 
-// Element i: probability q[i], parameters as in stable_eval; out[i] = origin + scale z.
+// Element i: probability q[i], parameters as in stable_eval; out[i] = origin + scale z. With
+// K > 0, tab is the unit law's table of unit_quantile (one law for all elements).
 __kernel void stable_quantile(__global const double* q, ulong n, __global const double* prm,
                               __global const uint* pid, int per_element, double rel, double tol, int upper,
-                              __global double* out) {
+                              __global const double* tab, int K, __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
   __global const double* p = prm + (per_element ? PRM * (ulong)pid[i] : 0);
-  out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper));
+  out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper, tab, K));
 }
 
 // Random numbers: Chambers, Mallows and Stuck (1976) with Weron's (1996) correction, S1 unit law,

@@ -156,8 +156,49 @@ Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* 
   return unpack(v, fns, errors, n);
 }
 
+// Sets stable_quantile's arguments 5..9 and returns the output's index; the table (empty: none)
+// goes to scratch slot 34 of queue 0.
+unsigned quantile_args(const Context& ctx, cl::Kernel& k, double tol, bool upper, const std::vector<double>& table) {
+  auto ci = ctx.impl();
+  const std::size_t K = table.size() / 4;
+  cl::Buffer tb = ci->scratch(0, 34, std::max<std::size_t>(table.size(), 1) * sizeof(double));
+  if (K > 0)
+    detail::queue_of(ctx.queue(0)).enqueueWriteBuffer(tb, CL_FALSE, 0, table.size() * sizeof(double), table.data());
+  k.setArg(5, k_quantile_rel);
+  k.setArg(6, tol);
+  k.setArg(7, static_cast<cl_int>(upper));
+  k.setArg(8, tb);
+  k.setArg(9, static_cast<cl_int>(K));
+  return 10u;
+}
+
+// The unit law's table for the quantile kernel (tab in cl/stable/stable_point.cl): 65 nodes at
+// probabilities evenly spaced in log-odds from 1e-10 to 1 - 1e-10, solved without a table, then
+// F, S and the pdf there. Two small device passes; worth it from a few hundred points on.
+std::vector<double> quantile_table(const Context& ctx, const char* op, const Params& s0) {
+  constexpr int K = 65;
+  const double L = std::log(1e10);
+  std::vector<double> pr(K);
+  for (int k = 0; k < K; ++k) pr[k] = 1 / (1 + std::exp(-(-L + 2 * L * k / (K - 1))));
+  const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}};
+  std::vector<double> z = per_point(ctx, op, "stable_quantile", pr.data(), K, unit, 1, [&](cl::Kernel& k) {
+    return quantile_args(ctx, k, 1e-13, false, {});
+  });
+  std::vector<double> zs;
+  for (double v : z)
+    if (std::isfinite(v) && (zs.empty() || v > zs.back())) zs.push_back(v);
+  if (zs.size() < 2) return {};
+  const Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, zs.data(), zs.size(), unit, false, k_quantile_rel);
+  std::vector<double> table = zs;
+  table.insert(table.end(), v.cdf.begin(), v.cdf.end());
+  table.insert(table.end(), v.sf.begin(), v.sf.end());
+  table.insert(table.end(), v.pdf.begin(), v.pdf.end());
+  return table;
+}
+
 std::vector<double> run_quantile(const Context& ctx, const char* op, const double* prob, std::size_t n,
-                                 const Laws& laws, double tol, bool upper, bool nan_for_invalid) {
+                                 const Laws& laws, double tol, bool upper, bool nan_for_invalid,
+                                 const Params* one = nullptr) {
   check_tol(op, tol);
   if (n > 0 && !prob) throw std::invalid_argument(std::string(op) + ": null input");
   check_device(op, *ctx.impl());
@@ -167,11 +208,9 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
         throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
                                     std::to_string(i) + " is outside [0, 1]");
   if (n == 0) return {};
+  const std::vector<double> table = one && n >= 256 ? quantile_table(ctx, op, to_s0(*one)) : std::vector<double>{};
   return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, [&](cl::Kernel& k) {
-    k.setArg(5, k_quantile_rel);
-    k.setArg(6, tol);
-    k.setArg(7, static_cast<cl_int>(upper));
-    return 8u;
+    return quantile_args(ctx, k, tol, upper, table);
   });
 }
 
@@ -296,12 +335,12 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
 
 std::vector<double> quantile(const Context& ctx, const double* prob, std::size_t n, const Params& p, double tol,
                              bool nan_for_invalid) {
-  return run_quantile(ctx, "clstat::stable::quantile", prob, n, one_law(p), tol, false, nan_for_invalid);
+  return run_quantile(ctx, "clstat::stable::quantile", prob, n, one_law(p), tol, false, nan_for_invalid, &p);
 }
 
 std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& p, double tol,
                         bool nan_for_invalid) {
-  return run_quantile(ctx, "clstat::stable::isf", q, n, one_law(p), tol, true, nan_for_invalid);
+  return run_quantile(ctx, "clstat::stable::isf", q, n, one_law(p), tol, true, nan_for_invalid, &p);
 }
 
 std::vector<double> quantile_each(const Context& ctx, const double* prob, const Params* params, std::size_t n,
