@@ -561,3 +561,43 @@ TEST_CASE("stable.quantile_table_start") {
     }
   }
 }
+
+TEST_CASE("stable.no_nan_on_the_parameter_grid") {
+  if (!clstat_test::has_fp64()) return;
+  // Issue 5's domain: alpha in [0.1, 2], beta in [-1, 1], x in [-1e6, 1e6], scale in [1e-3, 1e3]:
+  // every function finite or an exact 0/1/-inf, in [0, 1] where a probability, cdf + sf = 1, and
+  // no exception; quantiles finite inside (0, 1).
+  const std::vector<double> alphas{0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0, 1.01, 1.1, 1.5, 1.9, 1.99, 2.0};
+  const std::vector<double> betas{-1, -0.5, 0, 0.5, 1};
+  const std::vector<double> scales{1e-3, 1, 1e3};
+  const std::vector<double> xs{-1e6, -1e3, -10, -1, -1e-3, 0, 1e-3, 1, 10, 1e3, 1e6};
+  std::vector<double> x, pr;
+  std::vector<st::Params> laws, qlaws;
+  for (double a : alphas)
+    for (double b : betas)
+      for (double s : scales) {
+        for (double v : xs) x.push_back(v), laws.push_back({a, b, s, 0.5});
+        for (double p : {1e-10, 0.3, 1 - 1e-10}) pr.push_back(p), qlaws.push_back({a, b, s, 0.5});
+      }
+  const unsigned all = st::fn_pdf | st::fn_cdf | st::fn_sf | st::fn_logpdf;
+  st::Values v;
+  REQUIRE_NOTHROW(v = st::evaluate_each(ctx(), all, x.data(), laws.data(), x.size()));
+  int bad = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    const bool ok = std::isfinite(v.pdf[k]) && v.pdf[k] >= 0 && v.cdf[k] >= 0 && v.cdf[k] <= 1 && v.sf[k] >= 0 &&
+                    v.sf[k] <= 1 && std::abs(v.cdf[k] + v.sf[k] - 1) < 1e-12 && !std::isnan(v.logpdf[k]) &&
+                    v.logpdf[k] < 1e300 && (v.pdf[k] > 0 || v.logpdf[k] < -700);
+    if (!ok && ++bad < 20)
+      MESSAGE("alpha " << laws[k].alpha << " beta " << laws[k].beta << " scale " << laws[k].scale << " x " << x[k]
+                       << ": pdf " << v.pdf[k] << " cdf " << v.cdf[k] << " sf " << v.sf[k] << " logpdf "
+                       << v.logpdf[k]);
+  }
+  CHECK(bad == 0);
+  std::vector<double> q;
+  REQUIRE_NOTHROW(q = st::quantile_each(ctx(), pr.data(), qlaws.data(), pr.size()));
+  int qbad = 0;
+  for (std::size_t k = 0; k < q.size(); ++k)
+    if (!std::isfinite(q[k]) && ++qbad < 10)
+      MESSAGE("quantile alpha " << qlaws[k].alpha << " beta " << qlaws[k].beta << " p " << pr[k] << ": " << q[k]);
+  CHECK(qbad == 0);
+}
