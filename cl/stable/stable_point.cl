@@ -472,7 +472,15 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
     if (g > 0) hi = x;
     else lo = x;
     if (hi - lo <= tx * fmax(fmax(fabs(lo), fabs(hi)), 1e-300)) break;
-    double nx = v.pdf > 0 ? x - g / v.pdf : NAN;
+    // Converged when the Newton step is below the tolerance: tested before the bracket, since
+    // the step from the point that just became an end of the bracket can round onto that end,
+    // and the bisection that followed threw the converged point away (20 extra steps).
+    const double step = v.pdf > 0 ? g / v.pdf : NAN;
+    if (fabs(step) <= tx * fabs(x)) {
+      x -= step;
+      break;
+    }
+    double nx = x - step;
     if (!(nx > lo && nx < hi)) {
       const int same_side = (lo > 0 && hi > 0) || (lo < 0 && hi < 0);
       nx = same_side && hi > 4 * lo && lo > 0 ? sqrt(lo) * sqrt(hi)
