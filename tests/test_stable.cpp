@@ -588,7 +588,7 @@ TEST_CASE("stable.no_nan_on_the_parameter_grid") {
                     v.sf[k] <= 1 && std::abs(v.cdf[k] + v.sf[k] - 1) < 1e-12 && !std::isnan(v.logpdf[k]) &&
                     v.logpdf[k] < 1e300 && (v.pdf[k] > 0 || v.logpdf[k] < -700);
     if (!ok && ++bad < 20)
-      MESSAGE("alpha " << laws[k].alpha << " beta " << laws[k].beta << " scale " << laws[k].scale << " x " << x[k]
+      MESSAGE(std::setprecision(17) << "alpha " << laws[k].alpha << " beta " << laws[k].beta << " scale " << laws[k].scale << " x " << x[k]
                        << ": pdf " << v.pdf[k] << " cdf " << v.cdf[k] << " sf " << v.sf[k] << " logpdf "
                        << v.logpdf[k]);
   }

@@ -77,27 +77,34 @@ inline double log_g(const Setup* s, double u, double v) {
   return s->a1 * s->lxi + lv;
 }
 
-// kind 0: g e^-g, kind 1: e^-g, kind 2: 1 - e^-g (by expm1, so it stays exact where g is small).
-inline double integrand(const Setup* s, double u, double v, int kind) {
-  const double lg = log_g(s, u, v);
+// kind 0: g e^-g (scaled by e^-sh), kind 1: e^-g, kind 2: 1 - e^-g (by expm1, so it stays exact
+// where g is small); -1: none. Two kinds from one log g, which is most of the cost.
+inline double one_kind(const Setup* s, double lg, double g, int kind) {
+  if (kind < 0) return 0.0;
   if (lg > 700) return kind == 2 ? 1.0 : 0.0;  // e^-g underflows long before g e^-g matters
-  const double g = exp(lg);
   return kind == 0 ? exp(lg - g - s->sh) : kind == 1 ? exp(-g) : -expm1(-g);
 }
 
+inline double2 integrand(const Setup* s, double u, double v, int k1, int k2) {
+  const double lg = log_g(s, u, v);
+  const double g = lg > 700 ? INFINITY : exp(lg);
+  return (double2)(one_kind(s, lg, g, k1), one_kind(s, lg, g, k2));
+}
+
 // Over [l, r] in the coordinate d measured from one end of the whole interval (width W): d = u
-// when from_lo, d = v otherwise.
-inline double gk15(const Setup* s, double l, double r, double W, int from_lo, int kind, double* err) {
+// when from_lo, d = v otherwise. Kinds k1 and k2 (see integrand) in .x and .y; *err gets
+// |K15 - G7| of each.
+inline double2 gk15(const Setup* s, double l, double r, double W, int from_lo, int k1, int k2, double2* err) {
   const double c = 0.5 * (l + r), h = 0.5 * (r - l);
-  double k = 0, g = 0;
+  double2 k = (double2)(0.0, 0.0), g = (double2)(0.0, 0.0);
   for (int j = 0; j < 8; ++j) {
-    double f;
+    double2 f;
     if (j < 7) {
       const double d1 = c - h * gk_x[j], d2 = c + h * gk_x[j];
-      f = from_lo ? integrand(s, d1, W - d1, kind) + integrand(s, d2, W - d2, kind)
-                  : integrand(s, W - d1, d1, kind) + integrand(s, W - d2, d2, kind);
+      f = from_lo ? integrand(s, d1, W - d1, k1, k2) + integrand(s, d2, W - d2, k1, k2)
+                  : integrand(s, W - d1, d1, k1, k2) + integrand(s, W - d2, d2, k1, k2);
     } else {
-      f = from_lo ? integrand(s, c, W - c, kind) : integrand(s, W - c, c, kind);
+      f = from_lo ? integrand(s, c, W - c, k1, k2) : integrand(s, W - c, c, k1, k2);
     }
     k += gk_wk[j] * f;
     if (j & 1) g += gk_wg[j >> 1] * f;
@@ -146,8 +153,13 @@ inline void peak(const Setup* s, double W, double* ut, double* vt) {
 // the sum of those is within rel * |value| or the panel budget is spent (the error estimate then
 // says so).
 #define MAX_PANELS 128
-inline double integral(const Setup* s, double W, double ut, double vt, int kind, double rel, double* err_out) {
-  double pa[MAX_PANELS], pb[MAX_PANELS], pv[MAX_PANELS], pe[MAX_PANELS];
+// Two integrals at once (kinds k1 and k2, k2 = -1 for one) on the same panels, refined until
+// both meet the tolerance; the panel split is the one with the largest error relative to its
+// integral's total.
+inline double2 integral(const Setup* s, double W, double ut, double vt, int k1, int k2, double rel,
+                        double2* err_out) {
+  double pa[MAX_PANELS], pb[MAX_PANELS];
+  double2 pv[MAX_PANELS], pe[MAX_PANELS];
   int pl[MAX_PANELS];
   int m = 0;
   const int near_lo = ut <= vt;
@@ -195,28 +207,31 @@ inline double integral(const Setup* s, double W, double ut, double vt, int kind,
       ADD_PANEL(k == 0 ? prev : prev + rest * k / parts, k + 1 == parts ? W : prev + rest * (k + 1) / parts)
   }
 #undef ADD_PANEL
-  for (int k = 0; k < m; ++k) pv[k] = gk15(s, pa[k], pb[k], W, pl[k], kind, &pe[k]);
+  for (int k = 0; k < m; ++k) pv[k] = gk15(s, pa[k], pb[k], W, pl[k], k1, k2, &pe[k]);
   for (;;) {
-    double total = 0.0, err = 0.0, worst = -1.0;
+    double2 total = (double2)(0.0, 0.0), err = (double2)(0.0, 0.0);
+    for (int k = 0; k < m; ++k) total += pv[k], err += pe[k];
+    const double2 scale = 1.0 / fmax(fabs(total), 1e-300);
+    double worst = -1.0;
     int w = 0;
     for (int k = 0; k < m; ++k) {
-      total += pv[k];
-      err += pe[k];
-      if (pe[k] > worst) worst = pe[k], w = k;
+      const double e = pe[k].x * scale.x + (k2 >= 0 ? pe[k].y * scale.y : 0.0);
+      if (e > worst) worst = e, w = k;
     }
     // A panel at an end of the interval is cut at an eighth, not halved: at alpha < 1 (lo) and
     // alpha > 1 (hi) the integrand goes like a fractional power of the distance to that end
     // (g ~ u^(alpha/(1-alpha)), v^(1/(alpha-1))), so the error sits at the end, and halving took
     // 20 levels of two K15s each to bury it (alpha = 0.3); cutting at an eighth takes 7.
     const double mid = pa[w] == 0.0 ? 0.125 * pb[w] : 0.5 * (pa[w] + pb[w]);
-    if (err <= rel * fabs(total) || m == MAX_PANELS || !(mid > pa[w] && mid < pb[w])) {
+    const int done = err.x <= rel * fabs(total.x) && (k2 < 0 || err.y <= rel * fabs(total.y));
+    if (done || m == MAX_PANELS || !(mid > pa[w] && mid < pb[w])) {
       *err_out = err;
       return total;
     }
     pa[m] = mid, pb[m] = pb[w], pl[m] = pl[w];
     pb[w] = mid;
-    pv[w] = gk15(s, pa[w], pb[w], W, pl[w], kind, &pe[w]);
-    pv[m] = gk15(s, pa[m], pb[m], W, pl[m], kind, &pe[m]);
+    pv[w] = gk15(s, pa[w], pb[w], W, pl[w], k1, k2, &pe[w]);
+    pv[m] = gk15(s, pa[m], pb[m], W, pl[m], k1, k2, &pe[m]);
     ++m;
   }
 }
@@ -324,22 +339,39 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   if (W > 0) {
     double ut, vt, e;
     peak(&s, W, &ut, &vt);
-    if (want & (WANT_PDF | WANT_LOGPDF)) {
-      // pdf = pdf_scale e^sh I with I = int g e^-g e^-sh; sh = 0 unless the logarithm is wanted.
-      if (want & WANT_LOGPDF) s.sh = integrand_log_max(&s, W, ut, vt);
-      const double I = integral(&s, W, ut, vt, 0, rel, &e);
-      const double es = exp(s.sh);
-      r.pdf = pdf_scale * es * I;
-      r.epdf = pdf_scale * es * e;
-      r.lpdf = log(pdf_scale) + s.sh + log(I);
-      r.elpdf = I > 0 ? e / I : INFINITY;
-      s.sh = 0;
+    // The integrals needed, in pairs on shared panels: pdf (kind 0), F' (f_kind), S' (s_kind).
+    int kinds[3], nk = 0;
+    const int want_p = (want & (WANT_PDF | WANT_LOGPDF)) != 0;
+    if (want_p) kinds[nk++] = 0;
+    if (need_f) kinds[nk++] = f_kind;
+    if (need_s) kinds[nk++] = s_kind;
+    // logpdf: pdf = pdf_scale e^sh I with I = int g e^-g e^-sh; sh = 0 unless the logarithm is wanted.
+    if (want & WANT_LOGPDF) s.sh = integrand_log_max(&s, W, ut, vt);
+    for (int a = 0; a < nk; a += 2) {
+      const int k1 = kinds[a], k2 = a + 1 < nk ? kinds[a + 1] : -1;
+      double2 e2;
+      const double2 I2 = integral(&s, W, ut, vt, k1, k2, rel, &e2);
+      for (int b = 0; b < 2; ++b) {
+        const int kind = b ? k2 : k1;
+        const double I = b ? I2.y : I2.x, e = b ? e2.y : e2.x;
+        if (kind == 0) {
+          const double es = exp(s.sh);
+          r.pdf = pdf_scale * es * I;
+          r.epdf = pdf_scale * es * e;
+          r.lpdf = log(pdf_scale) + s.sh + log(I);
+          r.elpdf = I > 0 ? e / I : INFINITY;
+        } else if (kind == f_kind && need_f) {
+          Fp = lead + I / PI, eF = e / PI;
+        } else if (kind == s_kind && need_s) {
+          Sp = I / PI, eS = e / PI;
+        }
+      }
     }
-    if (need_f) Fp = lead + integral(&s, W, ut, vt, f_kind, rel, &eF) / PI, eF /= PI;
-    if (need_s) Sp = integral(&s, W, ut, vt, s_kind, rel, &eS) / PI, eS /= PI;
   }
-  r.cdf = flip ? Sp : Fp;
-  r.sf = flip ? Fp : Sp;
+  // Probabilities are clamped to [0, 1]: where one side is the whole interval (the light tail
+  // of |beta| = 1), lead + I / pi sums to 1 within the panels' rounding, a few ulps either way.
+  r.cdf = clamp(flip ? Sp : Fp, 0.0, 1.0);
+  r.sf = clamp(flip ? Fp : Sp, 0.0, 1.0);
   r.ecdf = flip ? eS : eF;
   r.esf = flip ? eF : eS;
   return r;
