@@ -152,7 +152,12 @@ inline void peak(const Setup* s, double W, double* ut, double* vt) {
 // the points near either end exact. Then the panel with the largest |K15 - G7| is bisected until
 // the sum of those is within rel * |value| or the panel budget is spent (the error estimate then
 // says so).
+// The panel budget per integral; STABLE_PANELS overrides it (an experiment knob, CLSTAT_STABLE_PANELS).
+#ifdef STABLE_PANELS
+#define MAX_PANELS STABLE_PANELS
+#else
 #define MAX_PANELS 128
+#endif
 // Two integrals at once (kinds k1 and k2, k2 = -1 for one) on the same panels, refined until
 // both meet the tolerance; the panel split is the one with the largest error relative to its
 // integral's total.

@@ -1,6 +1,7 @@
 // Host side of the per-point kernels (cl/stable/stable_point.cl): each law's parameters and
 // coordinate origin, the launch, and the read-back; one work-item per point.
 #include <cmath>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -93,7 +94,23 @@ void set_law_args(cl::Kernel& k, const cl::Buffer& in, std::size_t n, const cl::
   k.setArg(4, static_cast<cl_int>(per_element));
 }
 
-std::size_t group_size(const detail::ContextImpl& ci) { return ci.info().type == DeviceType::gpu ? 64 : 8; }
+// Work-group size and the kernel's panel budget; CLSTAT_STABLE_WG and CLSTAT_STABLE_PANELS
+// override them (measurement knobs).
+std::size_t env_size(const char* name, std::size_t fallback) {
+  const char* v = std::getenv(name);
+  const long k = v ? std::atol(v) : 0;
+  return k > 0 ? static_cast<std::size_t>(k) : fallback;
+}
+
+std::size_t group_size(const detail::ContextImpl& ci) {
+  return env_size("CLSTAT_STABLE_WG", ci.info().type == DeviceType::gpu ? 64 : 8);
+}
+
+std::string program_options(const detail::ContextImpl& ci, const char* op) {
+  std::string o = build::base_options(ci, true, op);
+  if (const std::size_t p = env_size("CLSTAT_STABLE_PANELS", 0)) o += " -DSTABLE_PANELS=" + std::to_string(p);
+  return o;
+}
 
 // One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
 // trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots` n-value outputs read back. Uses the
@@ -106,7 +123,7 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
   detail::cl_guard(op, *ci, [&] {
     const Queue qu = ctx.queue(0);
     const cl::CommandQueue& q = detail::queue_of(qu);
-    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op));
     cl::Kernel k = build::kernel(*prog, kernel, 0);
     cl::Buffer ib = ci->scratch(0, 30, n * sizeof(double));
     cl::Buffer pb = ci->scratch(0, 31, laws.prm.size() * sizeof(double));
@@ -241,7 +258,7 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
                                 std::to_string(slots * n) + " outputs");
   if (n == 0) return Event();
   return detail::cl_guard(op, *ci, [&] {
-    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op));
     cl::Kernel k = build::kernel(*prog, "stable_eval", q.index());
     // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
     cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
