@@ -423,7 +423,7 @@ inline double residual(const Values* v, double t, int up) { return up ? t - v->s
 // With a table (K > 0; tab: z[K] ascending, then F, S and the pdf at those z): the bracket is the
 // two nodes around t, from the directly computed tail of the side being solved, and the start
 // is the inverse cubic Hermite interpolant through them (z as a function of F, or of -S, with
-// slope 1/pdf), so Newton starts within about 1e-4 and needs two or three steps. Beyond the
+// slope 1/pdf), so Newton needs two to four steps. Beyond the
 // table's last node on a side, and without a table, the bracket is grown outwards by factors of 4.
 inline double unit_quantile(double t, double alpha, double beta, double rel, double tol, int upper,
                             __global const double* tab, int K) {

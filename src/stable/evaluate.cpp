@@ -189,24 +189,26 @@ unsigned quantile_args(const Context& ctx, cl::Kernel& k, double tol, bool upper
   return 10u;
 }
 
-// The unit law's table for the quantile kernel (tab in cl/stable/stable_point.cl): 65 nodes at
-// probabilities evenly spaced in log-odds from 1e-10 to 1 - 1e-10, solved without a table, then
-// F, S and the pdf there. Two small device passes; worth it from a few hundred points on.
-std::vector<double> quantile_table(const Context& ctx, const char* op, const Params& s0) {
-  constexpr int K = 65;
-  const double L = std::log(1e10);
-  std::vector<double> pr(K);
-  for (int k = 0; k < K; ++k) pr[k] = 1 / (1 + std::exp(-(-L + 2 * L * k / (K - 1))));
+// The grid of the unit law's quantile table: z = sinh(s) for s in steps of 1/4 over [-S, S],
+// spacing 1/4 near the centre and a ratio of 1.28 in the tails, out to where the Pareto tail
+// P(|X| > z) ~ z^-alpha is far below 1e-12: |z| = 10^(14 / alpha), at most 1e300.
+std::vector<double> table_grid(double alpha) {
+  const double S = std::min(691.0, std::log(2.0) + std::log(10.0) * 14 / alpha);
+  const int half = static_cast<int>(std::ceil(4 * S));
+  std::vector<double> z;
+  for (int k = -half; k <= half; ++k) z.push_back(std::sinh(0.25 * k));
+  return z;
+}
+
+// The unit law's table for the quantile kernel (tab in cl/stable/stable_point.cl): F, S and the
+// pdf on table_grid's nodes, all in one parallel device pass. (Solving quantiles at fixed
+// probabilities for the nodes instead took one serial bracket-and-Newton chain per node, whose
+// slowest, at p = 1e-10, dominated a 1e5-point call on the GPU.)
+std::vector<double> quantile_table(const Context& ctx, const char* op, const Params& s0,
+                                   const std::vector<double>& z) {
   const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}};
-  std::vector<double> z = per_point(ctx, op, "stable_quantile", pr.data(), K, unit, 1, [&](cl::Kernel& k) {
-    return quantile_args(ctx, k, 1e-13, false, {});
-  });
-  std::vector<double> zs;
-  for (double v : z)
-    if (std::isfinite(v) && (zs.empty() || v > zs.back())) zs.push_back(v);
-  if (zs.size() < 2) return {};
-  const Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, zs.data(), zs.size(), unit, false, k_quantile_rel);
-  std::vector<double> table = zs;
+  const Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), unit, false, k_quantile_rel);
+  std::vector<double> table = z;
   table.insert(table.end(), v.cdf.begin(), v.cdf.end());
   table.insert(table.end(), v.sf.begin(), v.sf.end());
   table.insert(table.end(), v.pdf.begin(), v.pdf.end());
@@ -225,7 +227,12 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
         throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
                                     std::to_string(i) + " is outside [0, 1]");
   if (n == 0) return {};
-  const std::vector<double> table = one && n >= 256 ? quantile_table(ctx, op, to_s0(*one)) : std::vector<double>{};
+  // A table costs one evaluation per node: worth it from as many points as nodes.
+  std::vector<double> table;
+  if (one) {
+    const std::vector<double> z = table_grid(one->alpha);
+    if (n >= z.size()) table = quantile_table(ctx, op, to_s0(*one), z);
+  }
   return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, [&](cl::Kernel& k) {
     return quantile_args(ctx, k, tol, upper, table);
   });
