@@ -12,8 +12,7 @@
 //  stable-fit: the fit study of issue 5: 200 data sets of n = 1000 per (alpha, beta) in
 //    {0.5, 1.1, 1.7} x {0, 0.7} (scale 1, loc0 0), fitted by each method (fit_many); the mean bias
 //    and RMSE of each parameter. Rows: throughput = RMSE, error = bias; an MLE row passes when
-//    its RMSE is at most McCulloch's for the same parameter. (McCulloch's alpha is floored at
-//    0.5, the table's end, which favours it at alpha = 0.5.)
+//    its RMSE is at most McCulloch's for the same parameter.
 #pragma once
 
 #include "report.hpp"

@@ -44,9 +44,10 @@ struct FitResult {
   FitMethod method = FitMethod::mle;
 };
 
-/// Fits the law to x[0 .. n). The quantile method covers alpha in [0.5, 2] (an estimate below
-/// is reported as 0.5); the ECF method and the MLE cover alpha in [0.1, 2], beta in [-1, 1].
-/// The MLE starts from McCulloch's estimate (or Koutrouvelis' when that one is below 0.5).
+/// Fits the law to x[0 .. n). The quantile method covers alpha in [0.3, 2] (its table's range,
+/// wider than McCulloch's 0.6; an estimate below is reported as 0.3); the ECF method and the MLE
+/// cover alpha in [0.1, 2], beta in [-1, 1]. The MLE starts from McCulloch's estimate (or
+/// Koutrouvelis' when that one is at the table's floor).
 /// Cost: McCulloch O(n log n) on the host; Koutrouvelis O(n) per round, about 10 rounds, on the
 /// host; the MLE about 3 grid passes of 10 n and 5 to 15 Newton steps of 37 n density
 /// evaluations on the device. Throws std::invalid_argument for n < 10, a non-finite value in x
@@ -59,9 +60,9 @@ CLSTAT_EXPORT FitResult fit(const Context& ctx, const double* x, std::size_t n, 
 CLSTAT_EXPORT std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
                                               const FitOptions& options = {});
 
-/// McCulloch's quantile functions at (alpha, beta) (alpha in [0.5, 2], beta in [-1, 1]), from
+/// McCulloch's quantile functions at (alpha, beta) (alpha in [0.3, 2], beta in [-1, 1]), from
 /// the committed table src/stable/mcculloch_table.inc (computed by our own quantiles),
-/// interpolated bilinearly: {nu_alpha, nu_beta, (q75 - q25) / scale, (q50 - loc0) / scale}.
+/// interpolated bilinearly (nu_alpha and the scale's in their logarithms): {nu_alpha, nu_beta, (q75 - q25) / scale, (q50 - loc0) / scale}.
 /// Throws std::invalid_argument outside that range. O(1).
 CLSTAT_EXPORT std::array<double, 4> mcculloch_functions(double alpha, double beta);
 

@@ -15,9 +15,9 @@ struct Quantiles {
 };
 Quantiles sample_quantiles(const std::vector<double>& sorted);
 
-/// McCulloch's estimate (S0), alpha in [0.5, 2].
+/// McCulloch's estimate (S0), alpha in [0.3, 2] (the table's range).
 Params mcculloch(const Quantiles& q);
-/// McCulloch's scale and location for a given (alpha, beta) (alpha below 0.5 uses 0.5's functions).
+/// McCulloch's scale and location for a given (alpha, beta) (alpha below 0.3 uses 0.3's functions).
 Params mcculloch_scale_loc(const Quantiles& q, double alpha, double beta);
 
 /// Koutrouvelis' iterated regressions from `start` (S0); sets *rounds and *converged.

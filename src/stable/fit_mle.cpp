@@ -1,7 +1,7 @@
 // stable::fit and fit_many: input checks, the quantile and ECF methods' results, and maximum
 // likelihood. The MLE, for all data sets at once (each round's likelihood passes of every set
 // that is still running go to the device as one batched call, fit_detail::loglik_many):
-//  1. Start: McCulloch's estimate, or Koutrouvelis' when McCulloch's alpha is at its floor 0.5.
+//  1. Start: McCulloch's estimate, or Koutrouvelis' when McCulloch's alpha is at its floor 0.3.
 //  2. Contracting grid (Julian-Moreno et al. 2017, sec. 3.5, after Hesterman et al. 2010): the
 //     3 x 3 nodes (alpha +- s_a, beta +- s_b) around the best point, each node's scale and loc
 //     re-estimated by McCulloch's functions at that node's (alpha, beta); the best node becomes
@@ -316,7 +316,7 @@ std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vecto
     FitResult& r = out[s];
     r.method = o.method;
     r.converged = true;
-    if (o.method == FitMethod::koutrouvelis || (o.method == FitMethod::mle && start.alpha <= 0.5)) {
+    if (o.method == FitMethod::koutrouvelis || (o.method == FitMethod::mle && start.alpha <= 0.3)) {
       bool conv = false;
       int rounds = 0;
       start = fit_detail::koutrouvelis(sets[s].data(), sets[s].size(), start, o.tol, o.max_iter, &rounds, &conv);
@@ -344,7 +344,7 @@ std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vecto
     }
     return out;
   }
-  if (single) report(o, std::string("mle: start (") + (jobs[0].theta(0) <= 0.5 ? "koutrouvelis" : "mcculloch") +
+  if (single) report(o, std::string("mle: start (") + (jobs[0].theta(0) <= 0.3 ? "koutrouvelis" : "mcculloch") +
                             ") alpha " + std::to_string(jobs[0].theta(0)) + " beta " + std::to_string(jobs[0].theta(1)));
   for (;;) {
     std::vector<const std::vector<double>*> data;

@@ -1,5 +1,5 @@
 // McCulloch's (1986) quantile estimator. His method, with our own table of the quantile
-// functions (src/stable/mcculloch_table.inc, made by tools/golden/stable_mcculloch_table.cpp from
+// functions, extended from his alpha >= 0.6 down to 0.3 (src/stable/mcculloch_table.inc, made by tools/golden/stable_mcculloch_table.cpp from
 // clstat::stable::quantile): from the sample's 5, 25, 50, 75 and 95% quantiles,
 //   nu_alpha = (q95 - q05) / (q75 - q25) and nu_beta = (q95 + q05 - 2 q50) / (q95 - q05)
 // depend on (alpha, beta) only; invert them for (alpha, beta), then
@@ -20,17 +20,21 @@ namespace clstat::stable {
 namespace {
 #include "stable/mcculloch_table.inc"
 
-constexpr double k_alpha0 = 0.5, k_dalpha = 0.05, k_dbeta = 0.05;
+constexpr double k_alpha0 = k_mc_alpha0, k_dalpha = 0.05, k_dbeta = 0.05;
 
-// Bilinear interpolation at alpha in [0.5, 2], beta in [0, 1].
+// Bilinear interpolation at alpha in [0.3, 2], beta in [0, 1]; nu_alpha and nu_c (positive, and
+// nu_alpha growing from 2.4 at alpha = 2 to 553 at 0.3) in their logarithms.
 std::array<double, 4> table_at(double alpha, double beta) {
   const double fa = (alpha - k_alpha0) / k_dalpha, fb = beta / k_dbeta;
   const int i = std::clamp(static_cast<int>(fa), 0, k_mc_na - 2), j = std::clamp(static_cast<int>(fb), 0, k_mc_nb - 2);
   const double ta = fa - i, tb = fb - j;
   std::array<double, 4> r{};
-  for (int c = 0; c < 4; ++c)
-    r[c] = (1 - ta) * ((1 - tb) * k_mc_table[i][j][c] + tb * k_mc_table[i][j + 1][c]) +
-           ta * ((1 - tb) * k_mc_table[i + 1][j][c] + tb * k_mc_table[i + 1][j + 1][c]);
+  for (int c = 0; c < 4; ++c) {
+    const bool lg = c == 0 || c == 2;
+    auto at = [&](int a, int b) { return lg ? std::log(k_mc_table[a][b][c]) : k_mc_table[a][b][c]; };
+    const double v = (1 - ta) * ((1 - tb) * at(i, j) + tb * at(i, j + 1)) + ta * ((1 - tb) * at(i + 1, j) + tb * at(i + 1, j + 1));
+    r[c] = lg ? std::exp(v) : v;
+  }
   return r;
 }
 
@@ -49,7 +53,7 @@ double beta_for(double alpha, double nb) {
 
 std::array<double, 4> mcculloch_functions(double alpha, double beta) {
   if (!(alpha >= k_alpha0 && alpha <= 2 && beta >= -1 && beta <= 1))
-    throw std::invalid_argument("clstat::stable::mcculloch_functions: needs alpha in [0.5, 2] and beta in [-1, 1]");
+    throw std::invalid_argument("clstat::stable::mcculloch_functions: needs alpha in [0.3, 2] and beta in [-1, 1]");
   std::array<double, 4> r = table_at(alpha, std::abs(beta));
   if (beta < 0) r[1] = -r[1], r[3] = -r[3];
   return r;
