@@ -53,18 +53,17 @@ typedef struct {
 // alpha = 1) keep their relative precision; computing them from theta loses it to cancellation.
 inline double log_g(const Setup* s, double u, double v) {
   if (s->one) {
-    const double th = u < v ? -PI / 2 + u : PI / 2 - v;
-    const double lc = log(sin(u < v ? u : v));                      // log cos(theta)
+    const double c = sin(u < v ? u : v);                            // cos(theta)
     const double tn = u < v ? -1.0 / tan(u) : 1.0 / tan(v);        // tan(theta)
     const double w = s->beta * u + (PI / 2) * (1 - s->beta);        // pi/2 + beta theta
-    (void)th;
-    return s->ez + log(w) - lc + w * tn / s->beta;
+    const double lw = c > 1e-290 ? log(w / c) : log(w) - log(c);   // one log where it cannot overflow
+    return s->ez + lw + w * tn / s->beta;
   }
   const double a = s->alpha;
   // log cos(theta): cos(theta) = sin(v) = sin(E + u) with E = pi/2 - theta0, taken from the small
   // side. At beta = 1, alpha < 1, E is exactly 0 and cos(theta) vanishes at lo too; from v it
   // would read sin(pi - u) = 1.2e-16 for u = 1e-29, an absolute floor of 1e-16 in the light tail.
-  const double lc = u < v ? log(sin(s->E + u)) : log(sin(v));
+  const double c = u < v ? sin(s->E + u) : sin(v);
   // cos(alpha theta0 + (alpha - 1) theta), as a sine of a small argument near whichever end it
   // vanishes at (beta = 1, alpha < 1 at lo; beta = -1, alpha > 1 at hi), so it keeps its precision:
   //   = sin(E + (1 - alpha) u) with E = pi/2 - theta0,  = sin(D + (alpha - 1) v) with
@@ -72,8 +71,11 @@ inline double log_g(const Setup* s, double u, double v) {
   const double ca = u < v ? sin(s->E + (1 - a) * u) : sin(s->D + (a - 1) * v);
   // sin(alpha (theta0 + theta)) = sin(alpha u) = sin(F0 + alpha v) with F0 = pi - alpha W, from the
   // small side: at beta = -1, alpha > 1, alpha W is exactly pi and this factor vanishes at hi too.
-  const double ls = u < v ? log(sin(a * u)) : log(sin(s->F0 + a * v));
-  const double lv = s->c0 + s->a1 * (lc - ls) + log(ca) - lc;
+  const double sn = u < v ? sin(a * u) : sin(s->F0 + a * v);
+  // log V - c0 = alpha/(alpha-1) (log c - log sn) + log ca - log c, as two logarithms of ratios
+  // (one log fewer per node; a log is an eighth of a node's cost) unless a ratio could overflow.
+  const double lv = c > 1e-290 && sn > 1e-290 ? s->c0 + s->a1 * log(c / sn) + log(ca / c)
+                                              : s->c0 + s->a1 * (log(c) - log(sn)) + log(ca) - log(c);
   return s->a1 * s->lxi + lv;
 }
 
