@@ -40,6 +40,7 @@ std::vector<Variant> representative() {
       v.push_back({"bandwidth/lscv", "-DDIM=3 -DWG=64 -DKB=8 -DRS=4 -DZW=64", dbl});
       v.push_back({"stable/stable_point", "", dbl});
       v.push_back({"stable/stable_point", "-DSTABLE_PANELS=64", dbl});
+      v.push_back({"stable/stable_point", "-DPAIRED=0", dbl});
       for (int term = 1; term <= 3; ++term)
         v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
                                                 " -DWG=32 -DROWS=2 -DCHUNK=32 -DFWG=256 -DDIM=5 -DRS=6", dbl});

@@ -25,6 +25,24 @@
 // quantiles.
 #include "real.clh"
 
+// PAIRED (default 1): two integrals share panels and log g evaluations (pv_t holds both); 0 builds
+// the single-integral kernel for calls that need one integral a point (pdf, logpdf, cdf or sf
+// alone), without the second lane's arithmetic and private memory.
+#ifndef PAIRED
+#define PAIRED 1
+#endif
+#if PAIRED
+typedef double2 pv_t;
+#define PV(x, y) ((double2)((x), (y)))
+#define PV_Y(v) ((v).y)
+#define PV_X(v) ((v).x)
+#else
+typedef double pv_t;
+#define PV(x, y) (x)
+#define PV_Y(v) 0.0
+#define PV_X(v) (v)
+#endif
+
 #define PI 3.14159265358979323846
 
 __constant double gk_x[8] = {0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
@@ -87,20 +105,20 @@ inline double one_kind(const Setup* s, double lg, double g, int kind) {
   return kind == 0 ? exp(lg - g - s->sh) : kind == 1 ? exp(-g) : -expm1(-g);
 }
 
-inline double2 integrand(const Setup* s, double u, double v, int k1, int k2) {
+inline pv_t integrand(const Setup* s, double u, double v, int k1, int k2) {
   const double lg = log_g(s, u, v);
   const double g = lg > 700 ? INFINITY : exp(lg);
-  return (double2)(one_kind(s, lg, g, k1), one_kind(s, lg, g, k2));
+  return PV(one_kind(s, lg, g, k1), one_kind(s, lg, g, k2));
 }
 
 // Over [l, r] in the coordinate d measured from one end of the whole interval (width W): d = u
 // when from_lo, d = v otherwise. Kinds k1 and k2 (see integrand) in .x and .y; *err gets
 // |K15 - G7| of each.
-inline double2 gk15(const Setup* s, double l, double r, double W, int from_lo, int k1, int k2, double2* err) {
+inline pv_t gk15(const Setup* s, double l, double r, double W, int from_lo, int k1, int k2, pv_t* err) {
   const double c = 0.5 * (l + r), h = 0.5 * (r - l);
-  double2 k = (double2)(0.0, 0.0), g = (double2)(0.0, 0.0);
+  pv_t k = PV(0.0, 0.0), g = PV(0.0, 0.0);
   for (int j = 0; j < 8; ++j) {
-    double2 f;
+    pv_t f;
     if (j < 7) {
       const double d1 = c - h * gk_x[j], d2 = c + h * gk_x[j];
       f = from_lo ? integrand(s, d1, W - d1, k1, k2) + integrand(s, d2, W - d2, k1, k2)
@@ -163,10 +181,10 @@ inline void peak(const Setup* s, double W, double* ut, double* vt) {
 // Two integrals at once (kinds k1 and k2, k2 = -1 for one) on the same panels, refined until
 // both meet the tolerance; the panel split is the one with the largest error relative to its
 // integral's total.
-inline double2 integral(const Setup* s, double W, double ut, double vt, int k1, int k2, double rel,
-                        double2* err_out) {
+inline pv_t integral(const Setup* s, double W, double ut, double vt, int k1, int k2, double rel,
+                     pv_t* err_out) {
   double pa[MAX_PANELS], pb[MAX_PANELS];
-  double2 pv[MAX_PANELS], pe[MAX_PANELS];
+  pv_t pv[MAX_PANELS], pe[MAX_PANELS];
   int pl[MAX_PANELS];
   int m = 0;
   const int near_lo = ut <= vt;
@@ -216,13 +234,13 @@ inline double2 integral(const Setup* s, double W, double ut, double vt, int k1, 
 #undef ADD_PANEL
   for (int k = 0; k < m; ++k) pv[k] = gk15(s, pa[k], pb[k], W, pl[k], k1, k2, &pe[k]);
   for (;;) {
-    double2 total = (double2)(0.0, 0.0), err = (double2)(0.0, 0.0);
+    pv_t total = PV(0.0, 0.0), err = PV(0.0, 0.0);
     for (int k = 0; k < m; ++k) total += pv[k], err += pe[k];
-    const double2 scale = 1.0 / fmax(fabs(total), 1e-300);
+    const pv_t scale = 1.0 / fmax(fabs(total), 1e-300);
     double worst = -1.0;
     int w = 0;
     for (int k = 0; k < m; ++k) {
-      const double e = pe[k].x * scale.x + (k2 >= 0 ? pe[k].y * scale.y : 0.0);
+      const double e = PV_X(pe[k]) * PV_X(scale) + (k2 >= 0 ? PV_Y(pe[k]) * PV_Y(scale) : 0.0);
       if (e > worst) worst = e, w = k;
     }
     // A panel at an end of the interval is cut at an eighth, not halved: at alpha < 1 (lo) and
@@ -230,7 +248,7 @@ inline double2 integral(const Setup* s, double W, double ut, double vt, int k1, 
     // (g ~ u^(alpha/(1-alpha)), v^(1/(alpha-1))), so the error sits at the end, and halving took
     // 20 levels of two K15s each to bury it (alpha = 0.3); cutting at an eighth takes 7.
     const double mid = pa[w] == 0.0 ? 0.125 * pb[w] : 0.5 * (pa[w] + pb[w]);
-    const int done = err.x <= rel * fabs(total.x) && (k2 < 0 || err.y <= rel * fabs(total.y));
+    const int done = PV_X(err) <= rel * fabs(PV_X(total)) && (k2 < 0 || PV_Y(err) <= rel * fabs(PV_Y(total)));
     if (done || m == MAX_PANELS || !(mid > pa[w] && mid < pb[w])) {
       *err_out = err;
       return total;
@@ -354,13 +372,13 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     if (need_s) kinds[nk++] = s_kind;
     // logpdf: pdf = pdf_scale e^sh I with I = int g e^-g e^-sh; sh = 0 unless the logarithm is wanted.
     if (want & WANT_LOGPDF) s.sh = integrand_log_max(&s, W, ut, vt);
-    for (int a = 0; a < nk; a += 2) {
-      const int k1 = kinds[a], k2 = a + 1 < nk ? kinds[a + 1] : -1;
-      double2 e2;
-      const double2 I2 = integral(&s, W, ut, vt, k1, k2, rel, &e2);
-      for (int b = 0; b < 2; ++b) {
+    for (int a = 0; a < nk; a += 1 + PAIRED) {
+      const int k1 = kinds[a], k2 = PAIRED && a + 1 < nk ? kinds[a + 1] : -1;
+      pv_t e2;
+      const pv_t I2 = integral(&s, W, ut, vt, k1, k2, rel, &e2);
+      for (int b = 0; b < 1 + PAIRED; ++b) {
         const int kind = b ? k2 : k1;
-        const double I = b ? I2.y : I2.x, e = b ? e2.y : e2.x;
+        const double I = b ? PV_Y(I2) : PV_X(I2), e = b ? PV_Y(e2) : PV_X(e2);
         if (kind == 0) {
           const double es = exp(s.sh);
           r.pdf = pdf_scale * es * I;

@@ -106,8 +106,11 @@ std::size_t group_size(const detail::ContextImpl& ci) {
   return env_size("CLSTAT_STABLE_WG", ci.info().type == DeviceType::gpu ? 64 : 8);
 }
 
-std::string program_options(const detail::ContextImpl& ci, const char* op) {
+// paired: whether points need two or more integrals (pdf or logpdf, cdf, sf), so the kernel built
+// with shared panels for pairs; otherwise the single-integral build (PAIRED=0).
+std::string program_options(const detail::ContextImpl& ci, const char* op, bool paired) {
   std::string o = build::base_options(ci, true, op);
+  if (!paired) o += " -DPAIRED=0";
   if (const std::size_t p = env_size("CLSTAT_STABLE_PANELS", 0)) o += " -DSTABLE_PANELS=" + std::to_string(p);
   return o;
 }
@@ -115,15 +118,18 @@ std::string program_options(const detail::ContextImpl& ci, const char* op) {
 // One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
 // trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots` n-value outputs read back. Uses the
 // context's scratch buffers (slots 30-33 of queue 0), so repeated calls allocate nothing.
+// Whether the functions in fns need two or more integrals a point.
+bool paired_fns(unsigned fns) { return ((fns & (fn_pdf | fn_logpdf)) ? 1 : 0) + ((fns & fn_cdf) ? 1 : 0) + ((fns & fn_sf) ? 1 : 0) >= 2; }
+
 template <class Tail>
 std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const double* in, std::size_t n,
-                              const Laws& laws, std::size_t slots, Tail tail) {
+                              const Laws& laws, std::size_t slots, bool paired, Tail tail) {
   std::vector<double> out(slots * n);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     const Queue qu = ctx.queue(0);
     const cl::CommandQueue& q = detail::queue_of(qu);
-    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op));
+    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, paired));
     cl::Kernel k = build::kernel(*prog, kernel, 0);
     cl::Buffer ib = ci->scratch(0, 30, n * sizeof(double));
     cl::Buffer pb = ci->scratch(0, 31, laws.prm.size() * sizeof(double));
@@ -165,7 +171,7 @@ Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* 
   check_device(op, *ctx.impl());
   if (n == 0) return unpack({}, fns, errors, 0);
   const int want = static_cast<int>(fns | (errors ? k_error_bit : 0));
-  const std::vector<double> v = per_point(ctx, op, "stable_eval", x, n, laws, slots, [&](cl::Kernel& k) {
+  const std::vector<double> v = per_point(ctx, op, "stable_eval", x, n, laws, slots, paired_fns(fns), [&](cl::Kernel& k) {
     k.setArg(5, rel);
     k.setArg(6, static_cast<cl_int>(want));
     return 7u;
@@ -233,7 +239,7 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
     const std::vector<double> z = table_grid(one->alpha);
     if (n >= z.size()) table = quantile_table(ctx, op, to_s0(*one), z);
   }
-  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, [&](cl::Kernel& k) {
+  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, true, [&](cl::Kernel& k) {
     return quantile_args(ctx, k, tol, upper, table);
   });
 }
@@ -265,7 +271,7 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
                                 std::to_string(slots * n) + " outputs");
   if (n == 0) return Event();
   return detail::cl_guard(op, *ci, [&] {
-    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op));
+    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, paired_fns(fns)));
     cl::Kernel k = build::kernel(*prog, "stable_eval", q.index());
     // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
     cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
