@@ -209,9 +209,14 @@ inline pv_t integral(const Setup* s, double W, double ut, double vt, int k1, int
       ++m;                                                          \
     }                                                               \
   }
+  // Graded panels: doubling for the first six (out to 8 peak widths, where e^-g falls from 1 to
+  // nothing: with 4-fold growth a single panel spanned that cliff, and at alpha = 1, beta = 0.5,
+  // x = 14.26398 its G7 and K15 agreed to 1e-12 while the cdf was 1.1e-11 off), 4-fold after,
+  // at most 40 a side (so the panel budget is never hit before the ends are covered), none wider
+  // than W/8.
   double prev = p;
   const double wide = 0.125 * W;
-  for (double e = d; e < p && prev - (p - e) <= wide; e *= 4) {
+  for (double e = d; e < p && prev - (p - e) <= wide && m < 40; e *= e < 64 * d ? 2 : 4) {
     ADD_PANEL(p - e, prev)
     prev = p - e;
   }
@@ -222,7 +227,8 @@ inline pv_t integral(const Setup* s, double W, double ut, double vt, int k1, int
   for (int k = 0, parts = (int)ceil(prev / wide); k < parts; ++k)
     ADD_PANEL(prev * (parts - k - 1) / parts, k == 0 ? prev : prev * (parts - k) / parts)
   prev = p;
-  for (double e = d; p + e < W && p + e - prev <= wide; e *= 4) {
+  const int m_near = m;
+  for (double e = d; p + e < W && p + e - prev <= wide && m - m_near < 40; e *= e < 64 * d ? 2 : 4) {
     ADD_PANEL(prev, p + e)
     prev = p + e;
   }
