@@ -8,7 +8,7 @@
 //    probabilities (100 on CPUs), checked by |cdf(quantile(p)) - p| <= 1e-12. Random numbers at
 //    1e6 ... 1e8 (1e5 on CPUs), into a host array and into a device buffer; a Kolmogorov-Smirnov
 //    test of 1e6 samples (2e4 on CPUs) against our cdf for 12 laws. MLE wall time at n = 1e3, 1e4,
-//    1e5 (1e3 on CPUs) for three laws.
+//    1e5 (300 on CPUs) for three laws.
 //  stable-fit: the fit study of issue 5: 200 data sets of n = 1000 per (alpha, beta) in
 //    {0.5, 1.1, 1.7} x {0, 0.7} (scale 1, loc0 0), fitted by each method (fit_many); the mean bias
 //    and RMSE of each parameter. Rows: throughput = RMSE, error = bias; an MLE row passes when
