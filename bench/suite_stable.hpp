@@ -6,7 +6,8 @@
 //    (|K15 - G7| summed, over the value) below 1e-11 and its cdf's below 2e-12 absolute; pdf
 //    alone and cdf alone must agree with pdf_cdf's within those bars. Quantiles at N = 1e4 and 1e5
 //    probabilities (100 on CPUs), checked by |cdf(quantile(p)) - p| <= 1e-12. Random numbers at
-//    1e6 ... 1e8 (1e5 on CPUs), into a host array and into a device buffer; a Kolmogorov-Smirnov
+//    1e6 ... 1e8 (1e5 on CPUs), into a host array and into a device buffer, and 1e9 into a device
+//    buffer only (where it fits in half the device's memory); a Kolmogorov-Smirnov
 //    test of 1e6 samples (2e4 on CPUs) against our cdf for 12 laws. MLE wall time at n = 1e3, 1e4,
 //    1e5 (300 on CPUs) for three laws.
 //  stable-fit: the fit study of issue 5: 200 data sets of n = 1000 per (alpha, beta) in
