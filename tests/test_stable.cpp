@@ -520,6 +520,10 @@ TEST_CASE("stable.logpdf_and_batched_forms") {
   }
   CHECK_THROWS_AS(st::evaluate_async(q, st::fn_pdf | st::fn_cdf, xd, xs.size(), laws[2], xd), std::invalid_argument);
   CHECK_THROWS_AS(st::evaluate(ctx(), 0, xs.data(), xs.size(), laws[2]), std::invalid_argument);
+  CHECK_THROWS_AS(st::evaluate(ctx(), st::fn_pdf, xs.data(), xs.size(), laws[2], false, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(st::logpdf(ctx(), xs.data(), xs.size(), {2.5, 0, 1, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(st::logpdf(ctx(), nullptr, 3, laws[2]), std::invalid_argument);
+  CHECK_THROWS_AS(st::evaluate_each(ctx(), st::fn_pdf, xb.data(), nullptr, xb.size()), std::invalid_argument);
   std::vector<st::Params> bad = pb;
   bad[3].beta = 2;
   CHECK_THROWS_WITH_AS(st::evaluate_each(ctx(), st::fn_pdf, xb.data(), bad.data(), xb.size()),
@@ -542,6 +546,13 @@ TEST_CASE("stable.logpdf_and_batched_forms") {
   std::vector<double> pr;
   for (std::size_t k = 0; k < pb.size(); ++k) pr.push_back((static_cast<double>(k) + 0.5) / 40.0);
   const auto qe = st::quantile_each(ctx(), pr.data(), pb.data(), pb.size());
+  std::vector<double> pr_bad = pr;
+  pr_bad[5] = 1.5;
+  CHECK_THROWS_WITH_AS(st::quantile_each(ctx(), pr_bad.data(), pb.data(), pb.size()), doctest::Contains("index 5"),
+                       std::invalid_argument);
+  CHECK(std::isnan(st::quantile_each(ctx(), pr_bad.data(), pb.data(), pb.size(), false, 1e-12, true)[5]));
+  CHECK_THROWS_WITH_AS(st::quantile_each(ctx(), pr.data(), bad.data(), bad.size()), doctest::Contains("element 3"),
+                       std::invalid_argument);
   for (std::size_t k = 0; k < pb.size(); ++k) CHECK(qe[k] == st::quantile(ctx(), &pr[k], 1, pb[k])[0]);
 }
 

@@ -404,15 +404,20 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
 #define PRM 5
 inline double standardise(__global const double* p, double x) { return ((x - p[3]) - p[4]) / p[2]; }
 
-// Element i has the parameters prm[PRM pid[i]] (per_element) or prm[0]. Outputs, n apart, in
+inline __global const double* law_of(__global const double* prm, __global const uint* pid, int laws, ulong i) {
+  return prm + (laws == 0 ? 0 : PRM * (laws == 1 ? (ulong)pid[i] : i));
+}
+
+// Element i's parameters: prm[0] (laws = 0), prm[PRM pid[i]] (laws = 1) or prm[PRM i] (laws = 2,
+// a law per element, with no index array to upload). Outputs, n apart, in
 // this order and only those asked for in `want`: pdf, cdf, sf, logpdf, then with WANT_ERROR their
 // error estimates in the same order (logpdf's is the pdf's relative error).
 __kernel void stable_eval(__global const double* x, ulong n, __global const double* prm,
-                          __global const uint* pid, int per_element, double rel, int want,
+                          __global const uint* pid, int laws, double rel, int want,
                           __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  __global const double* p = prm + (per_element ? PRM * (ulong)pid[i] : 0);
+  __global const double* p = law_of(prm, pid, laws, i);
   const double z = standardise(p, x[i]);
   const Values v = stable_unit(z, p[0], p[1], rel, want);
   const double inv = 1.0 / p[2];
@@ -553,11 +558,11 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
 // Element i: probability q[i], parameters as in stable_eval; out[i] = origin + scale z. With
 // K > 0, tab is the unit law's table of unit_quantile (one law for all elements).
 __kernel void stable_quantile(__global const double* q, ulong n, __global const double* prm,
-                              __global const uint* pid, int per_element, double rel, double tol, int upper,
+                              __global const uint* pid, int laws, double rel, double tol, int upper,
                               __global const double* tab, int K, __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
-  __global const double* p = prm + (per_element ? PRM * (ulong)pid[i] : 0);
+  __global const double* p = law_of(prm, pid, laws, i);
   out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper, tab, K));
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "build/program_cache.hpp"
+#include "runtime/env.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::bandwidth_detail {
@@ -15,10 +16,8 @@ constexpr std::size_t k_finish_wg = 256;    // fixed: the merge order of the til
 constexpr std::uint64_t k_max_tiles = std::uint64_t(1) << 22;  // tiles per launch
 
 std::size_t env_pow2(const char* name, std::size_t fallback) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return fallback;
-  const unsigned long v = std::strtoul(s, nullptr, 10);
-  return v && (v & (v - 1)) == 0 ? v : fallback;
+  const std::size_t v = detail::env_size(name, fallback);
+  return (v & (v - 1)) == 0 ? v : fallback;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "runtime/tuning.hpp"
 
 #include "clstat/tuning.hpp"
+#include "runtime/env.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -12,10 +13,6 @@ namespace {
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
-}
-
-void env_size(const char* name, std::size_t& v) {
-  if (const char* e = std::getenv(name); e && *e) v = static_cast<std::size_t>(std::strtoull(e, nullptr, 10));
 }
 
 // KDE evaluation (src/kde): per precision and dimension class (d1: d = 1, d4: d <= 4, d16: d <= 16,
@@ -96,11 +93,11 @@ Tuning default_tuning(const DeviceInfo& info) {
     t.table[k] = v;
     ++t.file_entries;
   }
-  env_size("CLSTAT_TUNE_REDUCE_WG", t.reduce_wg);
-  env_size("CLSTAT_TUNE_PAIR_WG", t.pair_wg);
-  env_size("CLSTAT_TUNE_POINTS_WG", t.points_wg);
-  env_size("CLSTAT_TUNE_POINTS_ROWS", t.points_rows);
-  env_size("CLSTAT_TUNE_PAIR_BATCH", t.pair_batch_tiles);
+  t.reduce_wg = env_size("CLSTAT_TUNE_REDUCE_WG", t.reduce_wg);
+  t.pair_wg = env_size("CLSTAT_TUNE_PAIR_WG", t.pair_wg);
+  t.points_wg = env_size("CLSTAT_TUNE_POINTS_WG", t.points_wg);
+  t.points_rows = env_size("CLSTAT_TUNE_POINTS_ROWS", t.points_rows);
+  t.pair_batch_tiles = env_size("CLSTAT_TUNE_PAIR_BATCH", t.pair_batch_tiles);
   if (const char* e = std::getenv("CLSTAT_TUNE_NATIVE_EXP"); e && *e) t.native_exp = std::atoi(e) != 0;
   for (std::size_t* v : {&t.reduce_wg, &t.pair_wg, &t.points_wg, &t.points_rows, &t.pair_batch_tiles}) {
     std::size_t p = 1;

@@ -1,13 +1,13 @@
 // Host side of the per-point kernels (cl/stable/stable_point.cl): each law's parameters and
 // coordinate origin, the launch, and the read-back; one work-item per point.
 #include <cmath>
-#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
+#include "runtime/env.hpp"
 #include "runtime/launch.hpp"
 #include "stable/fit_internal.hpp"
 
@@ -53,10 +53,13 @@ void check_device(const char* op, const detail::ContextImpl& ci) {
   if (!ci.info().fp64) throw UnsupportedFeature(op, ci.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
 
-// The laws' parameter table, and each element's index into it (empty when all share law 0).
+// The laws' parameter table, and each element's index into it: empty when all elements share
+// law 0 (each_element false) or element i has law i (each_element true).
 struct Laws {
   std::vector<double> prm;
   std::vector<cl_uint> pid;
+  bool each_element = false;
+  int mode() const { return !pid.empty() ? 1 : each_element ? 2 : 0; }  // the kernel's `laws`
 };
 
 Laws one_law(const Params& p) {
@@ -67,15 +70,13 @@ Laws one_law(const Params& p) {
 
 Laws each_law(const char* op, const Params* params, std::size_t n) {
   if (n > 0 && !params) throw std::invalid_argument(std::string(op) + ": null parameters");
-  if (n > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": more than 2^32 elements in one call");
-  Laws l{std::vector<double>(k_prm * n), std::vector<cl_uint>(n)};
+  Laws l{std::vector<double>(k_prm * n), {}, true};
   for (std::size_t i = 0; i < n; ++i) {
     try {
       law_params(params[i], &l.prm[k_prm * i]);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(std::string(op) + ": element " + std::to_string(i) + ": " + e.what());
     }
-    l.pid[i] = static_cast<cl_uint>(i);
   }
   return l;
 }
@@ -87,23 +88,19 @@ unsigned count_fns(const char* op, unsigned fns, bool errors) {
   return errors ? 2 * k : k;
 }
 
-// Sets the kernel's arguments 0..4 (in, n, prm, pid, per_element) from device buffers.
+// Sets the kernel's arguments 0..4 (in, n, prm, pid, laws) from device buffers.
 void set_law_args(cl::Kernel& k, const cl::Buffer& in, std::size_t n, const cl::Buffer& prm, const cl::Buffer& pid,
-                  bool per_element) {
+                  int mode) {
   k.setArg(0, in);
   k.setArg(1, static_cast<cl_ulong>(n));
   k.setArg(2, prm);
   k.setArg(3, pid);
-  k.setArg(4, static_cast<cl_int>(per_element));
+  k.setArg(4, static_cast<cl_int>(mode));
 }
 
 // Work-group size and the kernel's panel budget; CLSTAT_STABLE_WG and CLSTAT_STABLE_PANELS
 // override them (measurement knobs).
-std::size_t env_size(const char* name, std::size_t fallback) {
-  const char* v = std::getenv(name);
-  const long k = v ? std::atol(v) : 0;
-  return k > 0 ? static_cast<std::size_t>(k) : fallback;
-}
+using detail::env_size;
 
 std::size_t group_size(const detail::ContextImpl& ci) {
   return env_size("CLSTAT_STABLE_WG", ci.info().type == DeviceType::gpu ? 64 : 8);
@@ -118,11 +115,15 @@ std::string program_options(const detail::ContextImpl& ci, const char* op, bool 
   return o;
 }
 
-// One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
-// trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots` n-value outputs read back. Uses the
-// context's scratch buffers (slots 30-33 of queue 0), so repeated calls allocate nothing.
 // Whether the functions in fns need two or more integrals a point.
-bool paired_fns(unsigned fns) { return ((fns & (fn_pdf | fn_logpdf)) ? 1 : 0) + ((fns & fn_cdf) ? 1 : 0) + ((fns & fn_sf) ? 1 : 0) >= 2; }
+bool paired_fns(unsigned fns) {
+  return ((fns & (fn_pdf | fn_logpdf)) ? 1 : 0) + ((fns & fn_cdf) ? 1 : 0) + ((fns & fn_sf) ? 1 : 0) >= 2;
+}
+
+// One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
+// trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots`
+// n-value outputs read back. Uses the context's scratch buffers (slots 30-33 of queue 0), so
+// repeated calls allocate nothing.
 
 template <class Tail>
 std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const double* in, std::size_t n,
@@ -141,7 +142,7 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
     q.enqueueWriteBuffer(ib, CL_FALSE, 0, n * sizeof(double), in);
     q.enqueueWriteBuffer(pb, CL_FALSE, 0, laws.prm.size() * sizeof(double), laws.prm.data());
     if (!laws.pid.empty()) q.enqueueWriteBuffer(xb, CL_FALSE, 0, laws.pid.size() * sizeof(cl_uint), laws.pid.data());
-    set_law_args(k, ib, n, pb, xb, !laws.pid.empty());
+    set_law_args(k, ib, n, pb, xb, laws.mode());
     k.setArg(tail(k), ob);
     const std::size_t wg = group_size(*ci);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
@@ -279,7 +280,7 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
     // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
     cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
                   const_cast<double*>(laws.prm.data()));
-    set_law_args(k, x.raw().impl()->buffer, n, pb, pb, false);
+    set_law_args(k, x.raw().impl()->buffer, n, pb, pb, 0);
     k.setArg(5, rel_tol);
     k.setArg(6, static_cast<cl_int>(fns | (errors ? k_error_bit : 0)));
     k.setArg(7, out.raw().impl()->buffer);

@@ -5,7 +5,7 @@
 //  2. Contracting grid (Julian-Moreno et al. 2017, sec. 3.5, after Hesterman et al. 2010): the
 //     3 x 3 nodes (alpha +- s_a, beta +- s_b) around the best point, each node's scale and loc
 //     re-estimated by McCulloch's functions at that node's (alpha, beta); the best node becomes
-//     the centre and the steps halve; 4 rounds from s = (0.1, 0.2).
+//     the centre and the steps halve; 4 rounds from s = (0.1, 0.2), 9 nodes in the first, 8 after.
 //  3. Newton's method on theta = (alpha, beta, log scale, loc0) (S0, where the likelihood is
 //     smooth through alpha = 1): gradient and Hessian by central differences on a 33-point stencil
 //     (one batched call), the step solved on the parameters not held at a bound, made positive
@@ -88,10 +88,13 @@ void stencil(Job& j) {
         }
 }
 
+// The grid's nodes around the centre; the centre itself only in the first round (later its
+// log-likelihood is j.ll already).
 void request_grid(Job& j) {
   j.request_theta.clear();
   for (int da = -1; da <= 1; ++da)
     for (int db = -1; db <= 1; ++db) {
+      if (da == 0 && db == 0 && j.grid_round > 0) continue;
       const double a = std::clamp(j.theta(0) + da * j.sa, k_alpha_min, k_alpha_max);
       const double b = std::clamp(j.theta(1) + db * j.sb, -1.0, 1.0);
       Vec4 t = j.theta;
@@ -221,7 +224,7 @@ void advance(Job& j, const std::vector<double>& L, const FitOptions& o, bool sin
     const double moved = step_size(j.request_theta[best] - j.theta, sc);
     if (L[best] >= j.ll) {
       j.theta = j.request_theta[best], j.ll = L[best];
-      j.lambda = std::max(0.0, j.lambda * 0.1 < 1e-6 ? 0.0 : j.lambda * 0.1);
+      j.lambda = j.lambda * 0.1 < 1e-6 ? 0.0 : j.lambda * 0.1;
       if (moved < o.tol) j.converged = true;
     } else if (step_size(j.step, sc) * 0.125 < o.tol) {
       j.converged = true;  // no step length improves and the steps are below tol

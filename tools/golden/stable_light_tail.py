@@ -3,21 +3,17 @@
 # interval's upper end: Nolan's integral after the reflection f(x; beta) = f(-x; -beta), by
 # mpmath's quadrature on panels spread uniformly and graded towards that end. (The bisection
 # of stable_near_zeta.py assumes a zero of log g and misplaces its panels here.)
+# log g is stable_near_zeta.py's.
 # Run: python3 tools/golden/stable_light_tail.py  ->  pdf and log pdf at x = -10.
 import mpmath as mp
+
+from stable_near_zeta import log_g
 
 mp.mp.dps = 50
 a, b, x = mp.mpf(1.5), mp.mpf(-1), mp.mpf(10)  # reflected: x -> -x, beta -> -beta
 zeta = -b * mp.tan(mp.pi * a / 2)
 xi = x - zeta
-th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
-a1 = a / (a - 1)
-
-
-def lg(th):
-    return (a1 * mp.log(xi) + mp.log(mp.cos(a * th0)) / (a - 1)
-            + a1 * (mp.log(mp.cos(th)) - mp.log(mp.sin(a * (th0 + th))))
-            + mp.log(mp.cos(a * th0 + (a - 1) * th)) - mp.log(mp.cos(th)))
+th0, lg = log_g(xi, a, b)
 
 
 def h(th):

@@ -11,6 +11,18 @@ import mpmath as mp
 mp.mp.dps = 40
 
 
+def log_g(xi, a, b):
+    """theta0 and Nolan's log g(theta) at distance xi > 0 from zeta (S0, unit scale), alpha != 1."""
+    th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
+    a1 = a / (a - 1)
+
+    def lg(th):
+        return (a1 * mp.log(xi) + mp.log(mp.cos(a * th0)) / (a - 1)
+                + a1 * (mp.log(mp.cos(th)) - mp.log(mp.sin(a * (th0 + th))))
+                + mp.log(mp.cos(a * th0 + (a - 1) * th)) - mp.log(mp.cos(th)))
+    return th0, lg
+
+
 def unit(xi, a, b):
     """S0 pdf and cdf at zeta + xi (unit scale), alpha != 1."""
     if xi == 0:
@@ -20,13 +32,7 @@ def unit(xi, a, b):
     if xi < 0:
         f, F = unit(-xi, a, -b)
         return f, 1 - F
-    th0 = mp.atan(b * mp.tan(mp.pi * a / 2)) / a
-    a1 = a / (a - 1)
-
-    def lg(th):
-        return (a1 * mp.log(xi) + mp.log(mp.cos(a * th0)) / (a - 1)
-                + a1 * (mp.log(mp.cos(th)) - mp.log(mp.sin(a * (th0 + th))))
-                + mp.log(mp.cos(a * th0 + (a - 1) * th)) - mp.log(mp.cos(th)))
+    th0, lg = log_g(xi, a, b)
 
     def h(th):
         l = lg(th)
@@ -54,17 +60,22 @@ def unit(xi, a, b):
     return pdf, cdf
 
 
-print('file,x,alpha,beta,pdf,cdf')
-for name in ('pdf', 'cdf'):
-    for r in csv.DictReader(open('tests/data/stable/stable-Z1-%s-sample-data.csv' % name)):
-        a, x = mp.mpf(float(r['alpha'])), mp.mpf(float(r['x']))
-        if a <= mp.mpf('0.2') + mp.mpf(10) ** -9 and abs(x) < mp.mpf('1e-6'):
-            f, F = unit(x, a, mp.mpf(float(r['beta'])))  # S1 unit: x is the distance from zeta
-            print('%s,%s,%s,%s,%s,%s' % (name, r['x'], r['alpha'], r['beta'], mp.nstr(f, 17), mp.nstr(F, 17)))
-for r in csv.DictReader(open('tests/data/stable/stable-loc-scale-sample-data.csv')):
-    a, b, g, d, x = (mp.mpf(float(r[k])) for k in ('alpha', 'beta', 'gamma', 'delta', 'x'))
-    d1 = d - b * g * mp.tan(mp.pi * a / 2) if r['param'] == '0' else d  # S1 location
-    xi = (x - d1) / g
-    if a <= mp.mpf('0.2') + mp.mpf(10) ** -9 and abs(xi) < mp.mpf('1e-6'):
-        f, F = unit(xi, a, b)
-        print('locscale%s,%s,%s,%s,%s,%s' % (r['param'], r['x'], r['alpha'], r['beta'], mp.nstr(f / g, 17), mp.nstr(F, 17)))
+def main():
+    print('file,x,alpha,beta,pdf,cdf')
+    for name in ('pdf', 'cdf'):
+        for r in csv.DictReader(open('tests/data/stable/stable-Z1-%s-sample-data.csv' % name)):
+            a, x = mp.mpf(float(r['alpha'])), mp.mpf(float(r['x']))
+            if a <= mp.mpf('0.2') + mp.mpf(10) ** -9 and abs(x) < mp.mpf('1e-6'):
+                f, F = unit(x, a, mp.mpf(float(r['beta'])))  # S1 unit: x is the distance from zeta
+                print('%s,%s,%s,%s,%s,%s' % (name, r['x'], r['alpha'], r['beta'], mp.nstr(f, 17), mp.nstr(F, 17)))
+    for r in csv.DictReader(open('tests/data/stable/stable-loc-scale-sample-data.csv')):
+        a, b, g, d, x = (mp.mpf(float(r[k])) for k in ('alpha', 'beta', 'gamma', 'delta', 'x'))
+        d1 = d - b * g * mp.tan(mp.pi * a / 2) if r['param'] == '0' else d  # S1 location
+        xi = (x - d1) / g
+        if a <= mp.mpf('0.2') + mp.mpf(10) ** -9 and abs(xi) < mp.mpf('1e-6'):
+            f, F = unit(xi, a, b)
+            print('locscale%s,%s,%s,%s,%s,%s' % (r['param'], r['x'], r['alpha'], r['beta'], mp.nstr(f / g, 17), mp.nstr(F, 17)))
+
+
+if __name__ == '__main__':
+    main()
