@@ -45,6 +45,12 @@ std::vector<Variant> representative() {
         v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
                                                 " -DWG=32 -DROWS=2 -DCHUNK=32 -DFWG=256 -DDIM=5 -DRS=6", dbl});
     }
+    for (int kind : {0, 1, 2, 3}) {
+      if ((kind == 1) != dbl) continue;
+      for (const char* f : {"-DFIRST=1 -DCOMPACT=0 -DFROM_KEYS=0 -DITEMS=8", "-DFIRST=0 -DCOMPACT=1 -DFROM_KEYS=1 -DITEMS=4"})
+        v.push_back({"order/radix_select", std::string("-DWG=64 -DHBINS=4096 -DLCAP=2048 -DELEM_KIND=") +
+                                               std::to_string(kind) + " " + f, dbl});
+    }
     v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
   }
   return v;

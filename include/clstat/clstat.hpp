@@ -5,6 +5,7 @@
 #include "clstat/ceilings.hpp"
 #include "clstat/error.hpp"
 #include "clstat/kde.hpp"
+#include "clstat/order.hpp"
 #include "clstat/primitives.hpp"
 #include "clstat/runtime.hpp"
 #include "clstat/stable.hpp"

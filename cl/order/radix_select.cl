@@ -1,0 +1,273 @@
+// MSD radix selection on order-preserving keys (issue 7, "radix_select"). Every pass reads the
+// candidates once: it histograms the next digit of the keys that share a job's prefix, in local
+// memory, and, when COMPACT=1, appends those keys to a smaller candidate array, so later passes
+// read only them. The host sums the per-group histograms (select_sum), walks them to find the
+// digit of every target rank, and stops when the candidates of each job fit in one work-group,
+// which sorts them in local memory (select_finish). Portable OpenCL 1.2: local atomics, barriers,
+// and one 32-bit global atomic per group flush for the compaction cursor; no subgroups, no
+// int64 or float atomics. Counts are per group (uint) and summed in ulong.
+//
+// Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
+// HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
+// find the key range); LCAP keys sorted by one group in select_finish (a power of two).
+#if ELEM_KIND == 1
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if ELEM_KIND == 0
+typedef float elem_t;
+typedef uint skey;
+#define KEYBITS 32
+#define KEY_MAX 0xffffffffu
+#elif ELEM_KIND == 1
+typedef double elem_t;
+typedef ulong skey;
+#define KEYBITS 64
+#define KEY_MAX 0xffffffffffffffffUL
+#elif ELEM_KIND == 2
+typedef int elem_t;
+typedef uint skey;
+#define KEYBITS 32
+#define KEY_MAX 0xffffffffu
+#else
+typedef long elem_t;
+typedef ulong skey;
+#define KEYBITS 64
+#define KEY_MAX 0xffffffffffffffffUL
+#endif
+
+#ifndef ITEMS
+#define ITEMS 8
+#endif
+#ifndef HBINS
+#define HBINS 4096
+#endif
+#ifndef LCAP
+#define LCAP 2048
+#endif
+#define STAGE (2 * ITEMS * WG)
+
+// The key's unsigned order is IEEE totalOrder on the values: -Inf < ... < -0 < +0 < ... < +Inf,
+// with every NaN (either sign) mapped to the largest key, so NaNs sort last as in R and NumPy.
+inline skey to_key(elem_t v) {
+#if ELEM_KIND == 0
+  if (isnan(v)) return KEY_MAX;
+  const uint u = as_uint(v);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+#elif ELEM_KIND == 1
+  if (isnan(v)) return KEY_MAX;
+  const ulong u = as_ulong(v);
+  return (u & 0x8000000000000000UL) ? ~u : (u | 0x8000000000000000UL);
+#elif ELEM_KIND == 2
+  return as_uint(v) ^ 0x80000000u;
+#else
+  return as_ulong(v) ^ 0x8000000000000000UL;
+#endif
+}
+
+inline int is_nan_elem(elem_t v) {
+#if ELEM_KIND <= 1
+  return isnan(v);
+#else
+  return 0;
+#endif
+}
+
+// Index of the job whose prefix the key has (jobs sorted ascending), or -1.
+inline int find_job(skey k, uint plen, uint njobs, __local const skey* jp) {
+  if (plen == 0) return 0;
+  const skey h = k >> (KEYBITS - plen);
+  int lo = 0, hi = (int)njobs - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (jp[mid] < h) lo = mid + 1; else hi = mid;
+  }
+  return jp[lo] == h ? lo : -1;
+}
+
+// A run of equal bins in one thread's elements is added with one atomic: sorted, constant and
+// concentrated inputs would otherwise serialise on one local counter.
+#define RUN_FLUSH() do { if (rcnt) atomic_add(&hist[rbin], rcnt); } while (0)
+#define RUN_ADD(b) do { if ((b) == rbin) { ++rcnt; } else { RUN_FLUSH(); rbin = (b); rcnt = 1; } } while (0)
+
+// One pass. Reads m elements (x + xoff, or keys kin when FROM_KEYS), writes this group's
+// histogram row (njobs << bits counters, then the NaN count) to partials + group * row, with
+// FIRST the group's smallest and largest key to minmax, with COMPACT the matching keys to kout
+// at positions taken from *cursor.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin, ulong m,
+                 uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
+                 __global uint* partials, uint row, __global skey* kout, __global uint* cursor,
+                 __global skey* minmax) {
+  __local uint hist[HBINS];
+  __local skey jp[64];
+#if COMPACT
+  __local skey stage[STAGE];
+  __local uint lcount, lbase;
+#endif
+#if FIRST
+  __local skey lmin[WG], lmax[WG];
+  __local uint lnan;
+  skey pmin = KEY_MAX, pmax = 0;
+  uint pnan = 0;
+#endif
+  const uint l = get_local_id(0);
+  const uint nb = njobs << bits;
+  for (uint b = l; b < nb; b += WG) hist[b] = 0;
+  for (uint j = l; j < njobs; j += WG) jp[j] = jobs[j];
+#if COMPACT
+  if (l == 0) lcount = 0;
+#endif
+#if FIRST
+  if (l == 0) lnan = 0;
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const skey dmask = (((skey)1) << bits) - 1;
+  const ulong P = get_global_size(0);
+  const ulong slot = get_global_id(0);
+  const ulong steps = (m + ITEMS * P - 1) / (ITEMS * P);
+  int rbin = -1;
+  uint rcnt = 0;
+  for (ulong s = 0; s < steps; ++s) {
+    const ulong base = s * ITEMS * P + slot;
+    skey k[ITEMS];
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      const ulong i = base + u * P;
+#if FROM_KEYS
+      k[u] = i < m ? kin[i] : 0;
+#else
+      if (i < m) {
+        const elem_t v = x[xoff + i];
+        k[u] = to_key(v);
+#if FIRST
+        pnan += is_nan_elem(v);
+#endif
+      }
+#endif
+    }
+#if COMPACT
+    skey mine[ITEMS];
+    uint nm = 0;
+#endif
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      if (base + u * P < m) {
+#if FIRST
+        pmin = min(pmin, k[u]);
+        pmax = max(pmax, k[u]);
+#endif
+        const int j = find_job(k[u], plen, njobs, jp);
+        if (j >= 0) {
+          RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
+#if COMPACT
+          mine[nm++] = k[u];
+#endif
+        }
+      }
+    }
+#if COMPACT
+    if (nm) {
+      const uint at = atomic_add(&lcount, nm);
+      for (uint u = 0; u < nm; ++u) stage[at + u] = mine[u];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint c = lcount;
+    if (c > STAGE - ITEMS * WG || s + 1 == steps) {
+      if (l == 0 && c) lbase = atomic_add(cursor, c);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const uint b0 = lbase;
+      for (uint t = l; t < c; t += WG) kout[b0 + t] = stage[t];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (l == 0) lcount = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+  }
+  RUN_FLUSH();
+#if FIRST
+  lmin[l] = pmin;
+  lmax[l] = pmax;
+  if (pnan) atomic_add(&lnan, pnan);
+#endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if FIRST
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      lmin[l] = min(lmin[l], lmin[l + h]);
+      lmax[l] = max(lmax[l], lmax[l + h]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    minmax[2 * get_group_id(0)] = lmin[0];
+    minmax[2 * get_group_id(0) + 1] = lmax[0];
+  }
+#endif
+  __global uint* out = partials + (ulong)get_group_id(0) * row;
+  for (uint b = l; b < nb; b += WG) out[b] = hist[b];
+  if (l == 0) {
+#if FIRST
+    out[nb] = lnan;
+#else
+    out[nb] = 0;
+#endif
+  }
+}
+
+// totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32).
+__kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals) {
+  const uint b = get_global_id(0);
+  if (b >= row) return;
+  ulong s = 0;
+  for (uint g = 0; g < groups; ++g) s += partials[(ulong)g * row + b];
+  totals[b] = s;
+}
+
+// One group per job: gathers the job's keys (at most LCAP) from the m candidates, sorts them by
+// bitonic merging in local memory, and writes out[t] = the key of rank rank_of[t] for every
+// target t of this job.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_finish(__global const skey* kin, uint m, uint plen, __global const skey* jobs,
+                   __global const uint* job_of, __global const uint* rank_of, uint ntargets,
+                   __global skey* out) {
+  __local skey buf[LCAP];
+  __local uint cnt;
+  const uint l = get_local_id(0);
+  const uint job = get_group_id(0);
+  const skey prefix = jobs[job];
+  if (l == 0) cnt = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = l; i < m; i += WG) {
+    const skey k = kin[i];
+    if (plen == 0 || (k >> (KEYBITS - plen)) == prefix) buf[atomic_inc(&cnt)] = k;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint c = cnt;
+  uint N = 1;
+  while (N < c) N <<= 1;
+  for (uint i = c + l; i < N; i += WG) buf[i] = KEY_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint size = 2; size <= N; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
+      for (uint t = l; t < N / 2; t += WG) {
+        const uint i = 2 * t - (t & (stride - 1));
+        const uint j = i + stride;
+        const skey a = buf[i], b = buf[j];
+        if ((a > b) == ((i & size) == 0)) {
+          buf[i] = b;
+          buf[j] = a;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  for (uint t = l; t < ntargets; t += WG)
+    if (job_of[t] == job) out[t] = buf[rank_of[t]];
+}
+
+// The keys of n elements, for the sort baseline (Boost.Compute sorts them).
+__kernel void select_keys(__global const elem_t* x, ulong xoff, ulong n, __global skey* out) {
+  const ulong i = get_global_id(0);
+  if (i < n) out[i] = to_key(x[xoff + i]);
+}

@@ -1,0 +1,98 @@
+// clstat/order.hpp: exact order statistics — k-th smallest, medians and the nine sample quantile
+// types — by selection on the device, without sorting the data.
+//
+// Types. T is float, double, std::int32_t or std::int64_t (double needs a device with fp64, else
+// UnsupportedFeature). Counts and ranks are 64-bit.
+//
+// Order. Values are ranked by IEEE totalOrder: -Inf < negative values < -0 < +0 < positive values
+// < +Inf, so -0 ranks before +0 (they compare equal, so a sort with operator< may place them
+// either way; ours is the stable choice). NaNs follow the NanPolicy:
+//   propagate (default)  any NaN makes every result NaN (for floating T), as R's median(x) and
+//                        NumPy's median; kth_smallest returns NaN too.
+//   omit                 NaNs are dropped first, so n counts only the other values, as R's
+//                        na.rm = TRUE and numpy.nanmedian. With every value NaN, median and
+//                        quantiles return NaN and kth_smallest raises out_of_range.
+//   raise                any NaN raises std::invalid_argument naming how many there are.
+// Integer T has no NaN.
+//
+// Methods (Options::method).
+//   radix      MSD radix selection on the order-preserving bit pattern of the keys: each pass
+//              reads the candidates once, histograms the next 6..12-bit digit of the candidates
+//              in local memory and, once few enough remain, copies them to a small buffer that
+//              later passes read instead; a single work-group sorts the last few thousand.
+//              A median of 2^27 doubles reads the data two or three times. Memory: two
+//              candidate buffers of at most max(2^16, n/8) keys (capped at 2^26) and O(4096 x
+//              compute units) counters.
+//   sort       the baseline: sorts a copy of the keys with Boost.Compute and reads the ranks.
+//              O(n log n) work, 2n keys of memory.
+//   automatic  radix.
+// Several k or probabilities in one call share the passes (radix: up to 64 targets per batch of
+// passes).
+//
+// Errors. n == 0, a null pointer, a range past the end of a buffer, k outside 1..n, a
+// probability outside [0, 1] or NaN, a type outside 1..9 raise std::invalid_argument (k past the
+// number of non-NaN values under omit raises std::out_of_range). OpenCL failures raise
+// clstat::Error; an input larger than the device's largest allocation raises UnsupportedFeature.
+//
+// Host-array forms copy the data to the device and wait. Device-buffer forms read n elements of
+// `x` from element `offset`, enqueue on `q` and wait for each pass's small histogram (a few host
+// round trips per call), so they block until the result is known.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat::order {
+
+enum class Method { automatic = 0, radix = 1, sort = 2 };
+enum class NanPolicy { propagate = 0, omit = 1, raise = 2 };
+
+struct Options {
+  Method method = Method::automatic;
+  NanPolicy nan = NanPolicy::propagate;
+};
+
+/// The k-th smallest value, k = 1 for the minimum and k = n for the maximum (1-based, as
+/// torch.kthvalue; numpy.partition's kth is k - 1).
+template <class T>
+CLSTAT_EXPORT T kth_smallest(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, const Options& o = {});
+/// Several order statistics in one set of passes; result i is the ks[i]-th smallest.
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest(const Context& ctx, const T* x, std::size_t n,
+                                          const std::vector<std::uint64_t>& ks, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                          const std::vector<std::uint64_t>& ks, const Options& o = {});
+
+/// The median: the middle value for odd n, the mean of the two middle values for even n (as R
+/// and NumPy), returned as double. For float and int32 input the mean is exact; for double it is
+/// (a + b) / 2 correctly rounded, without overflow; for int64 it is rounded to the nearest double.
+template <class T>
+CLSTAT_EXPORT double median(const Context& ctx, const T* x, std::size_t n, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT double median(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                            const Options& o = {});
+
+/// The lower median, the (floor((n + 1) / 2))-th smallest, and the upper median, the
+/// (floor(n / 2) + 1)-th smallest (Python's statistics.median_low / median_high).
+template <class T>
+CLSTAT_EXPORT T median_low(const Context& ctx, const T* x, std::size_t n, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT T median_high(const Context& ctx, const T* x, std::size_t n, const Options& o = {});
+
+/// Sample quantiles of Hyndman & Fan (1996) type 1..9, computed exactly as R's
+/// quantile(x, probs, type) (R >= 4.0, including its 4 * DBL_EPSILON fuzz for types 4-9 and its
+/// skip of the interpolation between equal values), in double; type 7 is R's and NumPy's default.
+/// Every probability needs at most two order statistics; all of them share the passes.
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles(const Context& ctx, const T* x, std::size_t n,
+                                            const std::vector<double>& probs, int type = 7, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                            const std::vector<double>& probs, int type = 7, const Options& o = {});
+
+}  // namespace clstat::order

@@ -1,0 +1,239 @@
+// Order statistics: every result equal, bit for bit, to a full sort under IEEE totalOrder
+// (tests/reference/order_reference.hpp), on fresh random inputs of every distribution of issue 7,
+// on special values, and every quantile type equal to R's on committed data.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "reference/order_data.hpp"
+#include "reference/order_reference.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+namespace {
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Checks kth_smallest for ks against the sorted copy, by method.
+template <class T>
+void check_ks(const std::vector<T>& x, const std::vector<std::uint64_t>& ks, order::Method m) {
+  const auto s = clstat_ref::sorted_total(x);
+  order::Options o;
+  o.method = m;
+  o.nan = order::NanPolicy::omit;
+  const auto got = order::kth_smallest(ctx(), x.data(), x.size(), ks, o);
+  REQUIRE(got.size() == ks.size());
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    INFO("k = " << ks[i] << " of n = " << x.size() << ": got " << got[i] << ", sort says " << s[ks[i] - 1]);
+    CHECK(same_bits(got[i], s[ks[i] - 1]));
+  }
+}
+
+std::vector<std::uint64_t> some_ks(std::uint64_t n, std::uint64_t seed) {
+  std::vector<std::uint64_t> ks{1, n, (n + 1) / 2, n / 2 + 1};
+  std::mt19937_64 g(seed);
+  for (int i = 0; i < 4; ++i) ks.push_back(1 + g() % n);
+  return ks;
+}
+
+template <class T>
+bool type_ok() {
+  return !std::is_same_v<T, double> || clstat_test::has_fp64();
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("order.kth_matches_sort_on_every_distribution", T, float, double, std::int32_t, std::int64_t) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (const auto& d : clstat_ref::order_distributions()) {
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(200003)}) {
+      INFO(d << " n = " << n);
+      const auto x = clstat_ref::order_data<T>(d, n, seed + n);
+      check_ks(x, some_ks(n, seed), order::Method::radix);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("order.radix_and_sort_agree_at_2e21", T, float, double) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (1u << 21) + 3;
+  for (const char* d : {"uniform", "mixture5", "sorted"}) {
+    INFO(d);
+    const auto x = clstat_ref::order_data<T>(d, n, seed);
+    const auto ks = some_ks(n, seed);
+    check_ks(x, ks, order::Method::radix);
+    check_ks(x, ks, order::Method::sort);
+  }
+}
+
+TEST_CASE_TEMPLATE("order.special_values", T, float, double) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const T inf = std::numeric_limits<T>::infinity();
+  const T big = std::is_same_v<T, double> ? T(1e300) : T(1e38);
+  const T den = std::numeric_limits<T>::denorm_min();
+  const std::vector<T> specials{inf, -inf, big, -big, den, -den, T(3) * den, T(0), -T(0), T(0), -T(0), T(1), T(1)};
+  std::mt19937_64 g(seed);
+  for (std::size_t n : {std::size_t(13), std::size_t(5000), std::size_t(100001)}) {
+    std::vector<T> x(n);
+    for (auto& v : x) v = specials[g() % specials.size()];
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 13); ++i) x[i] = specials[i];
+    std::vector<std::uint64_t> ks;
+    for (std::uint64_t k = 1; k <= n; k += std::max<std::uint64_t>(1, n / 37)) ks.push_back(k);
+    ks.push_back(n);
+    check_ks(x, ks, order::Method::radix);
+  }
+}
+
+TEST_CASE("order.many_targets_share_passes") {
+  // More than one batch of 64 targets, in a data set with long runs of shared key prefixes.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  std::vector<float> x(300000);
+  for (auto& v : x) v = 1.0f + static_cast<float>(g() % 5000) * 1.1920929e-7f;  // 1 + j ulp: one exponent
+  std::vector<std::uint64_t> ks;
+  for (int i = 0; i < 150; ++i) ks.push_back(1 + g() % x.size());
+  check_ks(x, ks, order::Method::radix);
+  std::vector<std::int64_t> y(100000);
+  for (auto& v : y) v = static_cast<std::int64_t>(g() % 3) - 1 + (g() % 1000 == 0 ? (std::int64_t(1) << 62) : 0);
+  for (auto& k : ks) k = 1 + k % y.size();
+  check_ks(y, ks, order::Method::radix);
+}
+
+TEST_CASE_TEMPLATE("order.median_odd_even_one_two", T, float, double, std::int32_t, std::int64_t) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(4), std::size_t(99999),
+                        std::size_t(100000)}) {
+    INFO("n = " << n);
+    const auto x = clstat_ref::order_data<T>("normal", n, seed + n);
+    const auto s = clstat_ref::sorted_total(x);
+    const double want = n % 2 ? static_cast<double>(s[n / 2])
+                              : (static_cast<double>(s[n / 2 - 1]) + static_cast<double>(s[n / 2])) / 2;
+    CHECK(order::median(ctx(), x.data(), n) == want);
+    CHECK(same_bits(order::median_low(ctx(), x.data(), n), s[(n + 1) / 2 - 1]));
+    CHECK(same_bits(order::median_high(ctx(), x.data(), n), s[n / 2]));
+  }
+}
+
+TEST_CASE("order.median_of_huge_doubles_does_not_overflow") {
+  if (!clstat_test::has_fp64()) return;
+  const std::vector<double> x{1.7e308, 1.6e308, -1.0, 1.75e308};
+  const double want = static_cast<double>((static_cast<long double>(1.6e308) + 1.7e308) / 2);
+  CHECK(order::median(ctx(), x.data(), x.size()) == want);
+}
+
+TEST_CASE("order.nan_policies") {
+  std::vector<float> x{3, std::nanf(""), 1, -std::nanf(""), 2};
+  CHECK(std::isnan(order::median(ctx(), x.data(), x.size())));
+  CHECK(std::isnan(order::kth_smallest(ctx(), x.data(), x.size(), 1)));
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  CHECK(order::median(ctx(), x.data(), x.size(), omit) == 2.0);
+  CHECK(order::kth_smallest(ctx(), x.data(), x.size(), 3, omit) == 3.0f);
+  CHECK_THROWS_AS(order::kth_smallest(ctx(), x.data(), x.size(), 4, omit), std::out_of_range);
+  const auto q = order::quantiles(ctx(), x.data(), x.size(), {0.0, 0.5, 1.0}, 7, omit);
+  CHECK(q == std::vector<double>{1, 2, 3});
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_WITH_AS(order::median(ctx(), x.data(), x.size(), raise), doctest::Contains("2 NaN values"),
+                       std::invalid_argument);
+  std::vector<float> all_nan(10, std::nanf(""));
+  CHECK(std::isnan(order::median(ctx(), all_nan.data(), all_nan.size(), omit)));
+}
+
+TEST_CASE("order.quantiles_equal_r") {
+  // tests/data/order/quantile_r.txt: R 4.2's quantile(x, p, type) (tools/golden/order_quantiles.R).
+  if (!clstat_test::has_fp64()) return;
+  std::ifstream f(std::string(CLSTAT_TEST_DATA_DIR) + "/order/quantile_r.txt");
+  REQUIRE(f.good());
+  std::map<std::string, std::vector<double>> sets;
+  std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> want;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream is(line);
+    std::string tag, name;
+    is >> tag >> name;
+    if (tag == "data") {
+      std::size_t n;
+      is >> n;
+      std::vector<double> v(n);
+      for (auto& e : v) is >> e;
+      sets[name] = v;
+    } else {
+      int type;
+      double p, q;
+      is >> type >> p >> q;
+      want[{name, type}].push_back({p, q});
+    }
+  }
+  REQUIRE(sets.size() == 5);
+  int checked = 0;
+  for (const auto& [key, pq] : want) {
+    const auto& x = sets.at(key.first);
+    std::vector<double> probs;
+    for (auto& e : pq) probs.push_back(e.first);
+    for (auto m : {order::Method::radix, order::Method::sort}) {
+      order::Options o;
+      o.method = m;
+      const auto got = order::quantiles(ctx(), x.data(), x.size(), probs, key.second, o);
+      for (std::size_t i = 0; i < probs.size(); ++i) {
+        INFO(key.first << " type " << key.second << " p = " << probs[i] << " got " << got[i] << " R " << pq[i].second);
+        CHECK(same_bits(got[i], pq[i].second));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 2 * 5 * 9 * 10);
+}
+
+TEST_CASE("order.device_buffer_with_offset") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const auto x = clstat_ref::order_data<std::int32_t>("beta25", 50000, seed);
+  Buffer<std::int32_t> b(ctx(), x.data(), x.size());
+  const std::vector<std::int32_t> part(x.begin() + 1000, x.begin() + 41000);
+  const auto s = clstat_ref::sorted_total(part);
+  const auto got = order::kth_smallest(ctx().queue(0), b, 1000, 40000, {1, 20000, 40000});
+  CHECK(got == std::vector<std::int32_t>{s[0], s[19999], s[39999]});
+  CHECK(order::median(ctx().queue(0), b, 1000, 40000) == (double(s[19999]) + double(s[20000])) / 2);
+  const auto q = order::quantiles(ctx().queue(0), b, 1000, 40000, {0.25}, 1);
+  CHECK(q[0] == double(s[9999]));
+}
+
+TEST_CASE("order.bad_input") {
+  std::vector<float> x{1, 2, 3};
+  CHECK_THROWS_WITH_AS(order::median(ctx(), x.data(), 0), doctest::Contains("empty input"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::median<float>(ctx(), nullptr, 3), doctest::Contains("null"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::kth_smallest(ctx(), x.data(), 3, 0), doctest::Contains("outside 1..3"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::kth_smallest(ctx(), x.data(), 3, 4), doctest::Contains("outside 1..3"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles(ctx(), x.data(), 3, {1.5}), doctest::Contains("outside [0, 1]"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles(ctx(), x.data(), 3, {std::nan("")}), doctest::Contains("outside [0, 1]"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles(ctx(), x.data(), 3, {0.5}, 10), doctest::Contains("type must be 1..9"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles(ctx(), x.data(), 3, {0.5}, 0), doctest::Contains("type must be 1..9"),
+                       std::invalid_argument);
+  Buffer<float> b(ctx(), x.data(), 3);
+  CHECK_THROWS_WITH_AS(order::median(ctx().queue(0), b, 2, 2), doctest::Contains("run past"), std::invalid_argument);
+}
