@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order]
 //                [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
@@ -21,12 +21,13 @@
 #include "suite_bandwidth.hpp"
 #include "suite_stable.hpp"
 #include "suite_kde.hpp"
+#include "suite_order.hpp"
 #include "suite_primitives.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
-      suite != "bandwidth" && suite != "stable" && suite != "stable-fit")
+      suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -120,6 +121,15 @@ int main(int argc, char** argv) {
         so.repeats = o.repeats;
         so.large = !cpu;
         for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "order") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": order statistics\n";
+        bench::OrderBenchOptions oo;
+        oo.repeats = o.repeats;
+        oo.max_log2 = max_log2 > 0 ? max_log2 : (cpu ? 23 : 27);
+        oo.peers = peers;
+        oo.peers_dir = peers_dir;
+        for (auto& r : bench::run_order(ctx, rep.ceilings, oo)) rep.rows.push_back(r);
       }
       // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
       if (suite == "stable-fit") {

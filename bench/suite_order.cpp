@@ -1,0 +1,194 @@
+#include "suite_order.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <iostream>
+
+#include "clstat/order.hpp"
+#include "reference/order_data.hpp"
+#include "reference/order_reference.hpp"
+
+namespace bench {
+namespace {
+
+using clstat::Buffer;
+using clstat::Context;
+using Clock = std::chrono::steady_clock;
+
+template <class T>
+const char* prec() {
+  if constexpr (std::is_same_v<T, double>) return "f64";
+  else if constexpr (std::is_same_v<T, float>) return "f32";
+  else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
+  else return "i64";
+}
+
+// Device span and wall time of `run` (one warm-up first, which builds the programs).
+void time_order(const Context& ctx, Row& r, int repeats, const std::function<void()>& run) {
+  run();
+  ctx.take_profile();
+  std::vector<double> kern, wall;
+  ctx.set_profiling(true);
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = Clock::now();
+    run();
+    wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    const auto rec = ctx.take_profile();
+    if (!rec.empty()) kern.push_back(static_cast<double>(rec.back().end_ns - rec.front().start_ns) * 1e-6);
+  }
+  ctx.set_profiling(false);
+  r.repeats = repeats;
+  r.kernel_ms = Stats::of(kern);
+  r.wall_ms = Stats::of(wall);
+  const double t = r.kernel_ms.median > 0 ? r.kernel_ms.median : r.wall_ms.median;
+  r.throughput = t > 0 ? r.work / (t * 1e-3) * 1e-9 : 0;
+  r.fraction = r.ceiling > 0 ? r.throughput / r.ceiling : 0;
+}
+
+// The reference order statistics (1-based ks) of x[0, n), by nth_element under totalOrder.
+template <class T>
+std::vector<T> reference(const std::vector<T>& x, std::size_t n, const std::vector<std::uint64_t>& ks) {
+  std::vector<T> c(x.begin(), x.begin() + n), out;
+  for (auto k : ks) {
+    std::nth_element(c.begin(), c.begin() + (k - 1), c.end(), clstat_ref::total_less<T>);
+    out.push_back(c[k - 1]);
+  }
+  return out;
+}
+
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+struct Peer {
+  std::string name;
+  double ms = 0;
+};
+
+// Runs select_torch_cupy.py for (n, dtype, dist); returns its timings, empty when unavailable.
+std::vector<Peer> run_peers(const OrderBenchOptions& o, std::size_t n, const char* dtype, const std::string& dist) {
+  std::vector<Peer> out;
+  if (!o.peers || o.peers_dir.empty()) return out;
+  const std::string cmd = "python3 '" + o.peers_dir + "/select_torch_cupy.py' --n " + std::to_string(n) +
+                          " --dtype " + dtype + " --dist " + dist + " --repeats 10 2>/dev/null";
+  std::FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return out;
+  std::string text;
+  char buf[1024];
+  while (std::fgets(buf, sizeof buf, f)) text += buf;
+  pclose(f);
+  std::cerr << "[clstat-bench] select peers: " << text;
+  for (const char* name : {"torch.median", "torch.kthvalue", "cupy.median", "torch.sort"}) {
+    const std::string key = std::string("\"") + name + "_ms\": ";
+    const auto k = text.find(key);
+    if (k != std::string::npos) out.push_back({name, std::atof(text.c_str() + k + key.size())});
+  }
+  return out;
+}
+
+template <class T>
+void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBenchOptions& o, std::vector<Row>& rows) {
+  const auto q = ctx.queue(0);
+  const std::size_t nmax = std::size_t(1) << o.max_log2;
+  const bool floating = std::is_floating_point_v<T>;
+  for (const auto& dist : clstat_ref::order_distributions()) {
+    if (!floating && dist != "uniform" && dist != "normal") continue;
+    std::cerr << "[clstat-bench] order " << prec<T>() << " " << dist << "\n";
+    const auto x = clstat_ref::order_data<T>(dist, nmax, 2011);
+    Buffer<T> dev(ctx, x.data(), nmax);
+    for (int lg = floating ? 13 : o.max_log2; lg <= o.max_log2; lg += 2) {
+      const std::size_t n = std::size_t(1) << lg;
+      const auto want = reference(x, n, {n / 2, n / 2 + 1});
+      const double want_median = (static_cast<double>(want[0]) + static_cast<double>(want[1])) / 2;
+      std::vector<clstat::order::Method> methods{clstat::order::Method::radix};
+      if (dist == "normal" && (lg == o.max_log2 || lg == 21)) methods.push_back(clstat::order::Method::sort);
+      for (auto m : methods) {
+        const bool radix = m == clstat::order::Method::radix;
+        Row r{"order", std::string("median ") + (radix ? "radix " : "sort ") + dist, prec<T>(), n};
+        r.work = static_cast<double>(n) * sizeof(T);
+        r.unit = "GB/s";
+        r.ceiling_name = "copy";
+        r.ceiling = c.copy_gbs;
+        clstat::order::Options opt;
+        opt.method = m;
+        double got = 0;
+        time_order(ctx, r, radix ? o.repeats : std::max(1, o.repeats / 3),
+                   [&] { got = clstat::order::median(q, dev, 0, n, opt); });
+        r.check = "== median of std::sort (totalOrder)";
+        r.pass = got == want_median;
+        r.error = r.pass ? 0 : 1;
+        rows.push_back(r);
+      }
+    }
+    if (dist == "normal" || dist == "uniform") {
+      const std::size_t n = nmax;
+      // Several order statistics in one call.
+      const std::vector<double> probs{0.01, 0.1, 0.5, 0.9, 0.99};
+      std::vector<std::uint64_t> ks;
+      for (double p : probs) {
+        const double index = 1 + (static_cast<double>(n) - 1) * p;
+        ks.push_back(static_cast<std::uint64_t>(std::floor(index)));
+        ks.push_back(static_cast<std::uint64_t>(std::ceil(index)));
+      }
+      Row r{"order", "quantiles x5 radix " + dist, prec<T>(), n};
+      r.work = static_cast<double>(n) * sizeof(T);
+      r.unit = "GB/s";
+      r.ceiling_name = "copy";
+      r.ceiling = c.copy_gbs;
+      std::vector<T> got;
+      time_order(ctx, r, o.repeats, [&] { got = clstat::order::kth_smallest(q, dev, 0, n, ks); });
+      const auto want = reference(x, n, ks);
+      r.check = "10 order statistics == std::sort's";
+      r.pass = got.size() == want.size();
+      for (std::size_t i = 0; r.pass && i < want.size(); ++i) r.pass = same_bits(got[i], want[i]);
+      r.error = r.pass ? 0 : 1;
+      rows.push_back(r);
+
+      Row k{"order", "kth k=n/10 radix " + dist, prec<T>(), n};
+      k.work = r.work;
+      k.unit = "GB/s";
+      k.ceiling_name = "copy";
+      k.ceiling = c.copy_gbs;
+      time_order(ctx, k, o.repeats, [&] { got = clstat::order::kth_smallest(q, dev, 0, n, {n / 10}); });
+      k.check = "== std::sort's";
+      k.pass = same_bits(got.at(0), reference(x, n, {n / 10})[0]);
+      k.error = k.pass ? 0 : 1;
+      rows.push_back(k);
+
+      if (floating && ctx.info().type == clstat::DeviceType::gpu) {
+        for (const auto& p : run_peers(o, n, std::is_same_v<T, double> ? "float64" : "float32", dist)) {
+          Row pr{"order", "peer " + p.name + " " + dist, prec<T>(), n};
+          pr.repeats = 10;
+          pr.wall_ms.median = pr.wall_ms.min = p.ms;
+          pr.kernel_ms.median = pr.kernel_ms.min = p.ms;
+          pr.work = r.work;
+          pr.unit = "GB/s";
+          pr.throughput = p.ms > 0 ? r.work / (p.ms * 1e-3) * 1e-9 : 0;
+          pr.ceiling_name = "copy";
+          pr.ceiling = c.copy_gbs;
+          pr.fraction = pr.ceiling > 0 ? pr.throughput / pr.ceiling : 0;
+          pr.check = "timed by select_torch_cupy.py (CUDA events)";
+          pr.peer = p.name;
+          pr.peer_throughput = pr.throughput;
+          rows.push_back(pr);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Row> run_order(const Context& ctx, const clstat::Ceilings& c, const OrderBenchOptions& o) {
+  std::vector<Row> rows;
+  medians_for<float>(ctx, c, o, rows);
+  if (ctx.info().fp64) medians_for<double>(ctx, c, o, rows);
+  medians_for<std::int32_t>(ctx, c, o, rows);
+  medians_for<std::int64_t>(ctx, c, o, rows);
+  return rows;
+}
+
+}  // namespace bench
