@@ -23,7 +23,8 @@ inline const std::vector<std::string>& order_distributions() {
 /// n values of distribution `name` (see order_distributions), from seed. Mixtures as the paper:
 /// 1: 2/3 N(0,1), 1/3 N(100,1); 2: n/2 + 1 N(0,1), the rest N(100,1); 3: 90% |N(0,1)|, the
 /// rest 10; 4: 2/3 |N(0,1)|, 1/3 N(100,1); 5: n/2 + 1 |N(0,1)|, the rest N(100,1). "outliers" is
-/// N(0,1) with 1% of the values near +-1e9 (the paper's large components). Integer T rounds
+/// N(0,1) with 1% of the values near +-1e9 (the paper's large components); "sorted" is
+/// increasing values in (0, ~1], "reverse" the same decreasing. Integer T rounds
 /// 1000 x the value, saturated.
 template <class T>
 std::vector<T> order_data(const std::string& name, std::size_t n, std::uint64_t seed) {
@@ -43,14 +44,18 @@ std::vector<T> order_data(const std::string& name, std::size_t n, std::uint64_t 
     else if (name == "mixture3") x = i % 10 == 9 ? 10.0 : std::fabs(N(g));
     else if (name == "mixture4") x = i % 3 == 2 ? 100 + N(g) : std::fabs(N(g));
     else if (name == "mixture5") x = i <= n / 2 ? std::fabs(N(g)) : 100 + N(g);
-    else if (name == "sorted" || name == "reverse") x = N(g);
+    else if (name == "sorted" || name == "reverse") x = -std::log1p(-U(g));  // Exp(1) spacings
     else if (name == "equal") x = 2.5;
     else if (name == "outliers") x = i % 100 == 7 ? (i % 200 == 7 ? 1e9 : -1e9) * (1 + U(g)) : N(g);
     else throw std::invalid_argument("order_data: unknown distribution " + name);
     v[i] = x;
   }
-  if (name == "sorted") std::sort(v.begin(), v.end());
-  if (name == "reverse") std::sort(v.rbegin(), v.rend());
+  // Sorted: the cumulative sums of Exp(1) spacings over n, i.e. sorted uniforms in O(n).
+  if (name == "sorted" || name == "reverse") {
+    double c = 0;
+    for (auto& e : v) e = (c += e) / static_cast<double>(n);
+    if (name == "reverse") std::reverse(v.begin(), v.end());
+  }
   // Mixtures built by index are shuffled so no method profits from the layout.
   if (name.rfind("mixture", 0) == 0) std::shuffle(v.begin(), v.end(), g);
   std::vector<T> out(n);
