@@ -7,7 +7,8 @@
 //  int64 medians at the largest n.
 //  Times: kernel_ms is the device span from the first kernel's start to the last one's end (the
 //  host's reads of each pass's histogram included, as gaps); wall_ms is the host wall clock of
-//  the device-buffer call (data on the device, result on the host). Throughput = input bytes /
+//  the device-buffer call (data on the device, result on the host). The sort baseline's kernels
+//  run inside Boost.Compute, outside clstat's profile: its kernel_ms is its wall time. Throughput = input bytes /
 //  kernel_ms, against the copy ceiling. Check: every result equal, bit for bit, to std::sort's
 //  (nth_element under IEEE totalOrder) on the host.
 //  Peers: bench/peers/select_torch_cupy.py times torch.median, torch.kthvalue, cupy.median and

@@ -38,6 +38,12 @@ void check_ks(const std::vector<T>& x, const std::vector<std::uint64_t>& ks, ord
   }
 }
 
+template <class T>
+double midpoint_ref(const std::vector<T>& s, std::size_t n) {
+  if (n % 2) return static_cast<double>(s[n / 2]);
+  return static_cast<double>((static_cast<long double>(s[n / 2 - 1]) + static_cast<long double>(s[n / 2])) / 2);
+}
+
 std::vector<std::uint64_t> some_ks(std::uint64_t n, std::uint64_t seed) {
   std::vector<std::uint64_t> ks{1, n, (n + 1) / 2, n / 2 + 1};
   std::mt19937_64 g(seed);
@@ -137,6 +143,48 @@ TEST_CASE("order.median_of_huge_doubles_does_not_overflow") {
   const std::vector<double> x{1.7e308, 1.6e308, -1.0, 1.75e308};
   const double want = static_cast<double>((static_cast<long double>(1.6e308) + 1.7e308) / 2);
   CHECK(order::median(ctx(), x.data(), x.size()) == want);
+}
+
+TEST_CASE_TEMPLATE("order.bracketed_median_on_every_distribution", T, float, double) {
+  // n >= 2^20 and one or two close targets: the sampled bracket and filtering pass, then radix
+  // passes over the bracket's keys (or the plain passes where the bracket does not hold them:
+  // all-equal input, a median inside a block of ties).
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (1u << 20) + 1;
+  for (const auto& d : clstat_ref::order_distributions()) {
+    INFO(d);
+    const auto x = clstat_ref::order_data<T>(d, n, seed);
+    const auto s = clstat_ref::sorted_total(x);
+    CHECK(order::median(ctx(), x.data(), n) == static_cast<double>(s[n / 2]));
+    CHECK(order::median(ctx(), x.data(), n - 1) ==
+          midpoint_ref(clstat_ref::sorted_total(std::vector<T>(x.begin(), x.end() - 1)), n - 1));
+    check_ks(x, {n / 10, n / 10 + 1000}, order::Method::radix);
+  }
+  std::vector<T> ties(n, T(1));
+  for (std::size_t i = 0; i < n / 3; ++i) ties[(i * 7919) % n] = T(i % 1000);
+  const auto st = clstat_ref::sorted_total(ties);
+  CHECK(order::median(ctx(), ties.data(), n) == static_cast<double>(st[n / 2]));
+}
+
+TEST_CASE("order.bracket_missed_by_nans_under_omit") {
+  // The bracket is placed for a NaN-free input; 30% NaNs move the omit median out of it.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 1u << 21;
+  auto x = clstat_ref::order_data<float>("normal", n, seed);
+  std::mt19937_64 g(seed);
+  for (auto& v : x)
+    if (g() % 10 < 3) v = std::nanf("");
+  std::vector<float> kept;
+  for (float v : x)
+    if (!std::isnan(v)) kept.push_back(v);
+  const auto s = clstat_ref::sorted_total(kept);
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  CHECK(order::median(ctx(), x.data(), n, omit) == midpoint_ref(s, s.size()));
+  CHECK(std::isnan(order::median(ctx(), x.data(), n)));
 }
 
 TEST_CASE("order.nan_policies") {

@@ -7,9 +7,18 @@
 // and one 32-bit global atomic per group flush for the compaction cursor; no subgroups, no
 // int64 or float atomics. Counts are per group (uint) and summed in ulong.
 //
+//
+// For one target or a few close ones, a sampled bracket comes first (Floyd & Rivest's idea):
+// select_sample sorts LCAP keys taken at spread positions in one group and keeps the keys
+// `margin` samples either side of the targets' sample rank; select_hist with FILTER=1 then reads
+// the data once, counts the keys below the bracket and the NaNs, copies the keys inside it
+// (a few percent of n) and histograms their first digit past the bracket's common prefix. No
+// local atomic is spent on the keys outside the bracket, so this pass runs at memory speed.
+//
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
-// find the key range); LCAP keys sorted by one group in select_finish (a power of two).
+// find the key range); FILTER (bracket pass: implies COMPACT, the job is the bracket);
+// LCAP keys sorted by one group in select_finish and select_sample (a power of two).
 #if ELEM_KIND == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -38,6 +47,18 @@ typedef ulong skey;
 
 #ifndef ITEMS
 #define ITEMS 8
+#endif
+#ifndef FILTER
+#define FILTER 0
+#endif
+#ifndef FIRST
+#define FIRST 0
+#endif
+#ifndef COMPACT
+#define COMPACT 0
+#endif
+#ifndef FROM_KEYS
+#define FROM_KEYS 0
 #endif
 #ifndef HBINS
 #define HBINS 4096
@@ -91,14 +112,16 @@ inline int find_job(skey k, uint plen, uint njobs, __local const skey* jp) {
 #define RUN_ADD(b) do { if ((b) == rbin) { ++rcnt; } else { RUN_FLUSH(); rbin = (b); rcnt = 1; } } while (0)
 
 // One pass. Reads m elements (x + xoff, or keys kin when FROM_KEYS), writes this group's
-// histogram row (njobs << bits counters, then the NaN count) to partials + group * row, with
-// FIRST the group's smallest and largest key to minmax, with COMPACT the matching keys to kout
-// at positions taken from *cursor.
+// histogram row (njobs << bits counters, then the NaN count, then the count below the bracket)
+// to partials + group * row, with FIRST the group's smallest and largest key to minmax, with
+// COMPACT the matching keys to kout at positions taken from *cursor (those past cap are
+// counted, not written). With FILTER, bracket = {lo, hi, shift} from select_sample replaces the
+// jobs and the shift argument.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin, ulong m,
                  uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
                  __global uint* partials, uint row, __global skey* kout, __global uint* cursor,
-                 __global skey* minmax) {
+                 __global skey* minmax, uint cap, __global const skey* bracket, skey prefix0) {
   __local uint hist[HBINS];
   __local skey jp[64];
 #if COMPACT
@@ -107,22 +130,31 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
 #endif
 #if FIRST
   __local skey lmin[WG], lmax[WG];
-  __local uint lnan;
   skey pmin = KEY_MAX, pmax = 0;
-  uint pnan = 0;
+#endif
+#if FIRST || FILTER
+  __local uint lnan, lbelow;
+  uint pnan = 0, pbelow = 0;
+#endif
+#if FILTER
+  const skey blo = bracket[0], bhi = bracket[1];
+  shift = (uint)bracket[2];
+  const uint dbits = min(bits, (uint)KEYBITS - (uint)bracket[3]);  // the row layout keeps `bits`
+#else
+  const uint dbits = bits;
 #endif
   const uint l = get_local_id(0);
   const uint nb = njobs << bits;
   for (uint b = l; b < nb; b += WG) hist[b] = 0;
-  for (uint j = l; j < njobs; j += WG) jp[j] = jobs[j];
+  for (uint j = l; j < njobs; j += WG) jp[j] = njobs == 1 ? prefix0 : jobs[j];  // one job: no upload
 #if COMPACT
   if (l == 0) lcount = 0;
 #endif
-#if FIRST
-  if (l == 0) lnan = 0;
+#if FIRST || FILTER
+  if (l == 0) lnan = lbelow = 0;
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
-  const skey dmask = (((skey)1) << bits) - 1;
+  const skey dmask = (((skey)1) << dbits) - 1;
   const ulong P = get_global_size(0);
   const ulong slot = get_global_id(0);
   const ulong steps = (m + ITEMS * P - 1) / (ITEMS * P);
@@ -140,7 +172,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
       if (i < m) {
         const elem_t v = x[xoff + i];
         k[u] = to_key(v);
-#if FIRST
+#if FIRST || FILTER
         pnan += is_nan_elem(v);
 #endif
       }
@@ -157,7 +189,12 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
         pmin = min(pmin, k[u]);
         pmax = max(pmax, k[u]);
 #endif
+#if FILTER
+        pbelow += k[u] < blo;
+        const int j = (k[u] >= blo && k[u] <= bhi) ? 0 : -1;
+#else
         const int j = find_job(k[u], plen, njobs, jp);
+#endif
         if (j >= 0) {
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
 #if COMPACT
@@ -177,7 +214,8 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
       if (l == 0 && c) lbase = atomic_add(cursor, c);
       barrier(CLK_LOCAL_MEM_FENCE);
       const uint b0 = lbase;
-      for (uint t = l; t < c; t += WG) kout[b0 + t] = stage[t];
+      for (uint t = l; t < c; t += WG)
+        if (b0 + t < cap) kout[b0 + t] = stage[t];
       barrier(CLK_LOCAL_MEM_FENCE);
       if (l == 0) lcount = 0;
     }
@@ -188,7 +226,10 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
 #if FIRST
   lmin[l] = pmin;
   lmax[l] = pmax;
+#endif
+#if FIRST || FILTER
   if (pnan) atomic_add(&lnan, pnan);
+  if (pbelow) atomic_add(&lbelow, pbelow);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 #if FIRST
@@ -207,21 +248,95 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
   __global uint* out = partials + (ulong)get_group_id(0) * row;
   for (uint b = l; b < nb; b += WG) out[b] = hist[b];
   if (l == 0) {
-#if FIRST
+#if FIRST || FILTER
     out[nb] = lnan;
+    out[nb + 1] = lbelow;
 #else
     out[nb] = 0;
+    out[nb + 1] = 0;
 #endif
   }
 }
 
-// totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32).
-__kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals) {
+// totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32); then,
+// so that one read brings back everything a pass learnt: totals[row] = the compaction cursor
+// (which is reset for the next pass), totals[row + 1 .. row + 4] = the bracket, and with
+// `extrema` totals[row + 5], [row + 6] = the smallest and largest key over minmax's groups.
+__kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals,
+                         __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
+                         uint extrema) {
   const uint b = get_global_id(0);
-  if (b >= row) return;
-  ulong s = 0;
-  for (uint g = 0; g < groups; ++g) s += partials[(ulong)g * row + b];
-  totals[b] = s;
+  if (b < row) {
+    ulong s = 0;
+    for (uint g = 0; g < groups; ++g) s += partials[(ulong)g * row + b];
+    totals[b] = s;
+  } else if (b == row) {
+    totals[row] = *cursor;
+    *cursor = 0;
+    for (uint i = 0; i < 4; ++i) totals[row + 1 + i] = (ulong)bracket[i];
+  } else if (b == row + 1 && extrema) {
+    skey v = KEY_MAX;
+    for (uint g = 0; g < groups; ++g) v = min(v, minmax[2 * g]);
+    totals[row + 5] = (ulong)v;
+  } else if (b == row + 2 && extrema) {
+    skey v = 0;
+    for (uint g = 0; g < groups; ++g) v = max(v, minmax[2 * g + 1]);
+    totals[row + 6] = (ulong)v;
+  }
+}
+
+// Sorts buf[0, N) ascending (N a power of two) with the whole group; ends with a barrier.
+inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
+  for (uint size = 2; size <= N; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
+      for (uint t = l; t < N / 2; t += WG) {
+        const uint i = 2 * t - (t & (stride - 1));
+        const uint j = i + stride;
+        const skey a = buf[i], b = buf[j];
+        if ((a > b) == ((i & size) == 0)) {
+          buf[i] = b;
+          buf[j] = a;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+}
+
+// One group: LCAP keys from stratified positions (one per stretch of n / LCAP, at a hashed
+// offset in it, so sorted or periodic layouts are sampled fairly), sorted; the bracket is the
+// keys `margin` samples below the sample rank of r_lo and above that of r_hi (ranks 0-based, of
+// n), widened to the whole key range at the ends. Writes {lo, hi, shift}: shift places the
+// first 12-bit digit after the common prefix of lo and hi, the digit FILTER histograms.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ulong r_hi, uint margin,
+                   __global skey* bracket) {
+  __local skey buf[LCAP];
+  const uint l = get_local_id(0);
+  const ulong stretch = n / LCAP;
+  for (uint t = l; t < LCAP; t += WG) {
+    uint h = t * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    buf[t] = to_key(x[xoff + (ulong)t * stretch + (ulong)h % stretch]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  bitonic_sort_local(buf, LCAP, l);
+  if (l == 0) {
+    const long ilo = (long)((ulong)LCAP * r_lo / n) - (long)margin;
+    const long ihi = (long)((ulong)LCAP * r_hi / n) + 1 + (long)margin;
+    const skey lo = ilo <= 0 ? (skey)0 : buf[ilo];
+    const skey hi = ihi >= LCAP ? KEY_MAX : buf[ihi];
+    const skey d = lo ^ hi;
+    uint common = 0;
+    while (common < KEYBITS && !((d >> (KEYBITS - 1 - common)) & 1)) ++common;
+    const uint bits = min((uint)12, (uint)KEYBITS - common);
+    bracket[0] = lo;
+    bracket[1] = hi;
+    bracket[2] = (skey)(KEYBITS - common - bits);
+    bracket[3] = (skey)common;
+  }
 }
 
 // One group per job: gathers the job's keys (at most LCAP) from the m candidates, sorts them by
@@ -248,20 +363,7 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
   while (N < c) N <<= 1;
   for (uint i = c + l; i < N; i += WG) buf[i] = KEY_MAX;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint size = 2; size <= N; size <<= 1) {
-    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
-      for (uint t = l; t < N / 2; t += WG) {
-        const uint i = 2 * t - (t & (stride - 1));
-        const uint j = i + stride;
-        const skey a = buf[i], b = buf[j];
-        if ((a > b) == ((i & size) == 0)) {
-          buf[i] = b;
-          buf[j] = a;
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-  }
+  bitonic_sort_local(buf, N, l);
   for (uint t = l; t < ntargets; t += WG)
     if (job_of[t] == job) out[t] = buf[rank_of[t]];
 }

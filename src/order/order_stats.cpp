@@ -49,6 +49,11 @@ Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::s
     throw std::invalid_argument(op + ": elements [" + std::to_string(off) + ", " + std::to_string(off + n) +
                                 ") run past the buffer's " + std::to_string(x.size()));
   auto sel = make_selector(o, q, x, off, n, op);
+  {
+    std::vector<std::uint64_t> hint = need(n);  // the ranks if there is no NaN
+    for (auto& r : hint) --r;
+    sel->prepare(hint);
+  }
   const std::uint64_t nan = sel->nan_count();
   Outcome<T> out;
   if (nan > 0) {
@@ -194,6 +199,7 @@ std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t of
   std::vector<QuantileRule> rules;
   auto r = run<T>(op, q, x, offset, n, o, [&](std::uint64_t m) {
     std::vector<std::uint64_t> need;
+    rules.clear();
     if (m == 0) return need;
     for (double p : probs) {
       rules.push_back(quantile_rule(type, p, m));

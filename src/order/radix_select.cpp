@@ -1,24 +1,29 @@
 // The host side of the radix selection: pass planning, histogram walks and the finish.
 // Each pass's plan (which jobs, how many digit bits, whether to compact) depends on the previous
-// pass's histogram, so the host reads one small histogram per pass: three or four round trips
-// for a median of 2^27 values, each a few microseconds against the ~0.36 ms a pass takes there.
+// pass's histogram, so the host reads one small block per pass (select_sum gathers the
+// histogram, the compaction count, the bracket and the key range into it).
 #include "order/radix_select.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "build/program_cache.hpp"
+#include "runtime/env.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::order::detail {
 
 namespace {
 
-constexpr unsigned kHBins = 4096;    // local histogram counters (must match HBINS in the kernel)
-constexpr std::size_t kMaxJobs = 64; // local job table (jp[64] in the kernel)
-constexpr int kSlot = 40;            // scratch slots 40..49
+constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the kernel)
+constexpr std::size_t kMaxJobs = 64;  // local job table (jp[64] in the kernel)
+constexpr int kSlot = 40;             // scratch slots 40..50
+constexpr int kSlotBracket = 50;
+constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
+constexpr const char* kOp = "clstat::order::select";
 
 unsigned ceil_log2(std::size_t v) {
   unsigned b = 0;
@@ -29,22 +34,20 @@ unsigned ceil_log2(std::size_t v) {
 }  // namespace
 
 template <class T>
-std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(bool first, bool compact, bool from_keys) {
-  const char* op = "clstat::order::select";
-  std::string o = build::base_options(*ctx_, std::is_same_v<T, double>, op);
+std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kind, bool compact, bool from_keys) {
+  std::string o = build::base_options(*ctx_, std::is_same_v<T, double>, kOp);
   o += " -DELEM_KIND=" + std::to_string(elem_kind<T>());
-  o += std::string(" -DFIRST=") + (first ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") +
-       " -DFROM_KEYS=" + (from_keys ? "1" : "0");
+  o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
+       (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
+       (from_keys ? "1" : "0");
   // Compaction stages 2 * ITEMS * WG keys in local memory beside the 16 KB histogram.
   o += std::string(" -DITEMS=") + (compact ? "4" : "8") + " -DHBINS=" + std::to_string(kHBins) +
        " -DLCAP=" + std::to_string(lcap_);
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
-  if (chosen != wg_) {
-    // Every variant must run with the same work-group size as the finish kernel's build; a
-    // device that cannot take wg_ for this variant gets the smaller size for all of them.
-    wg_ = chosen;
-  }
+  // All variants then use the size the most demanding one accepted (the finish and sample
+  // kernels are built with the same WG).
+  wg_ = chosen;
   return prog;
 }
 
@@ -53,45 +56,111 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
     : q_(q), ctx_(q.context().impl()), x_(x.raw().impl()->buffer), offset_(offset), n_(n) {
   const DeviceInfo& info = ctx_->info();
   const bool gpu = info.type == DeviceType::gpu;
-  wg_ = std::min<std::size_t>(256, info.max_work_group_size);
+  // Polling the event costs a CPU core, which on a CPU device is a compute unit.
+  spin_ = gpu;
+  wg_ = std::min<std::size_t>(::clstat::detail::env_size("CLSTAT_ORDER_WG", 256), info.max_work_group_size);
   std::size_t lc = 1;
   while (lc * 2 <= 4096 && lc * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lc *= 2;
   lcap_ = lc;
   const std::uint64_t cap_alloc = info.max_alloc_bytes / sizeof(Key);
   cap_ = std::min<std::uint64_t>({std::max<std::uint64_t>(n / 8, 1u << 16), 1ull << 26, cap_alloc});
-  groups_ = std::max<std::size_t>(1, info.compute_units) * (gpu ? 4 : 1);
-
-  first_bits_ = std::min<unsigned>(12, 8 * sizeof(Key));
-  Job all{0, n, {}, {}};
-  first_ = run_pass(false, x_, n, 0, first_bits_, {all}, false, nullptr, true);
+  groups_ = std::max<std::size_t>(1, info.compute_units) *
+            ::clstat::detail::env_size("CLSTAT_ORDER_GROUPS_PER_CU", gpu ? 4 : 1);
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    static const cl_uint zero = 0;  // select_sum re-zeroes the cursor after every pass
+    ::clstat::detail::queue_of(q_).enqueueWriteBuffer(ctx_->scratch(q_.index(), kSlot + 4, sizeof(cl_uint)), CL_FALSE,
+                                                      0, sizeof zero, &zero);
+  });
 }
 
 template <class T>
-typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(bool from_keys, const cl::Buffer& src, std::uint64_t m,
-                                                        unsigned plen, unsigned bits, const std::vector<Job>& jobs,
-                                                        bool compact, const cl::Buffer* dest, bool first) {
-  const char* op = "clstat::order::select";
-  return ::clstat::detail::cl_guard(op, *ctx_, [&]() -> Pass {
-    auto prog = program(first, compact, from_keys);
+void RadixSelect<T>::wait(cl::Event& e) {
+  if (!spin_) {
+    e.wait();
+    return;
+  }
+  // The NVIDIA driver's blocking wait sleeps; polling the status answers tens of microseconds
+  // sooner, and a median waits three or four times.
+  ::clstat::detail::queue_of(q_).flush();
+  for (;;) {
+    const cl_int s = e.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+    if (s == CL_COMPLETE) return;
+    if (s < 0) throw Error(s, kOp, ctx_->device_name());
+  }
+}
+
+template <class T>
+void RadixSelect<T>::prepare(const std::vector<std::uint64_t>& hint) {
+  bool close = !hint.empty() && hint.size() <= kMaxJobs && n_ >= (1u << 20) && n_ >= lcap_;
+  if (close) {
+    const auto [lo, hi] = std::minmax_element(hint.begin(), hint.end());
+    close = *hi - *lo <= n_ / 50;
+  }
+  if (close) run_filter(hint);
+  else run_first();
+}
+
+template <class T>
+void RadixSelect<T>::run_first() {
+  Job all{0, n_, {}, {}};
+  first_ = run_pass(Kind::first, false, x_, n_, 0, std::min<unsigned>(12, 8 * sizeof(Key)), {all}, false, nullptr);
+  nan_ = first_.nan;
+  first_done_ = true;
+}
+
+template <class T>
+void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
+  const std::uint64_t r_lo = *std::min_element(hint.begin(), hint.end());
+  const std::uint64_t r_hi = *std::max_element(hint.begin(), hint.end());
+  // The sample rank of a target is binomial: 5 standard deviations either side (plus two for the
+  // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
+  const double p = std::min(std::max((r_lo + r_hi) / 2.0 / static_cast<double>(n_), 1.0 / lcap_), 1 - 1.0 / lcap_);
+  const auto margin = static_cast<cl_uint>(std::ceil(5 * std::sqrt(lcap_ * p * (1 - p)))) + 2;
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    auto prog = program(Kind::filter, true, false);
+    cl::Kernel k = build::kernel(*prog, "select_sample", q_.index());
+    k.setArg(0, x_);
+    k.setArg(1, static_cast<cl_ulong>(offset_));
+    k.setArg(2, static_cast<cl_ulong>(n_));
+    k.setArg(3, static_cast<cl_ulong>(r_lo));
+    k.setArg(4, static_cast<cl_ulong>(r_hi));
+    k.setArg(5, margin);
+    k.setArg(6, ctx_->scratch(q_.index(), kSlotBracket, 4 * sizeof(Key)));
+    ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+  });
+  Job all{0, n_, {}, {}};
+  cl::Buffer dest = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
+  filter_ = run_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &dest);
+  nan_ = filter_.nan;
+  filtered_ = true;
+}
+
+template <class T>
+typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys, const cl::Buffer& src,
+                                                        std::uint64_t m, unsigned plen, unsigned bits,
+                                                        const std::vector<Job>& jobs, bool compact,
+                                                        const cl::Buffer* dest) {
+  return ::clstat::detail::cl_guard(kOp, *ctx_, [&]() -> Pass {
+    auto prog = program(kind, compact, from_keys);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
     const std::size_t per_group = wg_ * (compact ? 4 : 8);
     const std::size_t G = static_cast<std::size_t>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups_, (m + per_group - 1) / per_group)));
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
-    const unsigned row = nb + 1;
+    const unsigned row = nb + 2;
     cl::Buffer partials = ctx_->scratch(qi, kSlot + 0, G * row * sizeof(cl_uint));
-    cl::Buffer totals = ctx_->scratch(qi, kSlot + 1, row * sizeof(cl_ulong));
+    cl::Buffer totals = ctx_->scratch(qi, kSlot + 1, (row + kExtra) * sizeof(cl_ulong));
     cl::Buffer minmax = ctx_->scratch(qi, kSlot + 2, 2 * G * sizeof(Key));
     cl::Buffer jobsb = ctx_->scratch(qi, kSlot + 3, kMaxJobs * sizeof(Key));
     cl::Buffer cursor = ctx_->scratch(qi, kSlot + 4, sizeof(cl_uint));
-    jobs_host_.resize(jobs.size());
-    for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
-    // Non-blocking: the staged vectors outlive the blocking read at the end of this pass.
-    cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs.size() * sizeof(Key), jobs_host_.data());
-    static const cl_uint zero = 0;
-    if (compact) cq.enqueueWriteBuffer(cursor, CL_FALSE, 0, sizeof zero, &zero);
-
+    cl::Buffer bracket = ctx_->scratch(qi, kSlotBracket, 4 * sizeof(Key));
+    if (jobs.size() > 1) {
+      jobs_host_.resize(jobs.size());
+      for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
+      // Non-blocking: jobs_host_ outlives the wait at the end of this pass.
+      cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs.size() * sizeof(Key), jobs_host_.data());
+    }
     cl::Kernel k = build::kernel(*prog, "select_hist", qi);
     k.setArg(0, x_);
     k.setArg(1, static_cast<cl_ulong>(offset_));
@@ -107,47 +176,50 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(bool from_keys, const cl:
     k.setArg(11, compact ? *dest : partials);
     k.setArg(12, cursor);
     k.setArg(13, minmax);
-    ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, op);
+    k.setArg(14, static_cast<cl_uint>(cap_));
+    k.setArg(15, bracket);
+    k.setArg(16, jobs.front().prefix);
+    ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, kOp);
 
     cl::Kernel s = build::kernel(*prog, "select_sum", qi);
     s.setArg(0, partials);
     s.setArg(1, static_cast<cl_uint>(G));
     s.setArg(2, static_cast<cl_uint>(row));
     s.setArg(3, totals);
+    s.setArg(4, cursor);
+    s.setArg(5, bracket);
+    s.setArg(6, minmax);
+    s.setArg(7, static_cast<cl_uint>(kind == Kind::first ? 1 : 0));
     const std::size_t sw = 64;
-    ::clstat::detail::launch(q_, s, cl::NDRange((row + sw - 1) / sw * sw), cl::NDRange(sw), {}, op);
+    ::clstat::detail::launch(q_, s, cl::NDRange((row + 3 + sw - 1) / sw * sw), cl::NDRange(sw), {}, kOp);
 
-    Pass p;
-    p.bits = bits;
-    std::vector<cl_ulong> t(row);
-    cl_uint cur = 0;
-    std::vector<Key> mm;
-    if (compact) cq.enqueueReadBuffer(cursor, CL_FALSE, 0, sizeof cur, &cur);
-    if (first) {
-      mm.resize(2 * G);
-      cq.enqueueReadBuffer(minmax, CL_FALSE, 0, mm.size() * sizeof(Key), mm.data());
-    }
-    cq.enqueueReadBuffer(totals, CL_TRUE, 0, row * sizeof(cl_ulong), t.data());
+    std::vector<cl_ulong> t(row + kExtra);
+    cl::Event done;
+    cq.enqueueReadBuffer(totals, CL_FALSE, 0, t.size() * sizeof(cl_ulong), t.data(), nullptr, &done);
+    wait(done);
     ++stats_.passes;
     ++stats_.host_syncs;
     if (!from_keys) ++stats_.full_passes;
     stats_.keys_read += m;
+    Pass p;
+    p.bits = bits;
     p.totals.assign(t.begin(), t.begin() + nb);
-    if (first) {
-      nan_ = t[nb];
-      kmin_ = mm[0];
-      kmax_ = mm[1];
-      for (std::size_t g = 1; g < G; ++g) {
-        kmin_ = std::min(kmin_, mm[2 * g]);
-        kmax_ = std::max(kmax_, mm[2 * g + 1]);
-      }
+    p.nan = t[nb];
+    p.below = t[nb + 1];
+    p.written = t[row];
+    for (int i = 0; i < 4; ++i) p.bracket[i] = static_cast<Key>(t[row + 1 + i]);
+    if (kind == Kind::first) {
+      kmin_ = static_cast<Key>(t[row + 5]);
+      kmax_ = static_cast<Key>(t[row + 6]);
     }
-    if (compact) {
+    if (kind == Kind::filter)
+      p.bits = std::min<unsigned>(bits, 8 * sizeof(Key) - static_cast<unsigned>(p.bracket[3]));
+    if (compact && kind != Kind::filter) {
       std::uint64_t total = 0;
       for (const Job& j : jobs) total += j.count;
-      if (cur != total)
-        throw std::logic_error(std::string(op) + ": compaction wrote " + std::to_string(cur) + " keys, expected " +
-                               std::to_string(total));
+      if (p.written != total)
+        throw std::logic_error(std::string(kOp) + ": compaction wrote " + std::to_string(p.written) +
+                               " keys, expected " + std::to_string(total));
     }
     return p;
   });
@@ -156,9 +228,8 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(bool from_keys, const cl:
 template <class T>
 void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
                             std::size_t ntargets, std::vector<Key>& out) {
-  const char* op = "clstat::order::select";
-  ::clstat::detail::cl_guard(op, *ctx_, [&] {
-    auto prog = program(false, false, true);
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    auto prog = program(Kind::plain, false, true);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
     std::vector<cl_uint> job_of(ntargets), rank_of(ntargets);
@@ -185,8 +256,10 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
     k.setArg(5, rb);
     k.setArg(6, static_cast<cl_uint>(ntargets));
     k.setArg(7, ob);
-    ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, op);
-    cq.enqueueReadBuffer(ob, CL_TRUE, 0, ntargets * sizeof(Key), out.data());
+    ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, kOp);
+    cl::Event done;
+    cq.enqueueReadBuffer(ob, CL_FALSE, 0, ntargets * sizeof(Key), out.data(), nullptr, &done);
+    wait(done);  // also keeps the staged vectors alive until their writes are done
     ++stats_.host_syncs;
     stats_.keys_read += m * jobs.size();
   });
@@ -195,7 +268,7 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
 template <class T>
 std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::select(const std::vector<std::uint64_t>& ranks) {
   for (std::uint64_t r : ranks)
-    if (r >= n_) throw std::out_of_range("clstat::order::select: rank " + std::to_string(r) + " >= n = " + std::to_string(n_));
+    if (r >= n_) throw std::out_of_range(std::string(kOp) + ": rank " + std::to_string(r) + " >= n = " + std::to_string(n_));
   std::vector<Key> out(ranks.size());
   // At most kMaxJobs targets per batch, so at most kMaxJobs jobs at any level. Sorted ranks keep
   // the targets of a batch close together, so they share more of their passes.
@@ -214,85 +287,113 @@ std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::select(const std::vect
 }
 
 template <class T>
+std::vector<typename RadixSelect<T>::Job> RadixSelect<T>::refine(const std::vector<Job>& jobs, const Pass& p) {
+  std::vector<Job> next;
+  const std::size_t nbins = std::size_t(1) << p.bits;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::uint64_t* tot = p.totals.data() + (j << p.bits);
+    std::size_t b = 0;
+    std::uint64_t below = 0;
+    for (std::size_t i = 0; i < jobs[j].targets.size(); ++i) {
+      const std::uint64_t r = jobs[j].rank[i];
+      while (b < nbins && below + tot[b] <= r) below += tot[b++];
+      if (b == nbins) throw std::logic_error(std::string(kOp) + ": histogram lost elements");
+      const Key prefix = static_cast<Key>((p.bits ? jobs[j].prefix << p.bits : jobs[j].prefix) | b);
+      if (next.empty() || next.back().prefix != prefix) next.push_back(Job{prefix, tot[b], {}, {}});
+      next.back().targets.push_back(jobs[j].targets[i]);
+      next.back().rank.push_back(r - below);
+    }
+  }
+  return next;
+}
+
+template <class T>
 void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
   constexpr unsigned KB = 8 * sizeof(Key);
   if (ranks.empty()) return;
+  Job root{0, 0, {}, {}};
+  for (std::size_t t = 0; t < ranks.size(); ++t) root.targets.push_back(t);
+
+  // The bracket holds every target: descend from its candidates.
+  if (filtered_ && ranks.size() <= kMaxJobs && filter_.written <= cap_ && ranks.front() >= filter_.below &&
+      ranks.back() < filter_.below + filter_.written) {
+    stats_.filtered = true;
+    const Key lo = filter_.bracket[0];
+    const unsigned common = static_cast<unsigned>(filter_.bracket[3]);
+    if (common >= KB) {  // lo == hi: every candidate is lo
+      std::fill(out.begin(), out.end(), lo);
+      return;
+    }
+    root.prefix = common ? static_cast<Key>(lo >> (KB - common)) : Key(0);
+    root.count = filter_.written;
+    for (auto r : ranks) root.rank.push_back(r - filter_.below);
+    Descent d;
+    d.jobs = refine({root}, filter_);
+    d.plen = common + filter_.bits;
+    d.src = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
+    d.from_keys = true;
+    d.m = filter_.written;
+    d.cand = 1;
+    descend(std::move(d), ranks.size(), out);
+    return;
+  }
+
+  if (!first_done_) run_first();
   if (kmin_ == kmax_) {  // every element has the same key
     std::fill(out.begin(), out.end(), kmin_);
     return;
   }
-  Job root{0, n_, {}, {}};
-  for (std::size_t t = 0; t < ranks.size(); ++t) {
-    root.targets.push_back(t);
-    root.rank.push_back(ranks[t]);
-  }
-  std::vector<Job> jobs{root};
-  unsigned plen = 0;
-
-  // Splits every job by the histogram of its next `bits` bits; ranks are sorted within a job.
-  auto refine = [&](const Pass& p) {
-    std::vector<Job> next;
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const std::uint64_t* tot = p.totals.data() + (j << p.bits);
-      const std::size_t nbins = std::size_t(1) << p.bits;
-      std::size_t b = 0;
-      std::uint64_t below = 0;
-      for (std::size_t i = 0; i < jobs[j].targets.size(); ++i) {
-        const std::uint64_t r = jobs[j].rank[i];
-        while (b < nbins && below + tot[b] <= r) below += tot[b++];
-        if (b == nbins) throw std::logic_error("clstat::order::select: histogram lost elements");
-        const Key prefix = static_cast<Key>((jobs[j].prefix << p.bits) | b);
-        if (next.empty() || next.back().prefix != prefix)
-          next.push_back(Job{prefix, tot[b], {}, {}});
-        next.back().targets.push_back(jobs[j].targets[i]);
-        next.back().rank.push_back(r - below);
-      }
-    }
-    jobs.swap(next);
-    plen += p.bits;
-  };
-
+  root.count = n_;
+  root.rank = ranks;
+  Descent d;
+  d.src = x_;
+  d.m = n_;
   const unsigned common = static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(kmin_ ^ kmax_))) -
                           (64 - KB);
-  if (common >= first_bits_) {
+  if (common >= first_.bits) {
     // The first histogram has a single bin; every key shares the first `common` bits.
-    jobs[0].prefix = static_cast<Key>(kmin_ >> (KB - common));
-    plen = common;
+    root.prefix = static_cast<Key>(kmin_ >> (KB - common));
+    d.jobs = {root};
+    d.plen = common;
   } else {
-    refine(first_);
+    d.jobs = refine({root}, first_);
+    d.plen = first_.bits;
   }
+  descend(std::move(d), ranks.size(), out);
+}
 
-  cl::Buffer src = x_;
-  bool from_keys = false;
-  std::uint64_t m = n_;
-  int cand = 0;  // the candidate buffer to write next (ping-pong between two)
+template <class T>
+void RadixSelect<T>::descend(Descent d, std::size_t ntargets, std::vector<Key>& out) {
+  constexpr unsigned KB = 8 * sizeof(Key);
   for (;;) {
-    if (plen == KB) {
-      for (const Job& j : jobs)
+    if (d.plen == KB) {
+      for (const Job& j : d.jobs)
         for (std::size_t t : j.targets) out[t] = j.prefix;
       return;
     }
     std::uint64_t total = 0, largest = 0;
-    for (const Job& j : jobs) {
+    for (const Job& j : d.jobs) {
       total += j.count;
       largest = std::max(largest, j.count);
     }
-    if (from_keys && largest <= lcap_ && m <= std::max<std::uint64_t>(1u << 16, 4 * total)) {
-      finish(src, m, plen, jobs, ranks.size(), out);
+    if (d.from_keys && largest <= lcap_ && d.m <= std::max<std::uint64_t>(1u << 16, 4 * total)) {
+      finish(d.src, d.m, d.plen, d.jobs, ntargets, out);
       return;
     }
-    const unsigned bits = std::min<unsigned>(12 - ceil_log2(jobs.size()), KB - plen);
-    const bool compact = total <= cap_ && (!from_keys || 4 * total <= m);
+    const unsigned bits = std::min<unsigned>(12 - ceil_log2(d.jobs.size()), KB - d.plen);
+    const bool compact = total <= cap_ && (!d.from_keys || 4 * total <= d.m);
     cl::Buffer dest;
-    if (compact) dest = ctx_->scratch(q_.index(), kSlot + 5 + cand, cap_ * sizeof(Key));
-    const Pass p = run_pass(from_keys, src, m, plen, bits, jobs, compact, compact ? &dest : nullptr, false);
+    if (compact) dest = ctx_->scratch(q_.index(), kSlot + 5 + d.cand, cap_ * sizeof(Key));
+    const Pass p = run_pass(Kind::plain, d.from_keys, d.src, d.m, d.plen, bits, d.jobs, compact,
+                            compact ? &dest : nullptr);
     if (compact) {
-      src = dest;
-      from_keys = true;
-      m = total;
-      cand ^= 1;
+      d.src = dest;
+      d.from_keys = true;
+      d.m = total;
+      d.cand ^= 1;
     }
-    refine(p);
+    d.jobs = refine(d.jobs, p);
+    d.plen += bits;
   }
 }
 
@@ -302,7 +403,7 @@ std::unique_ptr<Selector<T>> make_radix_selector(const Queue& q, const Buffer<T>
   return std::make_unique<RadixSelect<T>>(q, x, offset, n);
 }
 
-#define CLSTAT_INSTANTIATE(T)  \
+#define CLSTAT_INSTANTIATE(T)    \
   template class RadixSelect<T>; \
   template std::unique_ptr<Selector<T>> make_radix_selector(const Queue&, const Buffer<T>&, std::size_t, std::uint64_t);
 CLSTAT_INSTANTIATE(float)

@@ -13,29 +13,34 @@ namespace clstat::order::detail {
 
 /// What a selection did, for the benchmark's and the tests' accounting.
 struct SelectStats {
-  unsigned passes = 0;          ///< histogram passes (each reads the current candidates once)
+  unsigned passes = 0;          ///< passes over candidates (each reads them once)
   unsigned full_passes = 0;     ///< of which over the whole input
   unsigned host_syncs = 0;      ///< read-backs that the host waited for
+  bool filtered = false;        ///< the sampled bracket held every target
   std::uint64_t keys_read = 0;  ///< elements read by all passes
 };
 
-/// Selection of order statistics of n elements of x (starting at element `offset`), by MSD radix
-/// passes over the order-preserving keys. The constructor runs the first pass (a histogram of the
-/// top digit, the NaN count and the key range); select() then answers any set of ranks from it.
-/// Enqueues on q and waits for each pass's histogram (a few host round trips per call).
-/// Memory: two candidate buffers of at most max(2^16, n/8) keys, capped at 2^26, plus
-/// O(groups * 4096) counters. Work: a few reads of the data (see radix_select.cl).
+/// Selection of order statistics of n elements of x (from element `offset`) by MSD radix passes
+/// over the order-preserving keys.
+///  prepare(hint): for at most 64 targets within 2% of n of each other (n >= 2^20), a sampled
+///    bracket and one filtering pass (cl/order/radix_select.cl); otherwise, or when select()
+///    asks for ranks outside the bracket, a first histogram pass over the top 12 bits, which
+///    also gives the NaN count and the key range.
+///  select(ranks): histogram passes over the candidates until each target's bucket fits one
+///    work-group, which sorts it in local memory. Up to 64 targets share each pass.
+/// Enqueues on q and waits for each pass's histogram (three or four host round trips for a
+/// median; GPUs poll the event rather than sleep in the driver's wait).
+/// Memory: two candidate buffers of max(2^16, n/8) keys (at most 2^26 and the largest
+/// allocation), plus O(groups x 4096) counters. Work: one read of the data for a bracketed
+/// median, two or three otherwise, plus reads of the candidates (a few percent of n).
 template <class T>
 class RadixSelect final : public Selector<T> {
  public:
   using Key = key_t<T>;
   RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offset, std::uint64_t n);
 
+  void prepare(const std::vector<std::uint64_t>& hint) override;
   std::uint64_t nan_count() const override { return nan_; }
-  Key min_key() const { return kmin_; }
-  Key max_key() const { return kmax_; }
-
-  /// Keys of the elements of 0-based ranks `ranks` (each < n) in key order (NaNs last).
   std::vector<Key> select(const std::vector<std::uint64_t>& ranks) override;
 
   const SelectStats& stats() const { return stats_; }
@@ -44,20 +49,37 @@ class RadixSelect final : public Selector<T> {
   struct Job {
     Key prefix;
     std::uint64_t count;
-    std::vector<std::size_t> targets;      // indices into the batch's ranks
-    std::vector<std::uint64_t> rank;       // their ranks within this job
+    std::vector<std::size_t> targets;  // indices into the batch's ranks
+    std::vector<std::uint64_t> rank;   // their ranks within this job, ascending
   };
   struct Pass {
     std::vector<std::uint64_t> totals;  // (jobs << bits) counters
-    unsigned bits;
+    unsigned bits = 0;
+    std::uint64_t nan = 0, below = 0;   // FIRST / FILTER
+    std::uint64_t written = 0;          // keys the compaction counted
+    Key bracket[4] = {0, 0, 0, 0};      // FILTER: lo, hi, shift, common prefix bits
   };
+  enum class Kind { plain, first, filter };
+  struct Descent {
+    std::vector<Job> jobs;
+    unsigned plen = 0;
+    cl::Buffer src;
+    bool from_keys = false;
+    std::uint64_t m = 0;
+    int cand = 0;  // the candidate buffer to write next
+  };
+
+  void run_first();
+  void run_filter(const std::vector<std::uint64_t>& hint);
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
-  Pass run_pass(bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
-                const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, bool first);
+  void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
+  static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
+  Pass run_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
+                const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest);
   void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
               std::size_t ntargets, std::vector<Key>& out_batch);
-
-  std::shared_ptr<::clstat::detail::BuiltProgram> program(bool first, bool compact, bool from_keys);
+  void wait(cl::Event& e);
+  std::shared_ptr<::clstat::detail::BuiltProgram> program(Kind kind, bool compact, bool from_keys);
 
   Queue q_;
   std::shared_ptr<::clstat::detail::ContextImpl> ctx_;
@@ -66,8 +88,8 @@ class RadixSelect final : public Selector<T> {
   std::uint64_t n_;
   std::uint64_t nan_ = 0;
   Key kmin_ = 0, kmax_ = 0;
-  Pass first_;
-  unsigned first_bits_ = 0;
+  bool first_done_ = false, filtered_ = false, spin_ = false;
+  Pass first_, filter_;
   std::size_t groups_ = 0, wg_ = 0, lcap_ = 0;
   std::uint64_t cap_ = 0;
   SelectStats stats_;

@@ -42,6 +42,7 @@ class SortSelect final : public Selector<T> {
       return keys;
     });
   }
+  void prepare(const std::vector<std::uint64_t>&) override {}
   std::uint64_t nan_count() const override { return nan_; }
   std::vector<Key> select(const std::vector<std::uint64_t>& ranks) override {
     auto ci = q_.context().impl();
