@@ -47,7 +47,7 @@ std::vector<Variant> representative() {
     }
     for (int kind : {0, 1, 2, 3}) {
       if ((kind == 1) != dbl) continue;
-      for (const char* f : {"-DFIRST=1 -DCOMPACT=0 -DFROM_KEYS=0 -DITEMS=8", "-DFIRST=0 -DCOMPACT=1 -DFROM_KEYS=1 -DITEMS=4"})
+      for (const char* f : {"-DFIRST=1 -DCOMPACT=0 -DFROM_KEYS=0 -DITEMS=8", "-DFIRST=0 -DCOMPACT=1 -DFROM_KEYS=1 -DITEMS=8", "-DFILTER=1 -DCOMPACT=1 -DITEMS=8"})
         v.push_back({"order/radix_select", std::string("-DWG=64 -DHBINS=4096 -DLCAP=2048 -DELEM_KIND=") +
                                                std::to_string(kind) + " " + f, dbl});
     }

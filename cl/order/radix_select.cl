@@ -66,7 +66,9 @@ typedef ulong skey;
 #ifndef LCAP
 #define LCAP 2048
 #endif
-#define STAGE (2 * ITEMS * WG)
+#ifndef STAGE
+#define STAGE 2048
+#endif
 
 // The key's unsigned order is IEEE totalOrder on the values: -Inf < ... < -0 < +0 < ... < +Inf,
 // with every NaN (either sign) mapped to the largest key, so NaNs sort last as in R and NumPy.
@@ -155,22 +157,31 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   const skey dmask = (((skey)1) << dbits) - 1;
-  const ulong P = get_global_size(0);
-  const ulong slot = get_global_id(0);
-  const ulong steps = (m + ITEMS * P - 1) / (ITEMS * P);
+  // Element i of step s is s * ITEMS * P + slot + u * P: 64-bit only in the step's base, 32-bit
+  // within it (ITEMS * P < 2^32), since NVIDIA emulates 64-bit integer arithmetic.
+  const uint P = get_global_size(0);
+  const uint slot = get_global_id(0);
+  const ulong span = (ulong)ITEMS * P;
+  const ulong steps = (m + span - 1) / span;
   int rbin = -1;
   uint rcnt = 0;
   for (ulong s = 0; s < steps; ++s) {
-    const ulong base = s * ITEMS * P + slot;
+    const ulong sbase = s * span;
+    const uint rem = (uint)min(m - sbase, span);
+#if FROM_KEYS
+    __global const skey* src = kin + sbase;
+#else
+    __global const elem_t* src = x + xoff + sbase;
+#endif
     skey k[ITEMS];
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u) {
-      const ulong i = base + u * P;
+      const uint i = slot + u * P;
 #if FROM_KEYS
-      k[u] = i < m ? kin[i] : 0;
+      k[u] = i < rem ? src[i] : 0;
 #else
-      if (i < m) {
-        const elem_t v = x[xoff + i];
+      if (i < rem) {
+        const elem_t v = src[i];
         k[u] = to_key(v);
 #if FIRST || FILTER
         pnan += is_nan_elem(v);
@@ -178,13 +189,9 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
       }
 #endif
     }
-#if COMPACT
-    skey mine[ITEMS];
-    uint nm = 0;
-#endif
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u) {
-      if (base + u * P < m) {
+      if (slot + u * P < rem) {
 #if FIRST
         pmin = min(pmin, k[u]);
         pmax = max(pmax, k[u]);
@@ -198,28 +205,36 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
         if (j >= 0) {
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
 #if COMPACT
-          mine[nm++] = k[u];
+          // A slot in the group's stage; a full stage (more than STAGE / 2 matches in one step)
+          // spills to a global slot of its own.
+          const uint at = atomic_inc(&lcount);
+          if (at < STAGE) {
+            stage[at] = k[u];
+          } else {
+            const uint g = atomic_inc(cursor);
+            if (g < cap) kout[g] = k[u];
+          }
 #endif
         }
       }
     }
 #if COMPACT
-    if (nm) {
-      const uint at = atomic_add(&lcount, nm);
-      for (uint u = 0; u < nm; ++u) stage[at + u] = mine[u];
-    }
+    // The stage is flushed when half full (one global atomic per flush); two barriers a step
+    // keep the decision uniform across the group.
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint c = lcount;
-    if (c > STAGE - ITEMS * WG || s + 1 == steps) {
-      if (l == 0 && c) lbase = atomic_add(cursor, c);
+    const uint c = min(lcount, (uint)STAGE);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (c > STAGE / 2 || (s + 1 == steps && c > 0)) {
+      if (l == 0) {
+        lbase = atomic_add(cursor, c);
+        lcount = 0;
+      }
       barrier(CLK_LOCAL_MEM_FENCE);
       const uint b0 = lbase;
       for (uint t = l; t < c; t += WG)
         if (b0 + t < cap) kout[b0 + t] = stage[t];
       barrier(CLK_LOCAL_MEM_FENCE);
-      if (l == 0) lcount = 0;
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   }
   RUN_FLUSH();

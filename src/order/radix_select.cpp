@@ -40,8 +40,8 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
   o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
        (from_keys ? "1" : "0");
-  // Compaction stages 2 * ITEMS * WG keys in local memory beside the 16 KB histogram.
-  o += std::string(" -DITEMS=") + (compact ? "4" : "8") + " -DHBINS=" + std::to_string(kHBins) +
+  // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
+  o += std::string(" -DITEMS=8 -DSTAGE=2048 -DHBINS=") + std::to_string(kHBins) +
        " -DLCAP=" + std::to_string(lcap_);
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
@@ -144,7 +144,7 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     auto prog = program(kind, compact, from_keys);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-    const std::size_t per_group = wg_ * (compact ? 4 : 8);
+    const std::size_t per_group = wg_ * 8;
     const std::size_t G = static_cast<std::size_t>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups_, (m + per_group - 1) / per_group)));
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
