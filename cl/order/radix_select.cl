@@ -60,6 +60,13 @@ typedef ulong skey;
 #ifndef FROM_KEYS
 #define FROM_KEYS 0
 #endif
+#ifndef DEVICE_PLAN
+#define DEVICE_PLAN 0
+#endif
+#ifdef PROFILE_NO_COMPACT  // measurement switch: the pass without its compaction
+#undef COMPACT
+#define COMPACT 0
+#endif
 #ifndef HBINS
 #define HBINS 4096
 #endif
@@ -110,7 +117,7 @@ inline int find_job(skey k, uint plen, uint njobs, __local const skey* jp) {
 
 // A run of equal bins in one thread's elements is added with one atomic: sorted, constant and
 // concentrated inputs would otherwise serialise on one local counter.
-#define RUN_FLUSH() do { if (rcnt) atomic_add(&hist[rbin], rcnt); } while (0)
+#define RUN_FLUSH() do { if (rcnt) atomic_add(&hist[rbin < 0 ? 0 : rbin], rcnt); } while (0)
 #define RUN_ADD(b) do { if ((b) == rbin) { ++rcnt; } else { RUN_FLUSH(); rbin = (b); rcnt = 1; } } while (0)
 
 // One pass. Reads m elements (x + xoff, or keys kin when FROM_KEYS), writes this group's
@@ -118,15 +125,18 @@ inline int find_job(skey k, uint plen, uint njobs, __local const skey* jp) {
 // to partials + group * row, with FIRST the group's smallest and largest key to minmax, with
 // COMPACT the matching keys to kout at positions taken from *cursor (those past cap are
 // counted, not written). With FILTER, bracket = {lo, hi, shift} from select_sample replaces the
-// jobs and the shift argument.
+// jobs and the shift argument. With DEVICE_PLAN the pass's job, source and compaction come from
+// the plan that select_plan left in `plan` (kin and kout are then the two candidate buffers,
+// `bits` only sets the row layout), and the pass does nothing unless the plan is running.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin, ulong m,
+void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong m,
                  uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
                  __global uint* partials, uint row, __global skey* kout, __global uint* cursor,
-                 __global skey* minmax, uint cap, __global const skey* bracket, skey prefix0) {
+                 __global skey* minmax, uint cap, __global const skey* bracket, skey prefix0,
+                 __global const ulong* plan) {
   __local uint hist[HBINS];
   __local skey jp[64];
-#if COMPACT
+#if COMPACT || DEVICE_PLAN
   __local skey stage[STAGE];
   __local uint lcount, lbase;
 #endif
@@ -138,18 +148,40 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
   __local uint lnan, lbelow;
   uint pnan = 0, pbelow = 0;
 #endif
+  const uint nb = njobs << bits;  // the row layout
 #if FILTER
   const skey blo = bracket[0], bhi = bracket[1];
   shift = (uint)bracket[2];
-  const uint dbits = min(bits, (uint)KEYBITS - (uint)bracket[3]);  // the row layout keeps `bits`
+  const uint dbits = min(bits, (uint)KEYBITS - (uint)bracket[3]);
+#elif DEVICE_PLAN
+  // Finished, or waiting for the host: no elements (no early return, which not every
+  // implementation takes well before a barrier).
+  const int idle = plan[0] != 0;
+  plen = idle ? 1 : (uint)plan[2];
+  prefix0 = (skey)plan[1];
+  m = idle ? 0 : plan[3];
+  const uint psrc = (uint)plan[4];
+  const int compact_rt = plan[15] != 0;
+  // Source 0 is the input (compact into kin), 1 is kin (into kout), 2 is kout (into kin).
+  __global const skey* kin_rt = psrc == 2 ? kout : kin;
+  __global skey* kout_rt = psrc == 1 ? kout : kin;
+  const uint dbits = min(bits, (uint)KEYBITS - plen);
+  shift = KEYBITS - plen - dbits;
+#define COMPACT_ON compact_rt
+#define FROM_KEYS_ON (psrc != 0)
 #else
   const uint dbits = bits;
 #endif
+#if !DEVICE_PLAN
+  __global const skey* kin_rt = kin;
+  __global skey* kout_rt = kout;
+#define COMPACT_ON COMPACT
+#define FROM_KEYS_ON FROM_KEYS
+#endif
   const uint l = get_local_id(0);
-  const uint nb = njobs << bits;
   for (uint b = l; b < nb; b += WG) hist[b] = 0;
   for (uint j = l; j < njobs; j += WG) jp[j] = njobs == 1 ? prefix0 : jobs[j];  // one job: no upload
-#if COMPACT
+#if COMPACT || DEVICE_PLAN
   if (l == 0) lcount = 0;
 #endif
 #if FIRST || FILTER
@@ -168,26 +200,24 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
   for (ulong s = 0; s < steps; ++s) {
     const ulong sbase = s * span;
     const uint rem = (uint)min(m - sbase, span);
-#if FROM_KEYS
-    __global const skey* src = kin + sbase;
-#else
-    __global const elem_t* src = x + xoff + sbase;
-#endif
+    __global const skey* srck = kin_rt + sbase;
+    __global const elem_t* srcx = x + xoff + sbase;
     skey k[ITEMS];
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u) {
       const uint i = slot + u * P;
-#if FROM_KEYS
-      k[u] = i < rem ? src[i] : 0;
-#else
+      k[u] = 0;
       if (i < rem) {
-        const elem_t v = src[i];
-        k[u] = to_key(v);
+        if (FROM_KEYS_ON) {
+          k[u] = srck[i];
+        } else {
+          const elem_t v = srcx[i];
+          k[u] = to_key(v);
 #if FIRST || FILTER
-        pnan += is_nan_elem(v);
+          pnan += is_nan_elem(v);
 #endif
+        }
       }
-#endif
     }
 #pragma unroll
     for (int u = 0; u < ITEMS; ++u) {
@@ -203,24 +233,31 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
         const int j = find_job(k[u], plen, njobs, jp);
 #endif
         if (j >= 0) {
+#ifndef PROFILE_NO_HIST
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
-#if COMPACT
-          // A slot in the group's stage; a full stage (more than STAGE / 2 matches in one step)
-          // spills to a global slot of its own.
-          const uint at = atomic_inc(&lcount);
-          if (at < STAGE) {
-            stage[at] = k[u];
-          } else {
-            const uint g = atomic_inc(cursor);
-            if (g < cap) kout[g] = k[u];
+#else
+          rcnt += (uint)k[u];
+#endif
+#if (COMPACT || DEVICE_PLAN) && !defined(PROFILE_NO_STAGE)
+          if (COMPACT_ON) {
+            // A slot in the group's stage; a full stage (more than STAGE / 2 matches in one
+            // step) spills to a global slot of its own.
+            const uint at = atomic_inc(&lcount);
+            if (at < STAGE) {
+              stage[at] = k[u];
+            } else {
+              const uint g = atomic_inc(cursor);
+              if (g < cap) kout_rt[g] = k[u];
+            }
           }
 #endif
         }
       }
     }
-#if COMPACT
+#if COMPACT || DEVICE_PLAN
     // The stage is flushed when half full (one global atomic per flush); two barriers a step
-    // keep the decision uniform across the group.
+    // keep the decision uniform across the group. (Without compaction the stage stays empty;
+    // the barriers are not put under the runtime flag, which PoCL mishandles.)
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint c = min(lcount, (uint)STAGE);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -232,7 +269,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
       barrier(CLK_LOCAL_MEM_FENCE);
       const uint b0 = lbase;
       for (uint t = l; t < c; t += WG)
-        if (b0 + t < cap) kout[b0 + t] = stage[t];
+        if (b0 + t < cap) kout_rt[b0 + t] = stage[t];
       barrier(CLK_LOCAL_MEM_FENCE);
     }
 #endif
@@ -279,7 +316,8 @@ void select_hist(__global const elem_t* x, ulong xoff, __global const skey* kin,
 // `extrema` totals[row + 5], [row + 6] = the smallest and largest key over minmax's groups.
 __kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals,
                          __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
-                         uint extrema) {
+                         uint extrema, uint gated, __global const ulong* plan) {
+  if (gated && plan[0] != 0) return;  // a device-planned pass that did not run
   const uint b = get_global_id(0);
   if (b < row) {
     ulong s = 0;
@@ -354,6 +392,26 @@ void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ul
   }
 }
 
+// Gathers into buf the keys among kin[0, m) with the prefix (all of them when plen is 0) and
+// sorts them; returns their count (at most LCAP). Ends with a barrier.
+inline uint gather_sort(__global const skey* kin, uint m, uint plen, skey prefix, __local skey* buf,
+                        __local uint* cnt, uint l) {
+  if (l == 0) *cnt = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = l; i < m; i += WG) {
+    const skey k = kin[i];
+    if (plen == 0 || (k >> (KEYBITS - plen)) == prefix) buf[atomic_inc(cnt)] = k;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint c = *cnt;
+  uint N = 1;
+  while (N < c) N <<= 1;
+  for (uint i = c + l; i < N; i += WG) buf[i] = KEY_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  bitonic_sort_local(buf, N, l);
+  return c;
+}
+
 // One group per job: gathers the job's keys (at most LCAP) from the m candidates, sorts them by
 // bitonic merging in local memory, and writes out[t] = the key of rank rank_of[t] for every
 // target t of this job.
@@ -365,22 +423,152 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
   __local uint cnt;
   const uint l = get_local_id(0);
   const uint job = get_group_id(0);
-  const skey prefix = jobs[job];
-  if (l == 0) cnt = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint i = l; i < m; i += WG) {
-    const skey k = kin[i];
-    if (plen == 0 || (k >> (KEYBITS - plen)) == prefix) buf[atomic_inc(&cnt)] = k;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint c = cnt;
-  uint N = 1;
-  while (N < c) N <<= 1;
-  for (uint i = c + l; i < N; i += WG) buf[i] = KEY_MAX;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  bitonic_sort_local(buf, N, l);
+  gather_sort(kin, m, plen, jobs[job], buf, &cnt, l);
   for (uint t = l; t < ntargets; t += WG)
     if (job_of[t] == job) out[t] = buf[rank_of[t]];
+}
+
+// The device-side plan of a selection with one job (every target in one bucket), so a median
+// runs its passes without waiting for the host. plan[]: 0 status (0 running, 1 ready to finish,
+// 2 done, 3 the targets split between buckets: the host goes on from plan and totals, 4 the
+// bracket missed a target: the host starts over), 1 prefix, 2 plen, 3 m (candidates in the
+// source), 4 source (0 input, 1 first candidate buffer, 2 second), 5 the job's count,
+// 6 targets (at most 4), 7..10 their ranks in the job, 11..14 their keys once done, 15 whether
+// the next pass compacts, 16 NaNs, 17 keys below the bracket, 18 keys in it.
+// mode 0 follows the FILTER pass (ranks r0..r3 of the whole input, ascending); mode 1 follows a
+// DEVICE_PLAN pass. totals is select_sum's output for the fixed row of 4096 + 2.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_plan(__global const ulong* totals, __global ulong* plan, uint mode, uint ntargets_arg,
+                 ulong r0, ulong r1, ulong r2, ulong r3, ulong cap, uint lcap) {
+  __local ulong part[WG];
+  __local uint tb[4];
+  __local ulong tbelow[4];
+  const uint l = get_local_id(0);
+  const uint row = HBINS + 2;
+  uint plen = 0, src = 0, nt = 0;
+  skey prefix = 0;
+  ulong count = 0, m = 0;
+  ulong rk[4] = {0, 0, 0, 0};
+  // No return before the barriers below (some implementations mishandle it): `active` instead.
+  int active = 1;
+  if (mode == 0) {
+    const ulong nan = totals[HBINS], below = totals[HBINS + 1], written = totals[row];
+    const skey lo = (skey)totals[row + 1];
+    const uint common = (uint)totals[row + 4];
+    nt = ntargets_arg;
+    rk[0] = r0; rk[1] = r1; rk[2] = r2; rk[3] = r3;
+    if (l == 0) {
+      plan[16] = nan;
+      plan[17] = below;
+      plan[18] = written;
+    }
+    if (written > cap || rk[0] < below || rk[nt - 1] >= below + written) {
+      if (l == 0) plan[0] = 4;
+      active = 0;
+    } else if (common >= KEYBITS) {  // lo == hi: every key in the bracket is lo
+      if (l == 0) {
+        for (uint t = 0; t < nt; ++t) plan[11 + t] = lo;
+        plan[0] = 2;
+      }
+      active = 0;
+    } else {
+      for (uint t = 0; t < nt; ++t) rk[t] -= below;
+      plen = common;
+      prefix = common ? lo >> (KEYBITS - common) : 0;
+      count = m = written;
+      src = 1;
+    }
+  } else if (plan[0] != 0) {
+    active = 0;
+  } else {
+    prefix = (skey)plan[1];
+    plen = (uint)plan[2];
+    m = plan[3];
+    src = (uint)plan[4];
+    count = plan[5];
+    nt = (uint)plan[6];
+    for (uint t = 0; t < 4; ++t) rk[t] = plan[7 + t];
+    if (plan[15]) {  // the pass copied the job's keys to the other buffer
+      src = src == 1 ? 2 : 1;
+      m = count;
+    }
+  }
+  const uint bits = min((uint)12, (uint)KEYBITS - plen);
+  const uint nbins = active ? 1u << bits : 0;
+  const uint per = (nbins + WG - 1) / WG;
+  const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
+  ulong sum = 0;
+  for (uint b = b0; b < b1; ++b) sum += totals[b];
+  part[l] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {  // exclusive prefix sums of the WG parts
+    ulong acc = 0;
+    for (uint t = 0; t < WG; ++t) {
+      const ulong v = part[t];
+      part[t] = acc;
+      acc += v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong base = part[l];
+  for (uint t = 0; t < nt; ++t) {
+    if (active && rk[t] >= base && rk[t] < base + sum) {
+      ulong below = base;
+      uint b = b0;
+      while (below + totals[b] <= rk[t]) below += totals[b++];
+      tb[t] = b;
+      tbelow[t] = below;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!active || l != 0) return;
+  plan[4] = src;
+  plan[3] = m;
+  plan[15] = 0;
+  for (uint t = 1; t < nt; ++t)
+    if (tb[t] != tb[0]) {
+      // Split: the plan keeps the job as it was before this pass; the host refines it from
+      // this pass's totals (still in place, as later gated passes do nothing).
+      plan[1] = prefix;
+      plan[2] = plen;
+      plan[5] = count;
+      plan[6] = nt;
+      for (uint u = 0; u < nt; ++u) plan[7 + u] = rk[u];
+      plan[0] = 3;
+      return;
+    }
+  const uint b = tb[0];
+  prefix = (prefix << bits) | (skey)b;
+  plen += bits;
+  const ulong cnew = totals[b];
+  plan[1] = prefix;
+  plan[2] = plen;
+  plan[5] = cnew;
+  plan[6] = nt;
+  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - tbelow[t];
+  if (plen >= KEYBITS) {
+    for (uint t = 0; t < nt; ++t) plan[11 + t] = prefix;
+    plan[0] = 2;
+  } else if (src != 0 && cnew <= lcap && m <= max((ulong)65536, 4 * cnew)) {
+    plan[0] = 1;
+  } else {
+    plan[15] = cnew <= cap && (src == 0 || 4 * cnew <= m);
+    plan[0] = 0;
+  }
+}
+
+// The finish of a device plan in state 1: sorts the job's keys and writes the targets' keys.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_finish_plan(__global const skey* cand0, __global const skey* cand1, __global ulong* plan) {
+  __local skey buf[LCAP];
+  __local uint cnt;
+  const int ready = plan[0] == 1;  // no early return before gather_sort's barriers
+  const uint l = get_local_id(0);
+  gather_sort(plan[4] == 1 ? cand0 : cand1, ready ? (uint)plan[3] : 0, (uint)plan[2], (skey)plan[1], buf, &cnt, l);
+  if (ready && l == 0) {
+    for (uint t = 0; t < (uint)plan[6]; ++t) plan[11 + t] = buf[plan[7 + t]];
+    plan[0] = 2;
+  }
 }
 
 // The keys of n elements, for the sort baseline (Boost.Compute sorts them).

@@ -22,6 +22,9 @@ constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the 
 constexpr std::size_t kMaxJobs = 64;  // local job table (jp[64] in the kernel)
 constexpr int kSlot = 40;             // scratch slots 40..50
 constexpr int kSlotBracket = 50;
+constexpr int kSlotPlan = 51;
+constexpr unsigned kPlanWords = 19;   // see select_plan
+constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan before the host looks
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
 constexpr const char* kOp = "clstat::order::select";
 
@@ -39,10 +42,12 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
   o += " -DELEM_KIND=" + std::to_string(elem_kind<T>());
   o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
-       (from_keys ? "1" : "0");
+       (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0");
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
-  o += std::string(" -DITEMS=8 -DSTAGE=2048 -DHBINS=") + std::to_string(kHBins) +
-       " -DLCAP=" + std::to_string(lcap_);
+  o += " -DITEMS=" + std::to_string(::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8)) +
+       " -DSTAGE=2048 -DHBINS=" + std::to_string(kHBins) + " -DLCAP=" + std::to_string(lcap_);
+  // Measurement switches for the kernel (e.g. -DPROFILE_NO_STAGE), never set in normal use.
+  if (const char* e = std::getenv("CLSTAT_ORDER_EXTRA")) o += std::string(" ") + e;
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
   // All variants then use the size the most demanding one accepted (the finish and sample
@@ -96,8 +101,15 @@ void RadixSelect<T>::prepare(const std::vector<std::uint64_t>& hint) {
     const auto [lo, hi] = std::minmax_element(hint.begin(), hint.end());
     close = *hi - *lo <= n_ / 50;
   }
-  if (close) run_filter(hint);
-  else run_first();
+  if (close && hint.size() <= 4) {
+    std::vector<std::uint64_t> sorted = hint;
+    std::sort(sorted.begin(), sorted.end());
+    run_planned(sorted);
+  } else if (close) {
+    run_filter(hint);
+  } else {
+    run_first();
+  }
 }
 
 template <class T>
@@ -110,8 +122,16 @@ void RadixSelect<T>::run_first() {
 
 template <class T>
 void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
-  const std::uint64_t r_lo = *std::min_element(hint.begin(), hint.end());
-  const std::uint64_t r_hi = *std::max_element(hint.begin(), hint.end());
+  enqueue_sample(*std::min_element(hint.begin(), hint.end()), *std::max_element(hint.begin(), hint.end()));
+  Job all{0, n_, {}, {}};
+  cl::Buffer dest = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
+  filter_ = run_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &dest);
+  nan_ = filter_.nan;
+  filtered_ = true;
+}
+
+template <class T>
+void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
   // The sample rank of a target is binomial: 5 standard deviations either side (plus two for the
   // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
   const double p = std::min(std::max((r_lo + r_hi) / 2.0 / static_cast<double>(n_), 1.0 / lcap_), 1 - 1.0 / lcap_);
@@ -128,25 +148,112 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
     k.setArg(6, ctx_->scratch(q_.index(), kSlotBracket, 4 * sizeof(Key)));
     ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
   });
-  Job all{0, n_, {}, {}};
-  cl::Buffer dest = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
-  filter_ = run_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &dest);
-  nan_ = filter_.nan;
-  filtered_ = true;
 }
 
 template <class T>
-typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys, const cl::Buffer& src,
-                                                        std::uint64_t m, unsigned plen, unsigned bits,
-                                                        const std::vector<Job>& jobs, bool compact,
-                                                        const cl::Buffer* dest) {
-  return ::clstat::detail::cl_guard(kOp, *ctx_, [&]() -> Pass {
+void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
+  // Everything up to the answer is enqueued at once; the host waits once, at the end.
+  enqueue_sample(hint.front(), hint.back());
+  Job all{0, n_, {}, {}};
+  const std::size_t qi = q_.index();
+  cl::Buffer cand0 = ctx_->scratch(qi, kSlot + 5, cap_ * sizeof(Key));
+  cl::Buffer cand1 = ctx_->scratch(qi, kSlot + 6, cap_ * sizeof(Key));
+  cl::Buffer planb = ctx_->scratch(qi, kSlotPlan, kPlanWords * sizeof(cl_ulong));
+  cl::Buffer totals = ctx_->scratch(qi, kSlot + 1, (kHBins + 2 + kExtra) * sizeof(cl_ulong));
+  std::size_t G = 0;
+  enqueue_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &cand0, G);
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    auto prog = program(Kind::planned, false, false);
+    auto plan = [&](cl_uint mode) {
+      cl::Kernel k = build::kernel(*prog, "select_plan", qi);
+      k.setArg(0, totals);
+      k.setArg(1, planb);
+      k.setArg(2, mode);
+      k.setArg(3, static_cast<cl_uint>(hint.size()));
+      for (int t = 0; t < 4; ++t) k.setArg(4 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
+      k.setArg(8, static_cast<cl_ulong>(cap_));
+      k.setArg(9, static_cast<cl_uint>(lcap_));
+      ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+    };
+    plan(0);
+    for (int i = 0; i < kPlannedPasses; ++i) {
+      enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G);
+      plan(1);
+    }
+    cl::Kernel f = build::kernel(*prog, "select_finish_plan", qi);
+    f.setArg(0, cand0);
+    f.setArg(1, cand1);
+    f.setArg(2, planb);
+    ::clstat::detail::launch(q_, f, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+    plan_.assign(kPlanWords, 0);
+    cl::Event done;
+    ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kPlanWords * sizeof(cl_ulong), plan_.data(),
+                                                     nullptr, &done);
+    wait(done);
+    ++stats_.host_syncs;
+  });
+  stats_.passes += 1;
+  stats_.full_passes += 1;
+  plan_ranks_ = hint;
+  nan_ = plan_[16];
+}
+
+// Answers sorted ranks from the device plan when they are the ranks it was made for, going on
+// on the host where the plan stopped short. Returns false when the plan cannot answer them.
+template <class T>
+bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
+  constexpr unsigned KB = 8 * sizeof(Key);
+  if (plan_.empty() || ranks != plan_ranks_) return false;
+  const cl_ulong status = plan_[0];
+  if (status == 4) return false;  // the bracket missed a target
+  stats_.filtered = true;
+  if (status == 2) {
+    for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(plan_[11 + t]);
+    return true;
+  }
+  Job job{static_cast<Key>(plan_[1]), plan_[5], {}, {}};
+  for (std::size_t t = 0; t < ranks.size(); ++t) {
+    job.targets.push_back(t);
+    job.rank.push_back(plan_[7 + t]);
+  }
+  const std::size_t qi = q_.index();
+  Descent d;
+  d.plen = static_cast<unsigned>(plan_[2]);
+  d.m = plan_[3];
+  d.from_keys = plan_[4] != 0;
+  d.src = plan_[4] == 2 ? ctx_->scratch(qi, kSlot + 6, cap_ * sizeof(Key)) : ctx_->scratch(qi, kSlot + 5, cap_ * sizeof(Key));
+  d.cand = plan_[4] == 1 ? 1 : 0;
+  d.jobs = {job};
+  if (status == 3) {  // split by the last pass: refine the job with that pass's histogram
+    Pass p;
+    p.bits = std::min<unsigned>(12, KB - d.plen);
+    std::vector<cl_ulong> t(kHBins);
+    ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+      ::clstat::detail::queue_of(q_).enqueueReadBuffer(ctx_->scratch(qi, kSlot + 1, (kHBins + 2 + kExtra) * sizeof(cl_ulong)),
+                                                       CL_TRUE, 0, kHBins * sizeof(cl_ulong), t.data());
+    });
+    ++stats_.host_syncs;
+    p.totals.assign(t.begin(), t.begin() + (std::size_t(1) << p.bits));
+    d.jobs = refine(d.jobs, p);
+    d.plen += p.bits;
+  }
+  descend(std::move(d), ranks.size(), out);
+  return true;
+}
+
+template <class T>
+void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen,
+                                  unsigned bits, const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest,
+                                  std::size_t& G) {
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(kind, compact, from_keys);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-    const std::size_t per_group = wg_ * 8;
-    const std::size_t G = static_cast<std::size_t>(
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups_, (m + per_group - 1) / per_group)));
+    const std::size_t per_group = wg_ * ::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8);
+    // A planned pass does not know its size: it gets every group (idle ones return at once).
+    const std::uint64_t size = kind == Kind::planned ? n_ : m;
+    G = static_cast<std::size_t>(
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups_, (size + per_group - 1) / per_group)));
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
     const unsigned row = nb + 2;
     cl::Buffer partials = ctx_->scratch(qi, kSlot + 0, G * row * sizeof(cl_uint));
@@ -155,6 +262,7 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     cl::Buffer jobsb = ctx_->scratch(qi, kSlot + 3, kMaxJobs * sizeof(Key));
     cl::Buffer cursor = ctx_->scratch(qi, kSlot + 4, sizeof(cl_uint));
     cl::Buffer bracket = ctx_->scratch(qi, kSlotBracket, 4 * sizeof(Key));
+    cl::Buffer planb = ctx_->scratch(qi, kSlotPlan, kPlanWords * sizeof(cl_ulong));
     if (jobs.size() > 1) {
       jobs_host_.resize(jobs.size());
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
@@ -173,12 +281,13 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     k.setArg(8, jobsb);
     k.setArg(9, partials);
     k.setArg(10, static_cast<cl_uint>(row));
-    k.setArg(11, compact ? *dest : partials);
+    k.setArg(11, dest ? *dest : partials);
     k.setArg(12, cursor);
     k.setArg(13, minmax);
     k.setArg(14, static_cast<cl_uint>(cap_));
     k.setArg(15, bracket);
     k.setArg(16, jobs.front().prefix);
+    k.setArg(17, planb);
     ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, kOp);
 
     cl::Kernel s = build::kernel(*prog, "select_sum", qi);
@@ -190,12 +299,28 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     s.setArg(5, bracket);
     s.setArg(6, minmax);
     s.setArg(7, static_cast<cl_uint>(kind == Kind::first ? 1 : 0));
+    s.setArg(8, static_cast<cl_uint>(kind == Kind::planned ? 1 : 0));
+    s.setArg(9, planb);
     const std::size_t sw = 64;
     ::clstat::detail::launch(q_, s, cl::NDRange((row + 3 + sw - 1) / sw * sw), cl::NDRange(sw), {}, kOp);
+  });
+}
 
+template <class T>
+typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys, const cl::Buffer& src,
+                                                        std::uint64_t m, unsigned plen, unsigned bits,
+                                                        const std::vector<Job>& jobs, bool compact,
+                                                        const cl::Buffer* dest) {
+  std::size_t G = 0;
+  enqueue_pass(kind, from_keys, src, m, plen, bits, jobs, compact, dest, G);
+  return ::clstat::detail::cl_guard(kOp, *ctx_, [&]() -> Pass {
+    const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+    const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
+    const unsigned row = nb + 2;
     std::vector<cl_ulong> t(row + kExtra);
     cl::Event done;
-    cq.enqueueReadBuffer(totals, CL_FALSE, 0, t.size() * sizeof(cl_ulong), t.data(), nullptr, &done);
+    cq.enqueueReadBuffer(ctx_->scratch(q_.index(), kSlot + 1, (row + kExtra) * sizeof(cl_ulong)), CL_FALSE, 0,
+                         t.size() * sizeof(cl_ulong), t.data(), nullptr, &done);
     wait(done);
     ++stats_.passes;
     ++stats_.host_syncs;
@@ -275,6 +400,15 @@ std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::select(const std::vect
   std::vector<std::size_t> order(ranks.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
+  {
+    std::vector<std::uint64_t> sorted(ranks.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) sorted[i] = ranks[order[i]];
+    std::vector<Key> so(ranks.size());
+    if (answer_from_plan(sorted, so)) {
+      for (std::size_t i = 0; i < ranks.size(); ++i) out[order[i]] = so[i];
+      return out;
+    }
+  }
   for (std::size_t b0 = 0; b0 < order.size(); b0 += kMaxJobs) {
     const std::size_t b1 = std::min(order.size(), b0 + kMaxJobs);
     std::vector<std::uint64_t> br;

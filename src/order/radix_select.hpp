@@ -59,7 +59,7 @@ class RadixSelect final : public Selector<T> {
     std::uint64_t written = 0;          // keys the compaction counted
     Key bracket[4] = {0, 0, 0, 0};      // FILTER: lo, hi, shift, common prefix bits
   };
-  enum class Kind { plain, first, filter };
+  enum class Kind { plain, first, filter, planned };
   struct Descent {
     std::vector<Job> jobs;
     unsigned plen = 0;
@@ -71,6 +71,11 @@ class RadixSelect final : public Selector<T> {
 
   void run_first();
   void run_filter(const std::vector<std::uint64_t>& hint);
+  void run_planned(const std::vector<std::uint64_t>& sorted_hint);
+  bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
+  void enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi);
+  void enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
+                    const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G);
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
@@ -94,6 +99,9 @@ class RadixSelect final : public Selector<T> {
   std::uint64_t cap_ = 0;
   SelectStats stats_;
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
+  // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
+  std::vector<std::uint64_t> plan_ranks_;
+  std::vector<cl_ulong> plan_;
 };
 
 }  // namespace clstat::order::detail
