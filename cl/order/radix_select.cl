@@ -11,13 +11,16 @@
 // For one target or a few close ones, a sampled bracket comes first (Floyd & Rivest's idea):
 // select_sample sorts LCAP keys taken at spread positions in one group and keeps the keys
 // `margin` samples either side of the targets' sample rank; select_hist with FILTER=1 then reads
-// the data once, counts the keys below the bracket and the NaNs, copies the keys inside it
-// (a few percent of n) and histograms their first digit past the bracket's common prefix. No
-// local atomic is spent on the keys outside the bracket, so this pass runs at memory speed.
+// the data once, counts the keys below the bracket and the NaNs and copies the keys inside it
+// (a few percent of n). It histograms nothing: local atomics, even on a few percent of the keys,
+// cost more than the next pass over the copied keys. With up to four targets the passes after
+// it are planned on the device (select_plan): the job is a key interval that shrinks to the
+// targets' buckets each pass, and the host waits once, for the answer.
 //
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
-// find the key range); FILTER (bracket pass: implies COMPACT, the job is the bracket);
+// find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
+// pass reads its job from select_plan's plan);
 // LCAP keys sorted by one group in select_finish and select_sample (a power of two).
 #if ELEM_KIND == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -151,22 +154,22 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   const uint nb = njobs << bits;  // the row layout
 #if FILTER
   const skey blo = bracket[0], bhi = bracket[1];
-  shift = (uint)bracket[2];
-  const uint dbits = min(bits, (uint)KEYBITS - (uint)bracket[3]);
+  const uint dbits = bits;
 #elif DEVICE_PLAN
   // Finished, or waiting for the host: no elements (no early return, which not every
   // implementation takes well before a barrier).
   const int idle = plan[0] != 0;
-  plen = idle ? 1 : (uint)plan[2];
-  prefix0 = (skey)plan[1];
+  const skey plo = (skey)plan[1], phi = (skey)plan[2];
   m = idle ? 0 : plan[3];
   const uint psrc = (uint)plan[4];
   const int compact_rt = plan[15] != 0;
   // Source 0 is the input (compact into kin), 1 is kin (into kout), 2 is kout (into kin).
   __global const skey* kin_rt = psrc == 2 ? kout : kin;
   __global skey* kout_rt = psrc == 1 ? kout : kin;
-  const uint dbits = min(bits, (uint)KEYBITS - plen);
-  shift = KEYBITS - plen - dbits;
+  // The digit: the bits after the common prefix of the job's interval [plo, phi].
+  const uint common = plo == phi ? KEYBITS : (uint)clz(plo ^ phi);
+  const uint dbits = min(bits, (uint)KEYBITS - common);
+  shift = KEYBITS - common - dbits;
 #define COMPACT_ON compact_rt
 #define FROM_KEYS_ON (psrc != 0)
 #else
@@ -229,14 +232,14 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #if FILTER
         pbelow += k[u] < blo;
         const int j = (k[u] >= blo && k[u] <= bhi) ? 0 : -1;
+#elif DEVICE_PLAN
+        const int j = (k[u] >= plo && k[u] <= phi) ? 0 : -1;
 #else
         const int j = find_job(k[u], plen, njobs, jp);
 #endif
         if (j >= 0) {
-#ifndef PROFILE_NO_HIST
+#if !FILTER && !defined(PROFILE_NO_HIST)
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
-#else
-          rcnt += (uint)k[u];
 #endif
 #if (COMPACT || DEVICE_PLAN) && !defined(PROFILE_NO_STAGE)
           if (COMPACT_ON) {
@@ -359,8 +362,7 @@ inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
 // One group: LCAP keys from stratified positions (one per stretch of n / LCAP, at a hashed
 // offset in it, so sorted or periodic layouts are sampled fairly), sorted; the bracket is the
 // keys `margin` samples below the sample rank of r_lo and above that of r_hi (ranks 0-based, of
-// n), widened to the whole key range at the ends. Writes {lo, hi, shift}: shift places the
-// first 12-bit digit after the common prefix of lo and hi, the digit FILTER histograms.
+// n), widened to the whole key range at the ends. Writes {lo, hi}.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ulong r_hi, uint margin,
                    __global skey* bracket) {
@@ -379,28 +381,21 @@ void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ul
   if (l == 0) {
     const long ilo = (long)((ulong)LCAP * r_lo / n) - (long)margin;
     const long ihi = (long)((ulong)LCAP * r_hi / n) + 1 + (long)margin;
-    const skey lo = ilo <= 0 ? (skey)0 : buf[ilo];
-    const skey hi = ihi >= LCAP ? KEY_MAX : buf[ihi];
-    const skey d = lo ^ hi;
-    uint common = 0;
-    while (common < KEYBITS && !((d >> (KEYBITS - 1 - common)) & 1)) ++common;
-    const uint bits = min((uint)12, (uint)KEYBITS - common);
-    bracket[0] = lo;
-    bracket[1] = hi;
-    bracket[2] = (skey)(KEYBITS - common - bits);
-    bracket[3] = (skey)common;
+    bracket[0] = ilo <= 0 ? (skey)0 : buf[ilo];
+    bracket[1] = ihi >= LCAP ? KEY_MAX : buf[ihi];
+    bracket[2] = bracket[3] = 0;
   }
 }
 
-// Gathers into buf the keys among kin[0, m) with the prefix (all of them when plen is 0) and
-// sorts them; returns their count (at most LCAP). Ends with a barrier.
-inline uint gather_sort(__global const skey* kin, uint m, uint plen, skey prefix, __local skey* buf,
+// Gathers into buf the keys among kin[0, m) in [lo, hi] and sorts them; returns their count (at
+// most LCAP). Ends with a barrier.
+inline uint gather_sort(__global const skey* kin, uint m, skey lo, skey hi, __local skey* buf,
                         __local uint* cnt, uint l) {
   if (l == 0) *cnt = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = l; i < m; i += WG) {
     const skey k = kin[i];
-    if (plen == 0 || (k >> (KEYBITS - plen)) == prefix) buf[atomic_inc(cnt)] = k;
+    if (k >= lo && k <= hi) buf[atomic_inc(cnt)] = k;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint c = *cnt;
@@ -423,77 +418,77 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
   __local uint cnt;
   const uint l = get_local_id(0);
   const uint job = get_group_id(0);
-  gather_sort(kin, m, plen, jobs[job], buf, &cnt, l);
+  // The job's keys are those with its plen-bit prefix: the interval [prefix 0..0, prefix 1..1].
+  const skey pre = jobs[job];
+  const skey lo = plen == 0 ? (skey)0 : pre << (KEYBITS - plen);
+  const skey hi = plen == 0 ? KEY_MAX : lo | (plen == KEYBITS ? (skey)0 : (KEY_MAX >> plen));
+  gather_sort(kin, m, lo, hi, buf, &cnt, l);
   for (uint t = l; t < ntargets; t += WG)
     if (job_of[t] == job) out[t] = buf[rank_of[t]];
 }
 
-// The device-side plan of a selection with one job (every target in one bucket), so a median
-// runs its passes without waiting for the host. plan[]: 0 status (0 running, 1 ready to finish,
-// 2 done, 3 the targets split between buckets: the host goes on from plan and totals, 4 the
-// bracket missed a target: the host starts over), 1 prefix, 2 plen, 3 m (candidates in the
-// source), 4 source (0 input, 1 first candidate buffer, 2 second), 5 the job's count,
-// 6 targets (at most 4), 7..10 their ranks in the job, 11..14 their keys once done, 15 whether
-// the next pass compacts, 16 NaNs, 17 keys below the bracket, 18 keys in it.
-// mode 0 follows the FILTER pass (ranks r0..r3 of the whole input, ascending); mode 1 follows a
-// DEVICE_PLAN pass. totals is select_sum's output for the fixed row of 4096 + 2.
+// The device-side plan of a selection of up to four close targets, so a median runs its passes
+// without waiting for the host. The job is a key interval [lo, hi] holding every target; each
+// DEVICE_PLAN pass histograms the digit after the interval's common prefix and select_plan
+// shrinks the interval to the buckets from the first target's to the last's. plan[]: 0 status
+// (0 running, 1 ready to finish, 2 done, 4 the bracket missed a target, 5 no progress: the host
+// starts over either way), 1 lo, 2 hi, 3 m (candidates in the source), 4 source (0 input, 1
+// first candidate buffer, 2 second), 5 the job's count, 6 targets, 7..10 their ranks in the job,
+// 11..14 their keys once done, 15 whether the next pass compacts, 16 NaNs, 17 keys below the
+// bracket, 18 keys in it. select_plan_start follows the FILTER pass (ranks r0..r3 of the whole
+// input, ascending); select_plan follows a DEVICE_PLAN pass (select_sum totals of 4096 + 2).
+// mode 0: the plan from the FILTER pass (one work-item; no barrier in this kernel).
+__kernel void select_plan_start(__global const ulong* totals, __global ulong* plan, __global const skey* bracket,
+                                uint nt, ulong r0, ulong r1, ulong r2, ulong r3, ulong cap) {
+  if (get_global_id(0) != 0) return;
+  const uint row = HBINS + 2;
+  const ulong below = totals[HBINS + 1], written = totals[row];
+  const ulong rk[4] = {r0, r1, r2, r3};
+  plan[16] = totals[HBINS];
+  plan[17] = below;
+  plan[18] = written;
+  if (written > cap || rk[0] < below || rk[nt - 1] >= below + written) {
+    plan[0] = 4;
+    return;
+  }
+  plan[1] = bracket[0];
+  plan[2] = bracket[1];
+  plan[3] = written;
+  plan[4] = 1;
+  plan[5] = written;
+  plan[6] = nt;
+  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - below;
+  plan[15] = 0;  // every candidate is in the job: the first planned pass only counts
+  if (bracket[0] == bracket[1]) {
+    for (uint t = 0; t < nt; ++t) plan[11 + t] = bracket[0];
+    plan[0] = 2;
+  } else {
+    plan[0] = 0;
+  }
+}
+
+// mode 1: the plan after a DEVICE_PLAN pass.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_plan(__global const ulong* totals, __global ulong* plan, uint mode, uint ntargets_arg,
-                 ulong r0, ulong r1, ulong r2, ulong r3, ulong cap, uint lcap) {
+void select_plan(__global const ulong* totals, __global ulong* plan, ulong cap, uint lcap) {
   __local ulong part[WG];
   __local uint tb[4];
   __local ulong tbelow[4];
   const uint l = get_local_id(0);
-  const uint row = HBINS + 2;
-  uint plen = 0, src = 0, nt = 0;
-  skey prefix = 0;
-  ulong count = 0, m = 0;
-  ulong rk[4] = {0, 0, 0, 0};
-  // No return before the barriers below (some implementations mishandle it): `active` instead.
-  int active = 1;
-  if (mode == 0) {
-    const ulong nan = totals[HBINS], below = totals[HBINS + 1], written = totals[row];
-    const skey lo = (skey)totals[row + 1];
-    const uint common = (uint)totals[row + 4];
-    nt = ntargets_arg;
-    rk[0] = r0; rk[1] = r1; rk[2] = r2; rk[3] = r3;
-    if (l == 0) {
-      plan[16] = nan;
-      plan[17] = below;
-      plan[18] = written;
-    }
-    if (written > cap || rk[0] < below || rk[nt - 1] >= below + written) {
-      if (l == 0) plan[0] = 4;
-      active = 0;
-    } else if (common >= KEYBITS) {  // lo == hi: every key in the bracket is lo
-      if (l == 0) {
-        for (uint t = 0; t < nt; ++t) plan[11 + t] = lo;
-        plan[0] = 2;
-      }
-      active = 0;
-    } else {
-      for (uint t = 0; t < nt; ++t) rk[t] -= below;
-      plen = common;
-      prefix = common ? lo >> (KEYBITS - common) : 0;
-      count = m = written;
-      src = 1;
-    }
-  } else if (plan[0] != 0) {
-    active = 0;
-  } else {
-    prefix = (skey)plan[1];
-    plen = (uint)plan[2];
-    m = plan[3];
-    src = (uint)plan[4];
-    count = plan[5];
-    nt = (uint)plan[6];
-    for (uint t = 0; t < 4; ++t) rk[t] = plan[7 + t];
-    if (plan[15]) {  // the pass copied the job's keys to the other buffer
-      src = src == 1 ? 2 : 1;
-      m = count;
-    }
+  // No return before the barriers (some implementations mishandle it): `active`.
+  const int active = plan[0] == 0;
+  skey lo = (skey)plan[1], hi = (skey)plan[2];
+  ulong m = plan[3], count = plan[5];
+  uint src = (uint)plan[4];
+  const uint nt = active ? (uint)plan[6] : 0;
+  ulong rk[4];
+  for (uint t = 0; t < 4; ++t) rk[t] = plan[7 + t];
+  if (active && plan[15]) {  // the pass copied the job's keys to the other buffer
+    src = src == 1 ? 2 : 1;
+    m = count;
   }
-  const uint bits = min((uint)12, (uint)KEYBITS - plen);
+  const uint common = lo == hi ? KEYBITS : (uint)clz(lo ^ hi);
+  const uint bits = min((uint)12, (uint)KEYBITS - common);
+  const uint shift = KEYBITS - common - bits;
   const uint nbins = active ? 1u << bits : 0;
   const uint per = (nbins + WG - 1) / WG;
   const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
@@ -512,7 +507,7 @@ void select_plan(__global const ulong* totals, __global ulong* plan, uint mode, 
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong base = part[l];
   for (uint t = 0; t < nt; ++t) {
-    if (active && rk[t] >= base && rk[t] < base + sum) {
+    if (rk[t] >= base && rk[t] < base + sum) {
       ulong below = base;
       uint b = b0;
       while (below + totals[b] <= rk[t]) below += totals[b++];
@@ -522,35 +517,28 @@ void select_plan(__global const ulong* totals, __global ulong* plan, uint mode, 
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!active || l != 0) return;
-  plan[4] = src;
+  const uint bf = tb[0], bl = tb[nt - 1];
+  ulong cnew = 0;
+  for (uint b = bf; b <= bl; ++b) cnew += totals[b];
+  // Bucket b holds the keys whose bits past the common prefix start with b.
+  const skey pre = common == 0 ? (skey)0 : (lo >> (KEYBITS - common)) << (KEYBITS - common);
+  const skey low = (skey)(((skey)1 << shift) - 1);
+  const skey nlo = max(lo, pre | ((skey)bf << shift));
+  const skey nhi = min(hi, pre | ((skey)bl << shift) | low);
+  plan[1] = nlo;
+  plan[2] = nhi;
   plan[3] = m;
-  plan[15] = 0;
-  for (uint t = 1; t < nt; ++t)
-    if (tb[t] != tb[0]) {
-      // Split: the plan keeps the job as it was before this pass; the host refines it from
-      // this pass's totals (still in place, as later gated passes do nothing).
-      plan[1] = prefix;
-      plan[2] = plen;
-      plan[5] = count;
-      plan[6] = nt;
-      for (uint u = 0; u < nt; ++u) plan[7 + u] = rk[u];
-      plan[0] = 3;
-      return;
-    }
-  const uint b = tb[0];
-  prefix = (prefix << bits) | (skey)b;
-  plen += bits;
-  const ulong cnew = totals[b];
-  plan[1] = prefix;
-  plan[2] = plen;
+  plan[4] = src;
   plan[5] = cnew;
-  plan[6] = nt;
-  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - tbelow[t];
-  if (plen >= KEYBITS) {
-    for (uint t = 0; t < nt; ++t) plan[11 + t] = prefix;
+  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - tbelow[0];
+  plan[15] = 0;
+  if (nlo == nhi) {
+    for (uint t = 0; t < nt; ++t) plan[11 + t] = nlo;
     plan[0] = 2;
-  } else if (src != 0 && cnew <= lcap && m <= max((ulong)65536, 4 * cnew)) {
-    plan[0] = 1;
+  } else if (src != 0 && m <= max((ulong)65536, 4 * cnew) && (cnew <= 256 || (cnew <= lcap && cnew == count))) {
+    plan[0] = 1;  // few enough to sort (the interval could shrink further below 256 keys)
+  } else if (cnew == count && cnew > lcap) {
+    plan[0] = 5;  // the targets are too far apart for one interval to shrink
   } else {
     plan[15] = cnew <= cap && (src == 0 || 4 * cnew <= m);
     plan[0] = 0;
@@ -564,7 +552,7 @@ void select_finish_plan(__global const skey* cand0, __global const skey* cand1, 
   __local uint cnt;
   const int ready = plan[0] == 1;  // no early return before gather_sort's barriers
   const uint l = get_local_id(0);
-  gather_sort(plan[4] == 1 ? cand0 : cand1, ready ? (uint)plan[3] : 0, (uint)plan[2], (skey)plan[1], buf, &cnt, l);
+  gather_sort(plan[4] == 1 ? cand0 : cand1, ready ? (uint)plan[3] : 0, (skey)plan[1], (skey)plan[2], buf, &cnt, l);
   if (ready && l == 0) {
     for (uint t = 0; t < (uint)plan[6]; ++t) plan[11 + t] = buf[plan[7 + t]];
     plan[0] = 2;

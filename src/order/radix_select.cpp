@@ -152,7 +152,8 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
 
 template <class T>
 void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
-  // Everything up to the answer is enqueued at once; the host waits once, at the end.
+  // Everything up to the answer is enqueued at once; the host waits once, at the end (again
+  // only for inputs that need more than kPlannedPasses passes after the bracket).
   enqueue_sample(hint.front(), hint.back());
   Job all{0, n_, {}, {}};
   const std::size_t qi = q_.index();
@@ -164,33 +165,37 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   enqueue_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &cand0, G);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::planned, false, false);
-    auto plan = [&](cl_uint mode) {
-      cl::Kernel k = build::kernel(*prog, "select_plan", qi);
-      k.setArg(0, totals);
-      k.setArg(1, planb);
-      k.setArg(2, mode);
-      k.setArg(3, static_cast<cl_uint>(hint.size()));
-      for (int t = 0; t < 4; ++t) k.setArg(4 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
-      k.setArg(8, static_cast<cl_ulong>(cap_));
-      k.setArg(9, static_cast<cl_uint>(lcap_));
-      ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
-    };
-    plan(0);
-    for (int i = 0; i < kPlannedPasses; ++i) {
-      enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G);
-      plan(1);
-    }
-    cl::Kernel f = build::kernel(*prog, "select_finish_plan", qi);
-    f.setArg(0, cand0);
-    f.setArg(1, cand1);
-    f.setArg(2, planb);
-    ::clstat::detail::launch(q_, f, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+    cl::Kernel k0 = build::kernel(*prog, "select_plan_start", qi);
+    k0.setArg(0, totals);
+    k0.setArg(1, planb);
+    k0.setArg(2, ctx_->scratch(qi, kSlotBracket, 4 * sizeof(Key)));
+    k0.setArg(3, static_cast<cl_uint>(hint.size()));
+    for (int t = 0; t < 4; ++t) k0.setArg(4 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
+    k0.setArg(8, static_cast<cl_ulong>(cap_));
+    ::clstat::detail::launch(q_, k0, cl::NDRange(1), cl::NDRange(1), {}, kOp);
     plan_.assign(kPlanWords, 0);
-    cl::Event done;
-    ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kPlanWords * sizeof(cl_ulong), plan_.data(),
-                                                     nullptr, &done);
-    wait(done);
-    ++stats_.host_syncs;
+    for (int round = 0; round < 4; ++round) {
+      for (int i = 0; i < kPlannedPasses; ++i) {
+        enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G);
+        cl::Kernel k = build::kernel(*prog, "select_plan", qi);
+        k.setArg(0, totals);
+        k.setArg(1, planb);
+        k.setArg(2, static_cast<cl_ulong>(cap_));
+        k.setArg(3, static_cast<cl_uint>(lcap_));
+        ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+      }
+      cl::Kernel f = build::kernel(*prog, "select_finish_plan", qi);
+      f.setArg(0, cand0);
+      f.setArg(1, cand1);
+      f.setArg(2, planb);
+      ::clstat::detail::launch(q_, f, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+      cl::Event done;
+      ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kPlanWords * sizeof(cl_ulong),
+                                                       plan_.data(), nullptr, &done);
+      wait(done);
+      ++stats_.host_syncs;
+      if (plan_[0] != 0) break;  // done, or the host starts over
+    }
   });
   stats_.passes += 1;
   stats_.full_passes += 1;
@@ -198,46 +203,13 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   nan_ = plan_[16];
 }
 
-// Answers sorted ranks from the device plan when they are the ranks it was made for, going on
-// on the host where the plan stopped short. Returns false when the plan cannot answer them.
+// Answers sorted ranks from the device plan when they are the ranks it was made for and it
+// reached them. Returns false otherwise (the caller takes the plain passes).
 template <class T>
 bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
-  constexpr unsigned KB = 8 * sizeof(Key);
-  if (plan_.empty() || ranks != plan_ranks_) return false;
-  const cl_ulong status = plan_[0];
-  if (status == 4) return false;  // the bracket missed a target
+  if (plan_.empty() || ranks != plan_ranks_ || plan_[0] != 2) return false;
   stats_.filtered = true;
-  if (status == 2) {
-    for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(plan_[11 + t]);
-    return true;
-  }
-  Job job{static_cast<Key>(plan_[1]), plan_[5], {}, {}};
-  for (std::size_t t = 0; t < ranks.size(); ++t) {
-    job.targets.push_back(t);
-    job.rank.push_back(plan_[7 + t]);
-  }
-  const std::size_t qi = q_.index();
-  Descent d;
-  d.plen = static_cast<unsigned>(plan_[2]);
-  d.m = plan_[3];
-  d.from_keys = plan_[4] != 0;
-  d.src = plan_[4] == 2 ? ctx_->scratch(qi, kSlot + 6, cap_ * sizeof(Key)) : ctx_->scratch(qi, kSlot + 5, cap_ * sizeof(Key));
-  d.cand = plan_[4] == 1 ? 1 : 0;
-  d.jobs = {job};
-  if (status == 3) {  // split by the last pass: refine the job with that pass's histogram
-    Pass p;
-    p.bits = std::min<unsigned>(12, KB - d.plen);
-    std::vector<cl_ulong> t(kHBins);
-    ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
-      ::clstat::detail::queue_of(q_).enqueueReadBuffer(ctx_->scratch(qi, kSlot + 1, (kHBins + 2 + kExtra) * sizeof(cl_ulong)),
-                                                       CL_TRUE, 0, kHBins * sizeof(cl_ulong), t.data());
-    });
-    ++stats_.host_syncs;
-    p.totals.assign(t.begin(), t.begin() + (std::size_t(1) << p.bits));
-    d.jobs = refine(d.jobs, p);
-    d.plen += p.bits;
-  }
-  descend(std::move(d), ranks.size(), out);
+  for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(plan_[11 + t]);
   return true;
 }
 
@@ -337,8 +309,6 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
       kmin_ = static_cast<Key>(t[row + 5]);
       kmax_ = static_cast<Key>(t[row + 6]);
     }
-    if (kind == Kind::filter)
-      p.bits = std::min<unsigned>(bits, 8 * sizeof(Key) - static_cast<unsigned>(p.bracket[3]));
     if (compact && kind != Kind::filter) {
       std::uint64_t total = 0;
       for (const Job& j : jobs) total += j.count;
@@ -448,22 +418,24 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
   Job root{0, 0, {}, {}};
   for (std::size_t t = 0; t < ranks.size(); ++t) root.targets.push_back(t);
 
-  // The bracket holds every target: descend from its candidates.
+  // The bracket holds every target: descend from its candidates, which share the common prefix
+  // of the bracket's ends.
   if (filtered_ && ranks.size() <= kMaxJobs && filter_.written <= cap_ && ranks.front() >= filter_.below &&
       ranks.back() < filter_.below + filter_.written) {
     stats_.filtered = true;
-    const Key lo = filter_.bracket[0];
-    const unsigned common = static_cast<unsigned>(filter_.bracket[3]);
-    if (common >= KB) {  // lo == hi: every candidate is lo
+    const Key lo = filter_.bracket[0], hi = filter_.bracket[1];
+    if (lo == hi) {  // every candidate is lo
       std::fill(out.begin(), out.end(), lo);
       return;
     }
+    const unsigned common =
+        static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(lo ^ hi))) - (64 - KB);
     root.prefix = common ? static_cast<Key>(lo >> (KB - common)) : Key(0);
     root.count = filter_.written;
     for (auto r : ranks) root.rank.push_back(r - filter_.below);
     Descent d;
-    d.jobs = refine({root}, filter_);
-    d.plen = common + filter_.bits;
+    d.jobs = {root};
+    d.plen = common;
     d.src = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
     d.from_keys = true;
     d.m = filter_.written;
