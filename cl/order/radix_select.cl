@@ -118,6 +118,12 @@ inline int find_job(skey k, uint plen, uint njobs, __local const skey* jp) {
   return jp[lo] == h ? lo : -1;
 }
 
+// The shift that maps offsets within [lo, hi] (lo < hi) to at most 4096 buckets.
+inline uint plan_shift(skey lo, skey hi) {
+  const uint span_bits = KEYBITS - (uint)clz(hi - lo);
+  return span_bits > 12 ? span_bits - 12 : 0;
+}
+
 // A run of equal bins in one thread's elements is added with one atomic: sorted, constant and
 // concentrated inputs would otherwise serialise on one local counter.
 #define RUN_FLUSH() do { if (rcnt) atomic_add(&hist[rbin < 0 ? 0 : rbin], rcnt); } while (0)
@@ -166,10 +172,10 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   // Source 0 is the input (compact into kin), 1 is kin (into kout), 2 is kout (into kin).
   __global const skey* kin_rt = psrc == 2 ? kout : kin;
   __global skey* kout_rt = psrc == 1 ? kout : kin;
-  // The digit: the bits after the common prefix of the job's interval [plo, phi].
-  const uint common = plo == phi ? KEYBITS : (uint)clz(plo ^ phi);
-  const uint dbits = min(bits, (uint)KEYBITS - common);
-  shift = KEYBITS - common - dbits;
+  // The digit: the key's offset in the job's interval [plo, phi], in 4096 equal steps, so the
+  // interval shrinks 4096-fold around one target however it lies against bit boundaries.
+  const uint dbits = bits;
+  shift = plan_shift(plo, phi);
 #define COMPACT_ON compact_rt
 #define FROM_KEYS_ON (psrc != 0)
 #else
@@ -239,7 +245,11 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #endif
         if (j >= 0) {
 #if !FILTER && !defined(PROFILE_NO_HIST)
+#if DEVICE_PLAN
+          RUN_ADD((int)((k[u] - plo) >> shift));
+#else
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
+#endif
 #endif
 #if (COMPACT || DEVICE_PLAN) && !defined(PROFILE_NO_STAGE)
           if (COMPACT_ON) {
@@ -429,7 +439,7 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
 
 // The device-side plan of a selection of up to four close targets, so a median runs its passes
 // without waiting for the host. The job is a key interval [lo, hi] holding every target; each
-// DEVICE_PLAN pass histograms the digit after the interval's common prefix and select_plan
+// DEVICE_PLAN pass histograms the keys' offsets in it (4096 equal buckets) and select_plan
 // shrinks the interval to the buckets from the first target's to the last's. plan[]: 0 status
 // (0 running, 1 ready to finish, 2 done, 4 the bracket missed a target, 5 no progress: the host
 // starts over either way), 1 lo, 2 hi, 3 m (candidates in the source), 4 source (0 input, 1
@@ -486,10 +496,8 @@ void select_plan(__global const ulong* totals, __global ulong* plan, ulong cap, 
     src = src == 1 ? 2 : 1;
     m = count;
   }
-  const uint common = lo == hi ? KEYBITS : (uint)clz(lo ^ hi);
-  const uint bits = min((uint)12, (uint)KEYBITS - common);
-  const uint shift = KEYBITS - common - bits;
-  const uint nbins = active ? 1u << bits : 0;
+  const uint shift = active ? plan_shift(lo, hi) : 0;
+  const uint nbins = active ? (uint)min((skey)4096, ((hi - lo) >> shift) + 1) : 0;
   const uint per = (nbins + WG - 1) / WG;
   const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
   ulong sum = 0;
@@ -520,11 +528,10 @@ void select_plan(__global const ulong* totals, __global ulong* plan, ulong cap, 
   const uint bf = tb[0], bl = tb[nt - 1];
   ulong cnew = 0;
   for (uint b = bf; b <= bl; ++b) cnew += totals[b];
-  // Bucket b holds the keys whose bits past the common prefix start with b.
-  const skey pre = common == 0 ? (skey)0 : (lo >> (KEYBITS - common)) << (KEYBITS - common);
-  const skey low = (skey)(((skey)1 << shift) - 1);
-  const skey nlo = max(lo, pre | ((skey)bf << shift));
-  const skey nhi = min(hi, pre | ((skey)bl << shift) | low);
+  // Bucket b holds the keys lo + [b << shift, (b + 1) << shift).
+  const skey nlo = lo + ((skey)bf << shift);
+  const skey off_hi = (((skey)bl + 1) << shift) - 1;
+  const skey nhi = off_hi >= hi - lo ? hi : lo + off_hi;
   plan[1] = nlo;
   plan[2] = nhi;
   plan[3] = m;
