@@ -457,8 +457,8 @@ __kernel void select_plan_start(__global const ulong* totals, __global ulong* pl
   plan[16] = totals[HBINS];
   plan[17] = below;
   plan[18] = written;
-  if (written > cap || rk[0] < below || rk[nt - 1] >= below + written) {
-    plan[0] = 4;
+  if (rk[0] < below || rk[nt - 1] >= below + written || (written > cap && bracket[0] != bracket[1])) {
+    plan[0] = 4;  // (a bracket of one key needs no copies: its keys are all that key)
     return;
   }
   plan[1] = bracket[0];

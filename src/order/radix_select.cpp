@@ -420,8 +420,8 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
 
   // The bracket holds every target: descend from its candidates, which share the common prefix
   // of the bracket's ends.
-  if (filtered_ && ranks.size() <= kMaxJobs && filter_.written <= cap_ && ranks.front() >= filter_.below &&
-      ranks.back() < filter_.below + filter_.written) {
+  if (filtered_ && ranks.size() <= kMaxJobs && (filter_.written <= cap_ || filter_.bracket[0] == filter_.bracket[1]) &&
+      ranks.front() >= filter_.below && ranks.back() < filter_.below + filter_.written) {
     stats_.filtered = true;
     const Key lo = filter_.bracket[0], hi = filter_.bracket[1];
     if (lo == hi) {  // every candidate is lo
