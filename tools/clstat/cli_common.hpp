@@ -1,8 +1,10 @@
 // Pieces every clstat subcommand shares.
 #pragma once
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "clstat/clstat.hpp"
 
@@ -12,6 +14,20 @@ namespace clstat_cli {
 inline std::string next_value(int& i, int argc, char** argv) {
   if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
   return argv[++i];
+}
+
+/// The comma-separated numbers in s; throws std::invalid_argument on a field that is not one.
+inline std::vector<double> parse_list(const std::string& s) {
+  std::vector<double> v;
+  std::istringstream in(s);
+  std::string f;
+  while (std::getline(in, f, ',')) {
+    std::size_t used = 0;
+    const double d = std::stod(f, &used);
+    if (used != f.size()) throw std::invalid_argument("not a number: '" + f + "'");
+    v.push_back(d);
+  }
+  return v;
 }
 
 /// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.

@@ -40,19 +40,6 @@ const char* k_usage =
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
-std::vector<double> parse_list(const std::string& s) {
-  std::vector<double> v;
-  std::istringstream in(s);
-  std::string f;
-  while (std::getline(in, f, ',')) {
-    std::size_t used = 0;
-    const double d = std::stod(f, &used);
-    if (used != f.size()) throw std::invalid_argument("not a number: '" + f + "'");
-    v.push_back(d);
-  }
-  return v;
-}
-
 std::vector<double> read_values(const std::string& path) {
   return read_table(path, "1", path.size() > 4 && path.substr(path.size() - 4) == ".f64" ? 1 : 0).values;
 }

@@ -1,0 +1,117 @@
+// clstat select: the median, k-th smallest values or sample quantiles of one column of a CSV or
+// of a raw .f64 / .f32 file, computed on the device by clstat::order; CSV to stdout.
+#include "select_command.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "clstat/order.hpp"
+#include "cli_common.hpp"
+#include "table_input.hpp"
+
+namespace clstat_cli {
+namespace {
+
+const char* k_usage =
+    "usage: clstat select median|kth|quantile --data FILE [--column C] [--k K1,K2,...] [--p P1,P2,...]\n"
+    "                     [--type 1..9] [--method auto|radix|sort] [--nan propagate|omit|raise] [--device SPEC]\n"
+    "  --data FILE        a CSV (one column is read: the first, or --column) or raw little-endian\n"
+    "                     .f64 / .f32 values\n"
+    "  --column C         the CSV column by header name or 1-based position (default 1)\n"
+    "  --k K1,K2,...      kth: the ranks, 1 for the minimum, n for the maximum\n"
+    "  --p P1,P2,...      quantile: probabilities in [0, 1]\n"
+    "  --type T           quantile: Hyndman-Fan type 1..9, as R's quantile(type = T) (default 7)\n"
+    "  --method M         auto (default) or radix: radix selection; sort: the sort baseline\n"
+    "  --nan P            propagate (default: any NaN makes the result NaN), omit, or raise\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
+    "statistic,value (median), k,value (kth) or p,quantile.\n";
+
+bool ends_with(const std::string& s, const std::string& t) {
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+int select_command(int argc, char** argv) {
+  if (argc < 1 || std::string(argv[0]) == "--help" || std::string(argv[0]) == "-h") {
+    (argc < 1 ? std::cerr : std::cout) << k_usage;
+    return argc < 1 ? 2 : 0;
+  }
+  const std::string what = argv[0];
+  if (what != "median" && what != "kth" && what != "quantile") {
+    std::cerr << "clstat select: unknown statistic '" << what << "'\n" << k_usage;
+    return 2;
+  }
+  std::string data, column = "1", device, ks_text, ps_text;
+  int type = 7;
+  clstat::order::Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--data") data = next_value(i, argc, argv);
+    else if (a == "--column") column = next_value(i, argc, argv);
+    else if (a == "--k") ks_text = next_value(i, argc, argv);
+    else if (a == "--p") ps_text = next_value(i, argc, argv);
+    else if (a == "--type") type = std::stoi(next_value(i, argc, argv));
+    else if (a == "--device") device = next_value(i, argc, argv);
+    else if (a == "--method") {
+      const std::string m = next_value(i, argc, argv);
+      if (m == "auto") o.method = clstat::order::Method::automatic;
+      else if (m == "radix") o.method = clstat::order::Method::radix;
+      else if (m == "sort") o.method = clstat::order::Method::sort;
+      else throw std::invalid_argument("--method is auto, radix or sort");
+    } else if (a == "--nan") {
+      const std::string p = next_value(i, argc, argv);
+      if (p == "propagate") o.nan = clstat::order::NanPolicy::propagate;
+      else if (p == "omit") o.nan = clstat::order::NanPolicy::omit;
+      else if (p == "raise") o.nan = clstat::order::NanPolicy::raise;
+      else throw std::invalid_argument("--nan is propagate, omit or raise");
+    } else if (a == "--help" || a == "-h") {
+      std::cout << k_usage;
+      return 0;
+    } else {
+      std::cerr << "clstat select: unknown argument '" << a << "'\n" << k_usage;
+      return 2;
+    }
+  }
+  if (data.empty()) {
+    std::cerr << "clstat select: needs --data FILE\n" << k_usage;
+    return 2;
+  }
+  const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");
+  const std::vector<double> x = read_table(data, raw ? "" : column, raw ? 1 : 0).values;
+  const clstat::Context ctx = context_for(device);
+  if (what == "median") {
+    const double m = clstat::order::median(ctx, x.data(), x.size(), o);
+    std::cout << "statistic,value\nmedian," << number(m) << "\n";
+  } else if (what == "kth") {
+    if (ks_text.empty()) throw std::invalid_argument("kth needs --k K1,K2,...");
+    std::vector<std::uint64_t> ks;
+    for (double k : parse_list(ks_text)) {
+      if (!(k >= 1) || k != std::floor(k)) throw std::invalid_argument("--k takes whole numbers >= 1");
+      ks.push_back(static_cast<std::uint64_t>(k));
+    }
+    const auto v = clstat::order::kth_smallest(ctx, x.data(), x.size(), ks, o);
+    std::cout << "k,value\n";
+    for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
+  } else {
+    if (ps_text.empty()) throw std::invalid_argument("quantile needs --p P1,P2,...");
+    const auto ps = parse_list(ps_text);
+    const auto q = clstat::order::quantiles(ctx, x.data(), x.size(), ps, type, o);
+    std::cout << "p,quantile\n";
+    for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";
+  }
+  return 0;
+}
+
+}  // namespace clstat_cli
