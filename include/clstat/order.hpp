@@ -20,9 +20,13 @@
 //              reads the candidates once, histograms the next 6..12-bit digit of the candidates
 //              in local memory and, once few enough remain, copies them to a small buffer that
 //              later passes read instead; a single work-group sorts the last few thousand.
-//              A median of 2^27 doubles reads the data two or three times. Memory: two
-//              candidate buffers of at most max(2^16, n/8) keys (capped at 2^26) and O(4096 x
-//              compute units) counters.
+//              For up to 64 ranks within 2% of n of each other (n >= 2^20: a median, one k,
+//              close quantiles) a sampled bracket comes first, and one pass over the data copies
+//              the few percent of keys inside it, so a median reads the data once (and, for up
+//              to 4 ranks, waits for the device once). Spread ranks read the data two or three
+//              times. Memory: two candidate buffers of at most max(2^16, n/8) keys (capped at
+//              2^26) and O(4096 x compute units) counters. Exact in every case: the bracket only
+//              decides which keys are read again, and a bracket that misses is detected.
 //   sort       the baseline: sorts a copy of the keys with Boost.Compute and reads the ranks.
 //              O(n log n) work, 2n keys of memory.
 //   automatic  radix.

@@ -23,13 +23,14 @@ struct SelectStats {
 /// Selection of order statistics of n elements of x (from element `offset`) by MSD radix passes
 /// over the order-preserving keys.
 ///  prepare(hint): for at most 64 targets within 2% of n of each other (n >= 2^20), a sampled
-///    bracket and one filtering pass (cl/order/radix_select.cl); otherwise, or when select()
-///    asks for ranks outside the bracket, a first histogram pass over the top 12 bits, which
-///    also gives the NaN count and the key range.
+///    bracket and one filtering pass (cl/order/radix_select.cl). With at most 4 such targets the
+///    passes after it are planned on the device and enqueued at once: one wait for the host
+///    (run_planned). Otherwise, or when select() asks for ranks the bracket does not hold, a
+///    first histogram pass over the top 12 bits, which also gives the NaN count and key range.
 ///  select(ranks): histogram passes over the candidates until each target's bucket fits one
-///    work-group, which sorts it in local memory. Up to 64 targets share each pass.
-/// Enqueues on q and waits for each pass's histogram (three or four host round trips for a
-/// median; GPUs poll the event rather than sleep in the driver's wait).
+///    work-group, which sorts it in local memory. Up to 64 targets share each pass; the host
+///    waits for each pass's histogram (GPUs poll the event rather than sleep in the driver's
+///    wait, which costs 100 us or more on NVIDIA's OpenCL).
 /// Memory: two candidate buffers of max(2^16, n/8) keys (at most 2^26 and the largest
 /// allocation), plus O(groups x 4096) counters. Work: one read of the data for a bracketed
 /// median, two or three otherwise, plus reads of the candidates (a few percent of n).
