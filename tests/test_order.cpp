@@ -254,6 +254,68 @@ TEST_CASE("order.quantiles_equal_r") {
   CHECK(checked == 2 * 5 * 9 * 10);
 }
 
+namespace {
+// The reference top-k: (value, index) pairs by totalOrder, largest first (or smallest first), ties
+// by lower index.
+template <class T>
+void check_top_k(const std::vector<T>& x, std::uint64_t k, bool largest, order::NanPolicy nan) {
+  std::vector<std::pair<T, std::uint64_t>> p;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if constexpr (std::is_floating_point_v<T>)
+      if (nan == order::NanPolicy::omit && std::isnan(x[i])) continue;
+    p.emplace_back(x[i], i);
+  }
+  std::stable_sort(p.begin(), p.end(), [&](const auto& a, const auto& b) {
+    return largest ? clstat_ref::total_less(b.first, a.first) : clstat_ref::total_less(a.first, b.first);
+  });
+  order::Options o;
+  o.nan = nan;
+  const auto got = order::top_k(ctx(), x.data(), x.size(), k, largest, o);
+  REQUIRE(got.values.size() == k);
+  REQUIRE(got.indices.size() == k);
+  for (std::size_t i = 0; i < k; ++i) {
+    INFO("k = " << k << " largest " << largest << " i = " << i << ": got " << got.values[i] << " at "
+                << got.indices[i] << ", want " << p[i].first << " at " << p[i].second);
+    CHECK(same_bits(got.values[i], p[i].first));
+    CHECK(got.indices[i] == p[i].second);
+  }
+}
+}  // namespace
+
+TEST_CASE_TEMPLATE("order.top_k_matches_a_stable_sort", T, float, double, std::int32_t, std::int64_t) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (const char* d : {"normal", "equal", "mixture3", "sorted"}) {
+    INFO(d);
+    const auto x = clstat_ref::order_data<T>(d, 30001, seed);
+    for (std::uint64_t k : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(1000), std::uint64_t(30001)})
+      for (bool largest : {true, false}) check_top_k(x, k, largest, order::NanPolicy::propagate);
+  }
+  const auto big = clstat_ref::order_data<T>("uniform", (1u << 20) + 5, seed);  // the bracketed threshold
+  check_top_k(big, 100, true, order::NanPolicy::propagate);
+  check_top_k(big, 5000, false, order::NanPolicy::propagate);
+}
+
+TEST_CASE("order.top_k_nan_policies") {
+  std::vector<double> x{1, std::nan(""), 3, -0.0, 0.0, std::nan(""), 3, -5};
+  if (!clstat_test::has_fp64()) return;
+  check_top_k(x, 3, true, order::NanPolicy::propagate);  // the NaNs first
+  check_top_k(x, 4, true, order::NanPolicy::omit);
+  check_top_k(x, 3, false, order::NanPolicy::omit);      // -5, -0, +0
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_WITH_AS(order::top_k(ctx(), x.data(), x.size(), 2, true, raise), doctest::Contains("2 NaN values"),
+                       std::invalid_argument);
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  CHECK_THROWS_WITH_AS(order::top_k(ctx(), x.data(), x.size(), 7, true, omit), doctest::Contains("exceeds the 6"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k(ctx(), x.data(), x.size(), 9), doctest::Contains("exceeds n = 8"),
+                       std::invalid_argument);
+  CHECK(order::top_k(ctx(), x.data(), x.size(), 0).values.empty());
+}
+
 TEST_CASE("order.device_buffer_with_offset") {
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
@@ -266,6 +328,9 @@ TEST_CASE("order.device_buffer_with_offset") {
   CHECK(order::median(ctx().queue(0), b, 1000, 40000) == (double(s[19999]) + double(s[20000])) / 2);
   const auto q = order::quantiles(ctx().queue(0), b, 1000, 40000, {0.25}, 1);
   CHECK(q[0] == double(s[9999]));
+  const auto t = order::top_k(ctx().queue(0), b, 1000, 40000, 3);
+  CHECK(t.values == std::vector<std::int32_t>{s[39999], s[39998], s[39997]});
+  for (std::size_t i = 0; i < 3; ++i) CHECK(part[t.indices[i]] == t.values[i]);
 }
 
 TEST_CASE("order.bad_input") {

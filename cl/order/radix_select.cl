@@ -571,3 +571,22 @@ __kernel void select_keys(__global const elem_t* x, ulong xoff, ulong n, __globa
   const ulong i = get_global_id(0);
   if (i < n) out[i] = to_key(x[xoff + i]);
 }
+
+// top_k's gather: the indices of the keys beyond the threshold key t (above it when `largest`,
+// below it otherwise; NaN keys skipped when `skip_nan`), with their keys, and the indices of the
+// keys equal to t, each list in arbitrary order at positions taken from its cursor.
+__kernel void select_gather(__global const elem_t* x, ulong xoff, ulong n, skey t, uint largest, uint skip_nan,
+                            __global skey* beyond_key, __global ulong* beyond_idx, __global uint* beyond_n,
+                            __global ulong* equal_idx, __global uint* equal_n) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  const skey k = to_key(x[xoff + i]);
+  if (skip_nan && k == KEY_MAX) return;
+  if (largest ? k > t : k < t) {
+    const uint at = atomic_inc(beyond_n);
+    beyond_key[at] = k;
+    beyond_idx[at] = i;
+  } else if (k == t) {
+    equal_idx[atomic_inc(equal_n)] = i;
+  }
+}

@@ -88,6 +88,25 @@ CLSTAT_EXPORT T median_low(const Context& ctx, const T* x, std::size_t n, const 
 template <class T>
 CLSTAT_EXPORT T median_high(const Context& ctx, const T* x, std::size_t n, const Options& o = {});
 
+/// The k largest (or smallest) values with their indices (0-based, relative to the first
+/// element), ordered from the largest down (or the smallest up); among equal values the lower
+/// index comes first, so the result is deterministic. NaN policy: propagate ranks NaNs above
+/// +Inf (as torch.topk and NumPy's sort), omit leaves them out, raise throws. k = 0 gives empty
+/// lists; k > n (or > the non-NaN count under omit), or n >= 2^32, raises std::invalid_argument.
+/// Work: one selection for the threshold, one pass gathering the values beyond it and the indices
+/// of the values equal to it (device memory for up to n of each), and an O(k log k) host sort.
+template <class T>
+struct TopK {
+  std::vector<T> values;
+  std::vector<std::uint64_t> indices;
+};
+template <class T>
+CLSTAT_EXPORT TopK<T> top_k(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, bool largest = true,
+                            const Options& o = {});
+template <class T>
+CLSTAT_EXPORT TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k,
+                            bool largest = true, const Options& o = {});
+
 /// Sample quantiles of Hyndman & Fan (1996) type 1..9, computed exactly as R's
 /// quantile(x, probs, type) (R >= 4.0, including its 4 * DBL_EPSILON fuzz for types 4-9 and its
 /// skip of the interpolation between equal values), in double; type 7 is R's and NumPy's default.
