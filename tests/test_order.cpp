@@ -316,6 +316,53 @@ TEST_CASE("order.top_k_nan_policies") {
   CHECK(order::top_k(ctx(), x.data(), x.size(), 0).values.empty());
 }
 
+TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int32_t, std::int64_t) {
+  // Short rows (a work-group sorts each) and rows longer than local memory (radix row by row).
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{500, 37}, {64, 1024}, {3, 9000}}) {
+    INFO(rows << " x " << cols);
+    auto x = clstat_ref::order_data<T>("mixture3", rows * cols, seed + cols);
+    if constexpr (std::is_floating_point_v<T>)
+      for (std::size_t r = 0; r < rows; r += 7) x[r * cols + (r % cols)] = std::numeric_limits<T>::quiet_NaN();
+    const std::vector<std::uint64_t> ks{1, cols / 3, cols - 20};
+    const std::vector<double> probs{0, 0.1, 0.5, 0.97};
+    for (auto pol : {order::NanPolicy::propagate, order::NanPolicy::omit}) {
+      order::Options o;
+      o.nan = pol;
+      const auto med = order::median_rows(ctx(), x.data(), rows, cols, o);
+      const auto qs = order::quantiles_rows(ctx(), x.data(), rows, cols, probs, 8, o);
+      const auto kth = order::kth_smallest_rows(ctx(), x.data(), rows, cols, ks, o);
+      for (std::size_t r = 0; r < rows; ++r) {
+        INFO("row " << r << " policy " << static_cast<int>(pol));
+        const double m1 = order::median(ctx(), x.data() + r * cols, cols, o);
+        CHECK(((std::isnan(m1) && std::isnan(med[r])) || m1 == med[r]));
+        const auto q1 = order::quantiles(ctx(), x.data() + r * cols, cols, probs, 8, o);
+        for (std::size_t j = 0; j < probs.size(); ++j)
+          CHECK(((std::isnan(q1[j]) && std::isnan(qs[r * probs.size() + j])) || q1[j] == qs[r * probs.size() + j]));
+        const auto k1 = order::kth_smallest(ctx(), x.data() + r * cols, cols, ks, o);
+        for (std::size_t j = 0; j < ks.size(); ++j) CHECK(same_bits(k1[j], kth[r * ks.size() + j]));
+        if (r > 40) break;  // the single-array calls are the slow part; 41 rows is plenty
+      }
+    }
+  }
+}
+
+TEST_CASE("order.rows_bad_input") {
+  std::vector<float> x{1, 2, std::nanf(""), 4};
+  CHECK_THROWS_WITH_AS(order::median_rows(ctx(), x.data(), 0, 4), doctest::Contains("empty matrix"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::kth_smallest_rows(ctx(), x.data(), 2, 2, {3}), doctest::Contains("outside 1..2"),
+                       std::invalid_argument);
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_WITH_AS(order::median_rows(ctx(), x.data(), 2, 2, raise), doctest::Contains("row 1 holds 1 NaN"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles_rows(ctx(), x.data(), 2, 2, {0.5}, 0), doctest::Contains("type must be"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("order.device_buffer_with_offset") {
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);

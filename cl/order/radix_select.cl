@@ -590,3 +590,35 @@ __kernel void select_gather(__global const elem_t* x, ulong xoff, ulong n, skey 
     equal_idx[atomic_inc(equal_n)] = i;
   }
 }
+
+// Batched selection, one group per row of a row-major matrix (row r at x + xoff + r * ld).
+// select_rows_nan: the NaN count of each row.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_rows_nan(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global uint* nan) {
+  __local uint cnt;
+  const uint l = get_local_id(0);
+  const ulong r = get_group_id(0);
+  if (l == 0) cnt = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint c = 0;
+  for (uint i = l; i < cols; i += WG) c += is_nan_elem(x[xoff + r * ld + i]);
+  if (c) atomic_add(&cnt, c);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) nan[r] = cnt;
+}
+
+// select_rows (cols <= LCAP): sorts the row's keys in local memory (NaNs last) and writes
+// out[r * R + j] = the key of rank ranks[r * R + j].
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* ranks, uint R,
+                 __global skey* out) {
+  __local skey buf[LCAP];
+  const uint l = get_local_id(0);
+  const ulong r = get_group_id(0);
+  uint N = 1;
+  while (N < cols) N <<= 1;
+  for (uint i = l; i < N; i += WG) buf[i] = i < cols ? to_key(x[xoff + r * ld + i]) : KEY_MAX;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  bitonic_sort_local(buf, N, l);
+  for (uint j = l; j < R; j += WG) out[r * R + j] = buf[ranks[r * R + j]];
+}

@@ -118,4 +118,24 @@ template <class T>
 CLSTAT_EXPORT std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
                                             const std::vector<double>& probs, int type = 7, const Options& o = {});
 
+// ----------------------------------------------------------------------------------------------
+// Batched forms: x is a row-major rows x cols matrix and each row is one data set (NaN policy per
+// row: under propagate a row with a NaN gives NaN results, under raise any NaN throws naming its
+// row, under omit each row drops its own NaNs). Rows of at most 2048 to 4096 values (the device's
+// local memory) are sorted by one work-group each, all rows in one launch; longer rows take the
+// radix selection one after another. rows >= 1 and cols >= 1.
+
+/// Result [r * ks.size() + j] is the ks[j]-th smallest value of row r.
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                               const std::vector<std::uint64_t>& ks, const Options& o = {});
+/// The median of each row, as median().
+template <class T>
+CLSTAT_EXPORT std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                              const Options& o = {});
+/// Result [r * probs.size() + j] is row r's quantile at probs[j], as quantiles().
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                                 const std::vector<double>& probs, int type = 7, const Options& o = {});
+
 }  // namespace clstat::order

@@ -1,0 +1,206 @@
+// Batched order statistics: one selection per row of a row-major matrix. Short rows are sorted
+// by a work-group each (select_rows, all rows in one launch, after one launch that counts each
+// row's NaNs so the host can apply the NaN policy and set each row's ranks); long rows use the
+// single-array selection row by row.
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "order/quantile_rule.hpp"
+#include "order/run.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::order {
+
+namespace {
+using namespace detail;
+
+template <class T>
+struct RowOutcome {
+  std::vector<char> nan_result;  // per row
+  std::vector<T> values;         // per row, width() values
+  std::size_t width = 0;
+};
+
+// The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
+// every n_eff of these rows except that shorter lists are padded with their last rank.
+template <class T>
+RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const Options& o,
+                          const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need, const std::string& op) {
+  using Key = key_t<T>;
+  check_policy(o, op);
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (!x) throw std::invalid_argument(op + ": null data pointer");
+  Buffer<T> b = upload(ctx, x, rows * cols, op);
+  const Queue q = ctx.queue(0);
+  auto ci = ctx.impl();
+  const DeviceInfo& info = ci->info();
+  std::size_t lcap = 1;
+  while (lcap * 2 <= 4096 && lcap * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lcap *= 2;
+  RowOutcome<T> out;
+  out.nan_result.assign(rows, 0);
+  if (cols > lcap) {  // long rows: the radix selection, row by row
+    std::vector<std::vector<T>> per(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, r * cols, cols, o, need);
+      out.nan_result[r] = res.nan_result;
+      per[r] = res.values;
+      out.width = std::max(out.width, per[r].size());
+    }
+    out.values.assign(rows * out.width, T());
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < out.width && !per[r].empty(); ++j)
+        out.values[r * out.width + j] = per[r][std::min(j, per[r].size() - 1)];
+    return out;
+  }
+  const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
+  ::clstat::detail::cl_guard(op, *ci, [&] {
+    std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
+                      std::to_string(elem_kind<T>()) + " -DLCAP=" + std::to_string(lcap);
+    std::size_t chosen = 0;
+    auto prog = build::program_for_wg(*ci, "order/radix_select", opt, "select_rows", wg, chosen);
+    const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
+    std::vector<cl_uint> nan(rows, 0);
+    if constexpr (std::is_floating_point_v<T>) {
+      cl::Buffer nb(ci->context, CL_MEM_READ_WRITE, rows * sizeof(cl_uint));
+      cl::Kernel k = build::kernel(*prog, "select_rows_nan", q.index());
+      k.setArg(0, b.raw().impl()->buffer);
+      k.setArg(1, static_cast<cl_ulong>(0));
+      k.setArg(2, static_cast<cl_uint>(cols));
+      k.setArg(3, static_cast<cl_ulong>(cols));
+      k.setArg(4, nb);
+      ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
+      cq.enqueueReadBuffer(nb, CL_TRUE, 0, rows * sizeof(cl_uint), nan.data());
+    }
+    std::vector<std::vector<std::uint64_t>> ranks(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (nan[r] > 0 && o.nan == NanPolicy::raise)
+        throw std::invalid_argument(op + ": row " + std::to_string(r) + " holds " + std::to_string(nan[r]) +
+                                    " NaN value" + (nan[r] == 1 ? "" : "s") + " (NanPolicy::raise)");
+      const std::uint64_t n_eff = o.nan == NanPolicy::omit ? cols - nan[r] : cols;
+      if ((nan[r] > 0 && o.nan == NanPolicy::propagate)) {
+        out.nan_result[r] = 1;
+        continue;
+      }
+      ranks[r] = need(n_eff);  // may throw for omit
+      if (n_eff == 0) out.nan_result[r] = 1;
+      out.width = std::max(out.width, ranks[r].size());
+    }
+    if (out.width == 0) return;
+    std::vector<cl_uint> flat(rows * out.width, 0);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < out.width && !ranks[r].empty(); ++j)
+        flat[r * out.width + j] = static_cast<cl_uint>(ranks[r][std::min(j, ranks[r].size() - 1)] - 1);
+    cl::Buffer rb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, flat.size() * sizeof(cl_uint), flat.data());
+    cl::Buffer ob(ci->context, CL_MEM_READ_WRITE, flat.size() * sizeof(Key));
+    cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
+    k.setArg(0, b.raw().impl()->buffer);
+    k.setArg(1, static_cast<cl_ulong>(0));
+    k.setArg(2, static_cast<cl_uint>(cols));
+    k.setArg(3, static_cast<cl_ulong>(cols));
+    k.setArg(4, rb);
+    k.setArg(5, static_cast<cl_uint>(out.width));
+    k.setArg(6, ob);
+    ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
+    std::vector<Key> keys(flat.size());
+    cq.enqueueReadBuffer(ob, CL_TRUE, 0, keys.size() * sizeof(Key), keys.data());
+    out.values.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) out.values[i] = from_key<T>(keys[i]);
+  });
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                 const std::vector<std::uint64_t>& ks, const Options& o) {
+  const std::string op = "clstat::order::kth_smallest_rows";
+  if (cols > 0) check_ks(ks, cols, op);
+  if (ks.empty()) return {};
+  auto res = select_rows<T>(ctx, x, rows, cols, o, [&](std::uint64_t n_eff) {
+    for (auto k : ks)
+      if (k > n_eff)
+        throw std::out_of_range(op + ": k = " + std::to_string(k) + " but a row has only " + std::to_string(n_eff) +
+                                " values that are not NaN");
+    return ks;
+  }, op);
+  std::vector<T> out(rows * ks.size());
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t j = 0; j < ks.size(); ++j)
+      out[r * ks.size() + j] = res.nan_result[r] ? nan_of<T>() : res.values[r * res.width + j];
+  return out;
+}
+
+template <class T>
+std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const Options& o) {
+  auto res = select_rows<T>(ctx, x, rows, cols, o, [](std::uint64_t m) {
+    if (m % 2 == 1) return std::vector<std::uint64_t>{(m + 1) / 2};
+    return std::vector<std::uint64_t>{m / 2, m / 2 + 1};
+  }, "clstat::order::median_rows");
+  std::vector<double> out(rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (res.nan_result[r]) {
+      out[r] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    const T a = res.values[r * res.width], b = res.values[r * res.width + res.width - 1];
+    out[r] = midpoint(a, b);  // a == b (the same rank twice) for an odd count: exact
+  }
+  return out;
+}
+
+template <class T>
+std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                   const std::vector<double>& probs, int type, const Options& o) {
+  const std::string op = "clstat::order::quantiles_rows";
+  if (type < 1 || type > 9) throw std::invalid_argument(op + ": type must be 1..9, got " + std::to_string(type));
+  for (double p : probs)
+    if (!(p >= 0 && p <= 1)) throw std::invalid_argument(op + ": probability " + std::to_string(p) + " is outside [0, 1]");
+  if (probs.empty()) return {};
+  auto need = [&](std::uint64_t m) {
+    std::vector<std::uint64_t> v;
+    if (m == 0) return v;
+    for (double p : probs) {
+      const QuantileRule rule = quantile_rule(type, p, m);
+      v.push_back(rule.lo);
+      v.push_back(rule.hi);
+    }
+    return v;
+  };
+  auto res = select_rows<T>(ctx, x, rows, cols, o, need, op);
+  // Each row's rules again, from its own count of values (which omit may have changed).
+  std::vector<double> out(rows * probs.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (res.nan_result[r]) continue;
+    std::uint64_t m = cols;
+    if constexpr (std::is_floating_point_v<T>)
+      if (o.nan == NanPolicy::omit) {
+        m = 0;
+        for (std::size_t i = 0; i < cols; ++i) m += !std::isnan(x[r * cols + i]);
+      }
+    for (std::size_t j = 0; j < probs.size(); ++j)
+      out[r * probs.size() + j] = quantile_combine(quantile_rule(type, probs[j], m),
+                                                   static_cast<double>(res.values[r * res.width + 2 * j]),
+                                                   static_cast<double>(res.values[r * res.width + 2 * j + 1]));
+  }
+  return out;
+}
+
+#define CLSTAT_INSTANTIATE(T)                                                                                        \
+  template CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const Context&, const T*, std::size_t, std::size_t,       \
+                                                          const std::vector<std::uint64_t>&, const Options&);      \
+  template CLSTAT_EXPORT std::vector<double> median_rows(const Context&, const T*, std::size_t, std::size_t,       \
+                                                         const Options&);                                          \
+  template CLSTAT_EXPORT std::vector<double> quantiles_rows(const Context&, const T*, std::size_t, std::size_t,    \
+                                                            const std::vector<double>&, int, const Options&);
+CLSTAT_INSTANTIATE(float)
+CLSTAT_INSTANTIATE(double)
+CLSTAT_INSTANTIATE(std::int32_t)
+CLSTAT_INSTANTIATE(std::int64_t)
+#undef CLSTAT_INSTANTIATE
+
+}  // namespace clstat::order
