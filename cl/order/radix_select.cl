@@ -5,8 +5,8 @@
 // digit of every target rank, and stops when the candidates of each job fit in one work-group,
 // which sorts them in local memory (select_finish). Portable OpenCL 1.2: local atomics, barriers,
 // and one 32-bit global atomic per group flush for the compaction cursor; no subgroups, no
-// int64 or float atomics. Counts are per group (uint) and summed in ulong.
-//
+// int64 or float atomics. Counts are per group (uint) and summed in ulong. Batched rows
+// (select_rows), top_k's gather and the sort baseline's keys are here too: they share to_key.
 //
 // For one target or a few close ones, a sampled bracket comes first (Floyd & Rivest's idea):
 // select_sample sorts LCAP keys taken at spread positions in one group and keeps the keys
@@ -20,8 +20,10 @@
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
-// pass reads its job from select_plan's plan);
-// LCAP keys sorted by one group in select_finish and select_sample (a power of two).
+// pass reads its job from select_plan's plan); LCAP keys sorted by one group in select_finish,
+// select_sample and select_rows (a power of two). PROFILE_NO_HIST, PROFILE_NO_STAGE and
+// PROFILE_NO_COMPACT switch parts of a pass off for measurements (tools/dev/order_profile.cpp);
+// results are wrong with them.
 #if ELEM_KIND == 1
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
