@@ -121,10 +121,14 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
       const auto want = reference(x, n, {n / 2, n / 2 + 1});
       const double want_median = (static_cast<double>(want[0]) + static_cast<double>(want[1])) / 2;
       std::vector<clstat::order::Method> methods{clstat::order::Method::radix};
-      if (dist == "normal" && (lg == o.max_log2 || lg == 21)) methods.push_back(clstat::order::Method::sort);
+      if (dist == "normal" && (lg == o.max_log2 || lg == 21)) {
+        methods.push_back(clstat::order::Method::sort);
+        if (floating) methods.push_back(clstat::order::Method::cutting_plane);
+      }
       for (auto m : methods) {
         const bool radix = m == clstat::order::Method::radix;
-        Row r{"order", std::string("median ") + (radix ? "radix " : "sort ") + dist, prec<T>(), n};
+        const char* mname = radix ? "radix " : m == clstat::order::Method::sort ? "sort " : "cutting-plane ";
+        Row r{"order", std::string("median ") + mname + dist, prec<T>(), n};
         r.work = static_cast<double>(n) * sizeof(T);
         r.unit = "GB/s";
         r.ceiling_name = "copy";
@@ -134,7 +138,7 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
         double got = 0;
         time_order(ctx, r, radix ? o.repeats : std::max(1, o.repeats / 3),
                    [&] { got = clstat::order::median(q, dev, 0, n, opt); });
-        if (!radix) {
+        if (m == clstat::order::Method::sort) {
           // Boost.Compute's sort kernels are not in clstat's profile: its time is the wall time.
           r.kernel_ms = r.wall_ms;
           r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-9;

@@ -2,7 +2,8 @@
 //  Median of n = 2^13, 2^15, ..., 2^max_log2 (27 on GPUs, 23 on CPUs) floats and doubles already
 //  on the device, for each of the thirteen inputs of tests/reference/order_data.hpp (Beliakov
 //  2011's nine distributions, sorted, reverse-sorted, all-equal, 1% outliers near +-1e9), by
-//  radix selection; the Boost.Compute sort baseline at the normal input. Quantiles (type 7,
+//  radix selection; the Boost.Compute sort baseline and the cutting-plane method (floats and
+//  doubles) at the normal input, 2^21 and the largest n. Quantiles (type 7,
 //  p = 0.01, 0.1, 0.5, 0.9, 0.99) and the k = n/10 order statistic at the largest n; int32 and
 //  int64 medians at the largest n.
 //  Times: kernel_ms is the device span from the first kernel's start to the last one's end (the

@@ -67,6 +67,7 @@ TEST_CASE_TEMPLATE("order.kth_matches_sort_on_every_distribution", T, float, dou
       INFO(d << " n = " << n);
       const auto x = clstat_ref::order_data<T>(d, n, seed + n);
       check_ks(x, some_ks(n, seed), order::Method::radix);
+      if (n >= 1000) check_ks(x, some_ks(n, seed), order::Method::cutting_plane);
     }
   }
 }
@@ -82,6 +83,7 @@ TEST_CASE_TEMPLATE("order.radix_and_sort_agree_at_2e21", T, float, double) {
     const auto ks = some_ks(n, seed);
     check_ks(x, ks, order::Method::radix);
     check_ks(x, ks, order::Method::sort);
+    check_ks(x, {ks[0], ks[2], ks[5]}, order::Method::cutting_plane);
   }
 }
 
@@ -102,6 +104,7 @@ TEST_CASE_TEMPLATE("order.special_values", T, float, double) {
     for (std::uint64_t k = 1; k <= n; k += std::max<std::uint64_t>(1, n / 37)) ks.push_back(k);
     ks.push_back(n);
     check_ks(x, ks, order::Method::radix);
+    check_ks(x, ks, order::Method::cutting_plane);  // signed zeros, a range past 1e13, infinities
   }
 }
 
@@ -240,7 +243,7 @@ TEST_CASE("order.quantiles_equal_r") {
     const auto& x = sets.at(key.first);
     std::vector<double> probs;
     for (auto& e : pq) probs.push_back(e.first);
-    for (auto m : {order::Method::radix, order::Method::sort}) {
+    for (auto m : {order::Method::radix, order::Method::sort, order::Method::cutting_plane}) {
       order::Options o;
       o.method = m;
       const auto got = order::quantiles(ctx(), x.data(), x.size(), probs, key.second, o);
@@ -251,7 +254,7 @@ TEST_CASE("order.quantiles_equal_r") {
       }
     }
   }
-  CHECK(checked == 2 * 5 * 9 * 10);
+  CHECK(checked == 3 * 5 * 9 * 10);
 }
 
 namespace {

@@ -624,3 +624,13 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
   bitonic_sort_local(buf, N, l);
   for (uint j = l; j < R; j += WG) out[r * R + j] = buf[ranks[r * R + j]];
 }
+
+// The cutting-plane method's copy: the keys strictly between lo and hi, at positions taken from
+// *count (the host knows how many there are from its counts).
+__kernel void select_copy_between(__global const elem_t* x, ulong xoff, ulong n, skey lo, skey hi,
+                                  __global skey* out, __global uint* count) {
+  const ulong i = get_global_id(0);
+  if (i >= n) return;
+  const skey k = to_key(x[xoff + i]);
+  if (k > lo && k < hi) out[atomic_inc(count)] = k;
+}

@@ -27,6 +27,12 @@
 //              times. Memory: two candidate buffers of at most max(2^16, n/8) keys (capped at
 //              2^26) and O(4096 x compute units) counters. Exact in every case: the bracket only
 //              decides which keys are read again, and a bracket that misses is detected.
+//   cutting_plane  Beliakov (2011)'s method, made exact: Kelley's cutting planes on the convex
+//              F(y) = sum max(y - x_i, 0) - (k - 1/2) y (no log transform; a step outside the
+//              bracket bisects it in key space), then the values left strictly inside the
+//              bracket (at most 2^15) are copied and selected on the host, the ties at its ends
+//              counted. Each step reads the data three times. Float and double without NaN;
+//              integer input or NaNs are answered by radix.
 //   sort       the baseline: sorts a copy of the keys with Boost.Compute and reads the ranks.
 //              O(n log n) work, 2n keys of memory.
 //   automatic  radix.
@@ -52,7 +58,7 @@
 
 namespace clstat::order {
 
-enum class Method { automatic = 0, radix = 1, sort = 2 };
+enum class Method { automatic = 0, radix = 1, sort = 2, cutting_plane = 3 };
 enum class NanPolicy { propagate = 0, omit = 1, raise = 2 };
 
 struct Options {

@@ -24,6 +24,7 @@ inline std::unique_ptr<Selector<T>> make_selector(const Options& o, const Queue&
     case Method::automatic:
     case Method::radix: return make_radix_selector(q, x, off, n);
     case Method::sort: return make_sort_selector(q, x, off, n);
+    case Method::cutting_plane: return make_cutting_plane_selector(q, x, off, n);
   }
   throw std::invalid_argument(op + ": unknown Method " + std::to_string(static_cast<int>(o.method)));
 }

@@ -27,6 +27,9 @@ template <class T>
 std::unique_ptr<Selector<T>> make_radix_selector(const Queue& q, const Buffer<T>& x, std::size_t offset,
                                                  std::uint64_t n);
 template <class T>
+std::unique_ptr<Selector<T>> make_cutting_plane_selector(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                         std::uint64_t n);
+template <class T>
 std::unique_ptr<Selector<T>> make_sort_selector(const Queue& q, const Buffer<T>& x, std::size_t offset,
                                                 std::uint64_t n);
 

@@ -6,7 +6,7 @@
 
 #include "build/program_cache.hpp"
 #include "clstat/order.hpp"
-#include "order/selector.hpp"
+#include "order/run.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::order {
@@ -27,7 +27,7 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
   if (n > 0xffffffffull)
     throw std::invalid_argument(op + ": n = " + std::to_string(n) + " is past the gather's 32-bit counts (2^32 - 1)");
   if (k == 0) return {};
-  auto sel = o.method == Method::sort ? make_sort_selector(q, x, offset, n) : make_radix_selector(q, x, offset, n);
+  auto sel = make_selector(o, q, x, offset, n, op);
   sel->prepare({largest ? n - k : k - 1});
   const std::uint64_t nan = sel->nan_count();
   if (nan > 0 && o.nan == NanPolicy::raise)

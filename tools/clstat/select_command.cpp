@@ -18,14 +18,15 @@ namespace {
 
 const char* k_usage =
     "usage: clstat select median|kth|quantile --data FILE [--column C] [--k K1,K2,...] [--p P1,P2,...]\n"
-    "                     [--type 1..9] [--method auto|radix|sort] [--nan propagate|omit|raise] [--device SPEC]\n"
+    "                     [--type 1..9] [--method auto|radix|cutting-plane|sort] [--nan propagate|omit|raise] [--device SPEC]\n"
     "  --data FILE        a CSV (one column is read: the first, or --column) or raw little-endian\n"
     "                     .f64 / .f32 values\n"
     "  --column C         the CSV column by header name or 1-based position (default 1)\n"
     "  --k K1,K2,...      kth: the ranks, 1 for the minimum, n for the maximum\n"
     "  --p P1,P2,...      quantile: probabilities in [0, 1]\n"
     "  --type T           quantile: Hyndman-Fan type 1..9, as R's quantile(type = T) (default 7)\n"
-    "  --method M         auto (default) or radix: radix selection; sort: the sort baseline\n"
+    "  --method M         auto (default) or radix: radix selection; cutting-plane: Beliakov's\n"
+    "                     method, made exact; sort: the sort baseline\n"
     "  --nan P            propagate (default: any NaN makes the result NaN), omit, or raise\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
@@ -69,7 +70,8 @@ int select_command(int argc, char** argv) {
       if (m == "auto") o.method = clstat::order::Method::automatic;
       else if (m == "radix") o.method = clstat::order::Method::radix;
       else if (m == "sort") o.method = clstat::order::Method::sort;
-      else throw std::invalid_argument("--method is auto, radix or sort");
+      else if (m == "cutting-plane") o.method = clstat::order::Method::cutting_plane;
+      else throw std::invalid_argument("--method is auto, radix, cutting-plane or sort");
     } else if (a == "--nan") {
       const std::string p = next_value(i, argc, argv);
       if (p == "propagate") o.nan = clstat::order::NanPolicy::propagate;

@@ -1,0 +1,166 @@
+// The cutting-plane selection of Beliakov (2011, sec. IV), made exact. The k-th smallest value
+// minimises the convex piecewise-linear F(y) = sum_i max(y - x_i, 0) - (k - 1/2) y, whose
+// one-sided slopes are #{x < y} - (k - 1/2) and #{x <= y} - (k - 1/2). Kelley's method keeps a
+// bracket [a, b] with F and the slopes at both ends and moves an end to where the two tangents
+// meet. The paper's log transform of wide-range data is not used: a step that falls outside the
+// bracket (rounding in F for ranges past ~1e13) bisects the bracket in key space instead, which
+// ends in at most 64 steps. Once few values lie strictly inside, they are copied and the
+// remainder is selected exactly on the host, the ties at the ends accounted for by the counts.
+// Signed zeros compare equal as values but not as keys; bounds at zero are widened to both.
+// Each step reads the data three times through the deterministic reductions (one fused pass
+// is the next step); NaNs or integer input go to the radix selection.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "clstat/primitives.hpp"
+#include "order/selector.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::order::detail {
+
+namespace {
+
+constexpr std::uint64_t kRemainder = 1u << 15;  // values copied to the host at the end
+constexpr int kMaxSteps = 400;
+
+template <class T>
+class CuttingPlane final : public Selector<T> {
+ public:
+  using Key = key_t<T>;
+  CuttingPlane(const Queue& q, const Buffer<T>& x, std::size_t offset, std::uint64_t n)
+      : q_(q), x_(x), off_(offset), n_(n) {}
+
+  void prepare(const std::vector<std::uint64_t>& hint) override {
+    nan_ = count_if_async(q_, x_, off_, n_, Predicate::is_nan, T(0), T(0)).get();
+    if (nan_ > 0) {  // the sums would be NaN: the radix selection answers
+      fallback_ = make_radix_selector(q_, x_, off_, n_);
+      fallback_->prepare(hint);
+      return;
+    }
+    const auto e = extrema_async(q_, x_, off_, n_).get();
+    min_ = e.min;
+    max_ = e.max;
+  }
+  std::uint64_t nan_count() const override { return nan_; }
+
+  std::vector<Key> select(const std::vector<std::uint64_t>& ranks) override {
+    if (fallback_) return fallback_->select(ranks);
+    std::vector<Key> out;
+    for (auto r : ranks) out.push_back(kth(r + 1));
+    return out;
+  }
+
+  unsigned steps() const { return steps_; }
+
+ private:
+  std::uint64_t count(Predicate p, T c) { return count_if_async(q_, x_, off_, n_, p, c, T(0)).get(); }
+  double below_sum(T c) { return static_cast<double>(transform_reduce_async(q_, x_, off_, n_, Transform::neg_dev, c).get()); }
+
+  // The value strictly inside (a, b) halfway between their keys.
+  static T key_mid(T a, T b) {
+    const Key ka = to_key(a), kb = to_key(b);
+    return from_key<T>(static_cast<Key>(ka + (kb - ka) / 2));
+  }
+
+  // The key of rank k (1-based) among the keys strictly between lo and hi, `below` keys lying at
+  // or under lo: copies them (m of them) and selects on the host.
+  Key from_copy(Key lo, Key hi, std::uint64_t m, std::uint64_t k_in) {
+    auto ci = q_.context().impl();
+    std::vector<Key> keys(m);
+    ::clstat::detail::cl_guard("clstat::order::select (cutting plane)", *ci, [&] {
+      const std::string op = "clstat::order::select (cutting plane)";
+      std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
+                        std::to_string(elem_kind<T>()) + " -DWG=64";
+      auto prog = build::program(*ci, "order/radix_select", opt);
+      const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+      cl::Buffer out(ci->context, CL_MEM_READ_WRITE, std::max<std::uint64_t>(m, 1) * sizeof(Key));
+      cl::Buffer cnt(ci->context, CL_MEM_READ_WRITE, sizeof(cl_uint));
+      const cl_uint zero = 0;
+      cq.enqueueWriteBuffer(cnt, CL_TRUE, 0, sizeof zero, &zero);
+      cl::Kernel k = build::kernel(*prog, "select_copy_between", q_.index());
+      k.setArg(0, x_.raw().impl()->buffer);
+      k.setArg(1, static_cast<cl_ulong>(off_));
+      k.setArg(2, static_cast<cl_ulong>(n_));
+      k.setArg(3, lo);
+      k.setArg(4, hi);
+      k.setArg(5, out);
+      k.setArg(6, cnt);
+      ::clstat::detail::launch(q_, k, cl::NDRange((n_ + 255) / 256 * 256), cl::NDRange(256), {}, op);
+      cl_uint got = 0;
+      cq.enqueueReadBuffer(cnt, CL_TRUE, 0, sizeof got, &got);
+      if (got != m)
+        throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
+      if (m) cq.enqueueReadBuffer(out, CL_TRUE, 0, m * sizeof(Key), keys.data());
+    });
+    std::nth_element(keys.begin(), keys.begin() + (k_in - 1), keys.end());
+    return keys[k_in - 1];
+  }
+
+  // The answer when it is the value v, `less` values lying below it: a nonzero value is its own
+  // key; at zero, -0 and +0 are told apart by copying both.
+  Key at_value(T v, std::uint64_t less, std::uint64_t k) {
+    if (v != 0) return to_key(v);
+    const Key lo = to_key(-T(0)) - 1, hi = to_key(T(0)) + 1;
+    return from_copy(lo, hi, count(Predicate::less_equal, T(0)) - less, k - less);
+  }
+
+  Key kth(std::uint64_t k) {
+    const double h = static_cast<double>(k) - 0.5;
+    T a = min_, b = max_;
+    std::uint64_t ea = count(Predicate::less_equal, a);  // #{x <= a}
+    std::uint64_t lb = count(Predicate::less, b);         // #{x < b}
+    if (k <= ea) return at_value(a, 0, k);
+    if (k > lb) return at_value(b, lb, k);
+    double fa = below_sum(a) - h * a, fb = below_sum(b) - h * b;
+    for (int step = 0; lb - ea > kRemainder && step < kMaxSteps; ++step) {
+      ++steps_;
+      const double ga = static_cast<double>(ea) - h, gb = static_cast<double>(lb) - h;  // ga < 0 < gb
+      T y = static_cast<T>((fb - fa + ga * a - gb * b) / (ga - gb));  // where the tangents meet
+      if (!(y > a && y < b)) y = key_mid(a, b);
+      const std::uint64_t less = count(Predicate::less, y), le = count(Predicate::less_equal, y);
+      const double fy = below_sum(y) - h * y;
+      if (le < k) {
+        a = y, ea = le, fa = fy;
+      } else if (less >= k) {
+        b = y, lb = less, fb = fy;
+      } else {
+        return at_value(y, less, k);  // x_(k) == y
+      }
+    }
+    // The bounds in key space: at zero a value bound covers both signed zeros.
+    const Key lo = a == 0 ? to_key(T(0)) : to_key(a);
+    const Key hi = b == 0 ? to_key(-T(0)) : to_key(b);
+    return from_copy(lo, hi, lb - ea, k - ea);
+  }
+
+  Queue q_;
+  Buffer<T> x_;
+  std::size_t off_;
+  std::uint64_t n_, nan_ = 0;
+  T min_{}, max_{};
+  unsigned steps_ = 0;
+  std::unique_ptr<Selector<T>> fallback_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<Selector<T>> make_cutting_plane_selector(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                         std::uint64_t n) {
+  if constexpr (std::is_floating_point_v<T>) return std::make_unique<CuttingPlane<T>>(q, x, offset, n);
+  else return make_radix_selector(q, x, offset, n);  // the reductions are float and double only
+}
+
+template std::unique_ptr<Selector<float>> make_cutting_plane_selector(const Queue&, const Buffer<float>&, std::size_t,
+                                                                      std::uint64_t);
+template std::unique_ptr<Selector<double>> make_cutting_plane_selector(const Queue&, const Buffer<double>&, std::size_t,
+                                                                       std::uint64_t);
+template std::unique_ptr<Selector<std::int32_t>> make_cutting_plane_selector(const Queue&, const Buffer<std::int32_t>&,
+                                                                             std::size_t, std::uint64_t);
+template std::unique_ptr<Selector<std::int64_t>> make_cutting_plane_selector(const Queue&, const Buffer<std::int64_t>&,
+                                                                             std::size_t, std::uint64_t);
+
+}  // namespace clstat::order::detail
