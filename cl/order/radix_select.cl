@@ -24,7 +24,7 @@
 // select_sample and select_rows (a power of two). PROFILE_NO_HIST, PROFILE_NO_STAGE and
 // PROFILE_NO_COMPACT switch parts of a pass off for measurements (tools/dev/order_profile.cpp);
 // results are wrong with them.
-#if ELEM_KIND == 1
+#if ELEM_KIND == 1 || defined(CLSTAT_FP64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
@@ -633,4 +633,46 @@ __kernel void select_copy_between(__global const elem_t* x, ulong xoff, ulong n,
   if (i >= n) return;
   const skey k = to_key(x[xoff + i]);
   if (k > lo && k < hi) out[atomic_inc(count)] = k;
+}
+
+// One step of the cutting-plane method in one read: per group, the sum of max(y - x, 0) (in
+// double where the device has it; it only steers the steps) and the counts of x < y and x <= y
+// (exact), reduced in a fixed tree; the host adds the groups in order.
+#ifdef CLSTAT_FP64
+typedef double cut_acc;
+#else
+typedef float cut_acc;
+#endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_cut_step(__global const elem_t* x, ulong xoff, ulong n, elem_t y, __global cut_acc* sums,
+                     __global ulong* counts) {
+  __local cut_acc ls[WG];
+  __local ulong llt[WG], lle[WG];
+  const uint l = get_local_id(0);
+  const ulong P = get_global_size(0);
+  cut_acc s = 0;
+  ulong lt = 0, le = 0;
+  for (ulong i = get_global_id(0); i < n; i += P) {
+    const elem_t v = x[xoff + i];
+    s += (cut_acc)max(y - v, (elem_t)0);
+    lt += v < y;
+    le += v <= y;
+  }
+  ls[l] = s;
+  llt[l] = lt;
+  lle[l] = le;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      ls[l] += ls[l + h];
+      llt[l] += llt[l + h];
+      lle[l] += lle[l + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    sums[get_group_id(0)] = ls[0];
+    counts[2 * get_group_id(0)] = llt[0];
+    counts[2 * get_group_id(0) + 1] = lle[0];
+  }
 }

@@ -31,7 +31,7 @@
 //              F(y) = sum max(y - x_i, 0) - (k - 1/2) y (no log transform; a step outside the
 //              bracket bisects it in key space), then the values left strictly inside the
 //              bracket (at most 2^15) are copied and selected on the host, the ties at its ends
-//              counted. Each step reads the data three times. Float and double without NaN;
+//              counted. Each step reads the data once. Float and double without NaN;
 //              integer input or NaNs are answered by radix.
 //   sort       the baseline: sorts a copy of the keys with Boost.Compute and reads the ranks.
 //              O(n log n) work, 2n keys of memory.

@@ -7,8 +7,8 @@
 // ends in at most 64 steps. Once few values lie strictly inside, they are copied and the
 // remainder is selected exactly on the host, the ties at the ends accounted for by the counts.
 // Signed zeros compare equal as values but not as keys; bounds at zero are widened to both.
-// Each step reads the data three times through the deterministic reductions (one fused pass
-// is the next step); NaNs or integer input go to the radix selection.
+// Each step reads the data once (select_cut_step: the sum and both counts); NaNs or integer
+// input go to the radix selection.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -57,7 +57,49 @@ class CuttingPlane final : public Selector<T> {
 
  private:
   std::uint64_t count(Predicate p, T c) { return count_if_async(q_, x_, off_, n_, p, c, T(0)).get(); }
-  double below_sum(T c) { return static_cast<double>(transform_reduce_async(q_, x_, off_, n_, Transform::neg_dev, c).get()); }
+
+  struct Step {
+    double below_sum;            // sum of max(y - x, 0)
+    std::uint64_t less, le;      // #{x < y}, #{x <= y}
+  };
+  // One read of the data (select_cut_step); the groups' partials are added here in order.
+  Step step_at(T y) {
+    auto ci = q_.context().impl();
+    const std::string op = "clstat::order::select (cutting plane)";
+    Step st{0, 0, 0};
+    ::clstat::detail::cl_guard(op, *ci, [&] {
+      const std::size_t wg = 256;
+      std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
+                        std::to_string(elem_kind<T>()) + " -DWG=" + std::to_string(wg);
+      auto prog = build::program(*ci, "order/radix_select", opt);
+      const bool fp64 = ci->info().fp64;
+      const std::size_t G = std::max<std::size_t>(1, ci->info().compute_units) *
+                            (ci->info().type == DeviceType::gpu ? 8 : 1);
+      cl::Buffer sums = ci->scratch(q_.index(), 52, G * 8);
+      cl::Buffer counts = ci->scratch(q_.index(), 53, 2 * G * sizeof(cl_ulong));
+      cl::Kernel k = build::kernel(*prog, "select_cut_step", q_.index());
+      k.setArg(0, x_.raw().impl()->buffer);
+      k.setArg(1, static_cast<cl_ulong>(off_));
+      k.setArg(2, static_cast<cl_ulong>(n_));
+      k.setArg(3, y);
+      k.setArg(4, sums);
+      k.setArg(5, counts);
+      ::clstat::detail::launch(q_, k, cl::NDRange(G * wg), cl::NDRange(wg), {}, op);
+      const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+      std::vector<cl_ulong> c(2 * G);
+      std::vector<double> sd(G);
+      std::vector<float> sf(G);
+      if (fp64) cq.enqueueReadBuffer(sums, CL_FALSE, 0, G * sizeof(double), sd.data());
+      else cq.enqueueReadBuffer(sums, CL_FALSE, 0, G * sizeof(float), sf.data());
+      cq.enqueueReadBuffer(counts, CL_TRUE, 0, c.size() * sizeof(cl_ulong), c.data());
+      for (std::size_t g = 0; g < G; ++g) {
+        st.below_sum += fp64 ? sd[g] : static_cast<double>(sf[g]);
+        st.less += c[2 * g];
+        st.le += c[2 * g + 1];
+      }
+    });
+    return st;
+  }
 
   // The value strictly inside (a, b) halfway between their keys.
   static T key_mid(T a, T b) {
@@ -110,18 +152,20 @@ class CuttingPlane final : public Selector<T> {
   Key kth(std::uint64_t k) {
     const double h = static_cast<double>(k) - 0.5;
     T a = min_, b = max_;
-    std::uint64_t ea = count(Predicate::less_equal, a);  // #{x <= a}
-    std::uint64_t lb = count(Predicate::less, b);         // #{x < b}
+    const Step sa = step_at(a), sb = step_at(b);
+    std::uint64_t ea = sa.le;    // #{x <= a}
+    std::uint64_t lb = sb.less;  // #{x < b}
     if (k <= ea) return at_value(a, 0, k);
     if (k > lb) return at_value(b, lb, k);
-    double fa = below_sum(a) - h * a, fb = below_sum(b) - h * b;
+    double fa = sa.below_sum - h * a, fb = sb.below_sum - h * b;
     for (int step = 0; lb - ea > kRemainder && step < kMaxSteps; ++step) {
       ++steps_;
       const double ga = static_cast<double>(ea) - h, gb = static_cast<double>(lb) - h;  // ga < 0 < gb
       T y = static_cast<T>((fb - fa + ga * a - gb * b) / (ga - gb));  // where the tangents meet
       if (!(y > a && y < b)) y = key_mid(a, b);
-      const std::uint64_t less = count(Predicate::less, y), le = count(Predicate::less_equal, y);
-      const double fy = below_sum(y) - h * y;
+      const Step sy = step_at(y);
+      const std::uint64_t less = sy.less, le = sy.le;
+      const double fy = sy.below_sum - h * y;
       if (le < k) {
         a = y, ea = le, fa = fy;
       } else if (less >= k) {
