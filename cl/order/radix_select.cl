@@ -327,7 +327,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 
 // totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32); then,
 // so that one read brings back everything a pass learnt: totals[row] = the compaction cursor
-// (which is reset for the next pass), totals[row + 1 .. row + 4] = the bracket, and with
+// (which is reset for the next pass), totals[row + 1 .. row + 2] = the bracket, and with
 // `extrema` totals[row + 5], [row + 6] = the smallest and largest key over minmax's groups.
 __kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals,
                          __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
@@ -341,7 +341,7 @@ __kernel void select_sum(__global const uint* partials, uint groups, uint row, _
   } else if (b == row) {
     totals[row] = *cursor;
     *cursor = 0;
-    for (uint i = 0; i < 4; ++i) totals[row + 1 + i] = (ulong)bracket[i];
+    for (uint i = 0; i < 2; ++i) totals[row + 1 + i] = (ulong)bracket[i];
   } else if (b == row + 1 && extrema) {
     skey v = KEY_MAX;
     for (uint g = 0; g < groups; ++g) v = min(v, minmax[2 * g]);
@@ -395,7 +395,6 @@ void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ul
     const long ihi = (long)((ulong)LCAP * r_hi / n) + 1 + (long)margin;
     bracket[0] = ilo <= 0 ? (skey)0 : buf[ilo];
     bracket[1] = ihi >= LCAP ? KEY_MAX : buf[ihi];
-    bracket[2] = bracket[3] = 0;
   }
 }
 
@@ -576,10 +575,13 @@ __kernel void select_keys(__global const elem_t* x, ulong xoff, ulong n, __globa
 
 // top_k's gather: the indices of the keys beyond the threshold key t (above it when `largest`,
 // below it otherwise; NaN keys skipped when `skip_nan`), with their keys, and the indices of the
-// keys equal to t, each list in arbitrary order at positions taken from its cursor.
+// keys equal to t, each list in arbitrary order at positions taken from its cursor (counts[0]
+// and counts[1]).
 __kernel void select_gather(__global const elem_t* x, ulong xoff, ulong n, skey t, uint largest, uint skip_nan,
-                            __global skey* beyond_key, __global ulong* beyond_idx, __global uint* beyond_n,
-                            __global ulong* equal_idx, __global uint* equal_n) {
+                            __global skey* beyond_key, __global ulong* beyond_idx, __global uint* counts,
+                            __global ulong* equal_idx) {
+  __global uint* beyond_n = counts;
+  __global uint* equal_n = counts + 1;
   const ulong i = get_global_id(0);
   if (i >= n) return;
   const skey k = to_key(x[xoff + i]);

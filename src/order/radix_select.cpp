@@ -44,10 +44,8 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
        (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0");
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
-  o += " -DITEMS=" + std::to_string(::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8)) +
-       " -DSTAGE=2048 -DHBINS=" + std::to_string(kHBins) + " -DLCAP=" + std::to_string(lcap_);
-  // Measurement switches for the kernel (e.g. -DPROFILE_NO_STAGE), never set in normal use.
-  if (const char* e = std::getenv("CLSTAT_ORDER_EXTRA")) o += std::string(" ") + e;
+  o += " -DITEMS=" + std::to_string(items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kHBins) +
+       " -DLCAP=" + std::to_string(lcap_) + extra_;
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
   // All variants then use the size the most demanding one accepted (the finish and sample
@@ -64,6 +62,9 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // Polling the event costs a CPU core, which on a CPU device is a compute unit.
   spin_ = gpu;
   wg_ = std::min<std::size_t>(::clstat::detail::env_size("CLSTAT_ORDER_WG", 256), info.max_work_group_size);
+  items_ = ::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8);
+  // Measurement switches for the kernel (e.g. -DPROFILE_NO_STAGE), never set in normal use.
+  if (const char* e = std::getenv("CLSTAT_ORDER_EXTRA")) extra_ = std::string(" ") + e;
   std::size_t lc = 1;
   while (lc * 2 <= 4096 && lc * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lc *= 2;
   lcap_ = lc;
@@ -145,7 +146,7 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
     k.setArg(3, static_cast<cl_ulong>(r_lo));
     k.setArg(4, static_cast<cl_ulong>(r_hi));
     k.setArg(5, margin);
-    k.setArg(6, ctx_->scratch(q_.index(), kSlotBracket, 4 * sizeof(Key)));
+    k.setArg(6, ctx_->scratch(q_.index(), kSlotBracket, 2 * sizeof(Key)));
     ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
   });
 }
@@ -168,7 +169,7 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
     cl::Kernel k0 = build::kernel(*prog, "select_plan_start", qi);
     k0.setArg(0, totals);
     k0.setArg(1, planb);
-    k0.setArg(2, ctx_->scratch(qi, kSlotBracket, 4 * sizeof(Key)));
+    k0.setArg(2, ctx_->scratch(qi, kSlotBracket, 2 * sizeof(Key)));
     k0.setArg(3, static_cast<cl_uint>(hint.size()));
     for (int t = 0; t < 4; ++t) k0.setArg(4 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
     k0.setArg(8, static_cast<cl_ulong>(cap_));
@@ -193,12 +194,9 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
       ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kPlanWords * sizeof(cl_ulong),
                                                        plan_.data(), nullptr, &done);
       wait(done);
-      ++stats_.host_syncs;
       if (plan_[0] != 0) break;  // done, or the host starts over
     }
   });
-  stats_.passes += 1;
-  stats_.full_passes += 1;
   plan_ranks_ = hint;
   nan_ = plan_[16];
 }
@@ -208,7 +206,6 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
 template <class T>
 bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
   if (plan_.empty() || ranks != plan_ranks_ || plan_[0] != 2) return false;
-  stats_.filtered = true;
   for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(plan_[11 + t]);
   return true;
 }
@@ -221,7 +218,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     auto prog = program(kind, compact, from_keys);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-    const std::size_t per_group = wg_ * ::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8);
+    const std::size_t per_group = wg_ * items_;
     // A planned pass does not know its size: it gets every group (idle ones return at once).
     const std::uint64_t size = kind == Kind::planned ? n_ : m;
     G = static_cast<std::size_t>(
@@ -233,7 +230,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     cl::Buffer minmax = ctx_->scratch(qi, kSlot + 2, 2 * G * sizeof(Key));
     cl::Buffer jobsb = ctx_->scratch(qi, kSlot + 3, kMaxJobs * sizeof(Key));
     cl::Buffer cursor = ctx_->scratch(qi, kSlot + 4, sizeof(cl_uint));
-    cl::Buffer bracket = ctx_->scratch(qi, kSlotBracket, 4 * sizeof(Key));
+    cl::Buffer bracket = ctx_->scratch(qi, kSlotBracket, 2 * sizeof(Key));
     cl::Buffer planb = ctx_->scratch(qi, kSlotPlan, kPlanWords * sizeof(cl_ulong));
     if (jobs.size() > 1) {
       jobs_host_.resize(jobs.size());
@@ -294,17 +291,13 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     cq.enqueueReadBuffer(ctx_->scratch(q_.index(), kSlot + 1, (row + kExtra) * sizeof(cl_ulong)), CL_FALSE, 0,
                          t.size() * sizeof(cl_ulong), t.data(), nullptr, &done);
     wait(done);
-    ++stats_.passes;
-    ++stats_.host_syncs;
-    if (!from_keys) ++stats_.full_passes;
-    stats_.keys_read += m;
     Pass p;
     p.bits = bits;
     p.totals.assign(t.begin(), t.begin() + nb);
     p.nan = t[nb];
     p.below = t[nb + 1];
     p.written = t[row];
-    for (int i = 0; i < 4; ++i) p.bracket[i] = static_cast<Key>(t[row + 1 + i]);
+    for (int i = 0; i < 2; ++i) p.bracket[i] = static_cast<Key>(t[row + 1 + i]);
     if (kind == Kind::first) {
       kmin_ = static_cast<Key>(t[row + 5]);
       kmax_ = static_cast<Key>(t[row + 6]);
@@ -355,8 +348,6 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
     cl::Event done;
     cq.enqueueReadBuffer(ob, CL_FALSE, 0, ntargets * sizeof(Key), out.data(), nullptr, &done);
     wait(done);  // also keeps the staged vectors alive until their writes are done
-    ++stats_.host_syncs;
-    stats_.keys_read += m * jobs.size();
   });
 }
 
@@ -422,7 +413,6 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
   // of the bracket's ends.
   if (filtered_ && ranks.size() <= kMaxJobs && (filter_.written <= cap_ || filter_.bracket[0] == filter_.bracket[1]) &&
       ranks.front() >= filter_.below && ranks.back() < filter_.below + filter_.written) {
-    stats_.filtered = true;
     const Key lo = filter_.bracket[0], hi = filter_.bracket[1];
     if (lo == hi) {  // every candidate is lo
       std::fill(out.begin(), out.end(), lo);

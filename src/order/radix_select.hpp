@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "order/keys.hpp"
@@ -10,15 +11,6 @@
 #include "runtime/impl.hpp"
 
 namespace clstat::order::detail {
-
-/// What a selection did, for the benchmark's and the tests' accounting.
-struct SelectStats {
-  unsigned passes = 0;          ///< passes over candidates (each reads them once)
-  unsigned full_passes = 0;     ///< of which over the whole input
-  unsigned host_syncs = 0;      ///< read-backs that the host waited for
-  bool filtered = false;        ///< the sampled bracket held every target
-  std::uint64_t keys_read = 0;  ///< elements read by all passes
-};
 
 /// Selection of order statistics of n elements of x (from element `offset`) by MSD radix passes
 /// over the order-preserving keys.
@@ -44,7 +36,6 @@ class RadixSelect final : public Selector<T> {
   std::uint64_t nan_count() const override { return nan_; }
   std::vector<Key> select(const std::vector<std::uint64_t>& ranks) override;
 
-  const SelectStats& stats() const { return stats_; }
 
  private:
   struct Job {
@@ -58,7 +49,7 @@ class RadixSelect final : public Selector<T> {
     unsigned bits = 0;
     std::uint64_t nan = 0, below = 0;   // FIRST / FILTER
     std::uint64_t written = 0;          // keys the compaction counted
-    Key bracket[4] = {0, 0, 0, 0};      // FILTER: lo, hi, shift, common prefix bits
+    Key bracket[2] = {0, 0};            // FILTER: lo, hi
   };
   enum class Kind { plain, first, filter, planned };
   struct Descent {
@@ -98,7 +89,8 @@ class RadixSelect final : public Selector<T> {
   Pass first_, filter_;
   std::size_t groups_ = 0, wg_ = 0, lcap_ = 0;
   std::uint64_t cap_ = 0;
-  SelectStats stats_;
+  std::size_t items_ = 8;   // loads per thread per step (CLSTAT_ORDER_ITEMS, for experiments)
+  std::string extra_;       // CLSTAT_ORDER_EXTRA: measurement switches, never set in normal use
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
   std::vector<std::uint64_t> plan_ranks_;

@@ -19,8 +19,9 @@ using namespace detail;
 
 template <class T>
 struct RowOutcome {
-  std::vector<char> nan_result;  // per row
-  std::vector<T> values;         // per row, width() values
+  std::vector<char> nan_result;       // per row
+  std::vector<std::uint64_t> n_eff;   // per row: the values ranked (cols, less NaNs under omit)
+  std::vector<T> values;              // per row, width values
   std::size_t width = 0;
 };
 
@@ -42,11 +43,13 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
   while (lcap * 2 <= 4096 && lcap * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lcap *= 2;
   RowOutcome<T> out;
   out.nan_result.assign(rows, 0);
+  out.n_eff.assign(rows, cols);
   if (cols > lcap) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
       auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, r * cols, cols, o, need);
       out.nan_result[r] = res.nan_result;
+      out.n_eff[r] = res.n_eff;
       per[r] = res.values;
       out.width = std::max(out.width, per[r].size());
     }
@@ -81,6 +84,7 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
         throw std::invalid_argument(op + ": row " + std::to_string(r) + " holds " + std::to_string(nan[r]) +
                                     " NaN value" + (nan[r] == 1 ? "" : "s") + " (NanPolicy::raise)");
       const std::uint64_t n_eff = o.nan == NanPolicy::omit ? cols - nan[r] : cols;
+      out.n_eff[r] = n_eff;
       if ((nan[r] > 0 && o.nan == NanPolicy::propagate)) {
         out.nan_result[r] = 1;
         continue;
@@ -176,12 +180,7 @@ std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t r
   std::vector<double> out(rows * probs.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t r = 0; r < rows; ++r) {
     if (res.nan_result[r]) continue;
-    std::uint64_t m = cols;
-    if constexpr (std::is_floating_point_v<T>)
-      if (o.nan == NanPolicy::omit) {
-        m = 0;
-        for (std::size_t i = 0; i < cols; ++i) m += !std::isnan(x[r * cols + i]);
-      }
+    const std::uint64_t m = res.n_eff[r];
     for (std::size_t j = 0; j < probs.size(); ++j)
       out[r * probs.size() + j] = quantile_combine(quantile_rule(type, probs[j], m),
                                                    static_cast<double>(res.values[r * res.width + 2 * j]),

@@ -37,18 +37,32 @@ inline void check_policy(const Options& o, const std::string& op) {
 template <class T>
 struct Outcome {
   bool nan_result = false;  // the NaN policy makes every result NaN
+  std::uint64_t n_eff = 0;  // the values ranked: n, less the NaNs under omit
   std::vector<T> values;    // the values of the needed ranks
 };
 
-// Selects the 1-based ranks that need(n_eff) asks for, n_eff being n less the NaNs under omit.
+// The checks every device-buffer entry point makes before it launches anything.
 template <class T>
-Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t n,
-               const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
+void check_input(const std::string& op, const Buffer<T>& x, std::size_t off, std::size_t n, const Options& o) {
   check_policy(o, op);
   if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0)");
   if (off > x.size() || n > x.size() - off)
     throw std::invalid_argument(op + ": elements [" + std::to_string(off) + ", " + std::to_string(off + n) +
                                 ") run past the buffer's " + std::to_string(x.size()));
+}
+
+// NanPolicy::raise on `nan` NaNs.
+inline void raise_on_nan(const std::string& op, std::uint64_t nan, const Options& o) {
+  if (nan > 0 && o.nan == NanPolicy::raise)
+    throw std::invalid_argument(op + ": the input holds " + std::to_string(nan) + " NaN value" + (nan == 1 ? "" : "s") +
+                                " (NanPolicy::raise)");
+}
+
+// Selects the 1-based ranks that need(n_eff) asks for, n_eff being n less the NaNs under omit.
+template <class T>
+Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t n,
+               const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
+  check_input(op, x, off, n, o);
   auto sel = make_selector(o, q, x, off, n, op);
   {
     std::vector<std::uint64_t> hint = need(n);  // the ranks if there is no NaN
@@ -56,17 +70,14 @@ Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::s
     sel->prepare(hint);
   }
   const std::uint64_t nan = sel->nan_count();
+  raise_on_nan(op, nan, o);
   Outcome<T> out;
-  if (nan > 0) {
-    if (o.nan == NanPolicy::raise)
-      throw std::invalid_argument(op + ": the input holds " + std::to_string(nan) + " NaN value" +
-                                  (nan == 1 ? "" : "s") + " (NanPolicy::raise)");
-    if (o.nan == NanPolicy::propagate) {
-      out.nan_result = true;
-      return out;
-    }
+  if (nan > 0 && o.nan == NanPolicy::propagate) {
+    out.nan_result = true;
+    return out;
   }
   const std::uint64_t n_eff = n - nan;
+  out.n_eff = n_eff;
   std::vector<std::uint64_t> ranks = need(n_eff);  // may throw out_of_range for omit
   if (n_eff == 0) {
     out.nan_result = true;

@@ -17,12 +17,7 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
   using namespace detail;
   using Key = key_t<T>;
   const std::string op = "clstat::order::top_k";
-  const int policy = static_cast<int>(o.nan);
-  if (policy < 0 || policy > 2) throw std::invalid_argument(op + ": unknown NanPolicy " + std::to_string(policy));
-  if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0)");
-  if (offset > x.size() || n > x.size() - offset)
-    throw std::invalid_argument(op + ": elements [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
-                                ") run past the buffer's " + std::to_string(x.size()));
+  check_input(op, x, offset, n, o);
   if (k > n) throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
   if (n > 0xffffffffull)
     throw std::invalid_argument(op + ": n = " + std::to_string(n) + " is past the gather's 32-bit counts (2^32 - 1)");
@@ -30,9 +25,7 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
   auto sel = make_selector(o, q, x, offset, n, op);
   sel->prepare({largest ? n - k : k - 1});
   const std::uint64_t nan = sel->nan_count();
-  if (nan > 0 && o.nan == NanPolicy::raise)
-    throw std::invalid_argument(op + ": the input holds " + std::to_string(nan) + " NaN value" + (nan == 1 ? "" : "s") +
-                                " (NanPolicy::raise)");
+  raise_on_nan(op, nan, o);
   const bool skip_nan = nan > 0 && o.nan == NanPolicy::omit;
   const std::uint64_t n_eff = skip_nan ? n - nan : n;
   if (k > n_eff)
@@ -48,15 +41,15 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
                       std::to_string(elem_kind<T>()) + " -DWG=64";
     auto prog = build::program(*ci, "order/radix_select", opt);
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
-    // At most k - 1 values lie beyond the threshold; up to n may equal it.
-    cl::Buffer bk(ci->context, CL_MEM_READ_WRITE, k * sizeof(Key));
-    cl::Buffer bi(ci->context, CL_MEM_READ_WRITE, k * sizeof(cl_ulong));
+    // At most k - 1 values lie beyond the threshold (scratch slots 54, 55, kept across calls);
+    // up to n may equal it (allocated per call: n words is too much to keep).
+    const std::size_t qi = q.index();
+    cl::Buffer bk = ci->scratch(qi, 54, k * sizeof(Key));
+    cl::Buffer bi = ci->scratch(qi, 55, k * sizeof(cl_ulong));
     cl::Buffer ei(ci->context, CL_MEM_READ_WRITE, n * sizeof(cl_ulong));
-    cl::Buffer counts(ci->context, CL_MEM_READ_WRITE, sizeof(cl_uint));
-    cl::Buffer ecount(ci->context, CL_MEM_READ_WRITE, sizeof(cl_uint));
-    const cl_uint zero = 0;
-    cq.enqueueWriteBuffer(counts, CL_TRUE, 0, sizeof zero, &zero);
-    cq.enqueueWriteBuffer(ecount, CL_TRUE, 0, sizeof zero, &zero);
+    cl::Buffer counts = ci->scratch(qi, 57, 2 * sizeof(cl_uint));  // beyond, equal
+    static const cl_uint zero[2] = {0, 0};
+    cq.enqueueWriteBuffer(counts, CL_FALSE, 0, sizeof zero, zero);
     cl::Kernel g = build::kernel(*prog, "select_gather", q.index());
     g.setArg(0, x.raw().impl()->buffer);
     g.setArg(1, static_cast<cl_ulong>(offset));
@@ -68,11 +61,10 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
     g.setArg(7, bi);
     g.setArg(8, counts);
     g.setArg(9, ei);
-    g.setArg(10, ecount);
     ::clstat::detail::launch(q, g, cl::NDRange((n + 255) / 256 * 256), cl::NDRange(256), {}, op);
-    cl_uint nb = 0, ne = 0;
-    cq.enqueueReadBuffer(counts, CL_TRUE, 0, sizeof nb, &nb);
-    cq.enqueueReadBuffer(ecount, CL_TRUE, 0, sizeof ne, &ne);
+    cl_uint c[2] = {0, 0};
+    cq.enqueueReadBuffer(counts, CL_TRUE, 0, sizeof c, c);
+    const cl_uint nb = c[0], ne = c[1];
     if (nb >= k || nb + static_cast<std::uint64_t>(ne) < k)
       throw std::logic_error(op + ": gathered " + std::to_string(nb) + " + " + std::to_string(ne) +
                              " values for k = " + std::to_string(k));
@@ -109,11 +101,8 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
 template <class T>
 TopK<T> top_k(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, bool largest, const Options& o) {
   const std::string op = "clstat::order::top_k";
-  if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0)");
-  if (!x) throw std::invalid_argument(op + ": null data pointer with n = " + std::to_string(n));
   if (k > n) throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
-  Buffer<T> b(ctx, x, n);
-  return top_k(ctx.queue(0), b, 0, n, k, largest, o);
+  return top_k(ctx.queue(0), detail::upload(ctx, x, n, op), 0, n, k, largest, o);
 }
 
 #define CLSTAT_INSTANTIATE(T)                                                                                    \
