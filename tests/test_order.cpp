@@ -401,4 +401,23 @@ TEST_CASE("order.bad_input") {
                        std::invalid_argument);
   Buffer<float> b(ctx(), x.data(), 3);
   CHECK_THROWS_WITH_AS(order::median(ctx().queue(0), b, 2, 2), doctest::Contains("run past"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::kth_smallest(ctx().queue(0), b, 1, 3, {1}), doctest::Contains("run past"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles(ctx().queue(0), b, 4, 1, {0.5}), doctest::Contains("run past"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k(ctx().queue(0), b, 1, 3, 1), doctest::Contains("run past"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::median(ctx().queue(0), b, 0, 0), doctest::Contains("empty input"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::median_low(ctx(), x.data(), 0), doctest::Contains("empty input"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::median_high<float>(ctx(), nullptr, 3), doctest::Contains("null"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k<float>(ctx(), nullptr, 3, 1), doctest::Contains("null"), std::invalid_argument);
+  order::Options bad_policy;
+  bad_policy.nan = static_cast<order::NanPolicy>(7);
+  CHECK_THROWS_WITH_AS(order::median(ctx(), x.data(), 3, bad_policy), doctest::Contains("unknown NanPolicy"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k(ctx(), x.data(), 3, 1, true, bad_policy), doctest::Contains("unknown NanPolicy"),
+                       std::invalid_argument);
+  order::Options bad_method;
+  bad_method.method = static_cast<order::Method>(9);
+  CHECK_THROWS_WITH_AS(order::kth_smallest(ctx(), x.data(), 3, 2, bad_method), doctest::Contains("unknown Method"),
+                       std::invalid_argument);
 }

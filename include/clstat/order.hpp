@@ -39,6 +39,12 @@
 // Several k or probabilities in one call share the passes (radix: up to 64 targets per batch of
 // passes).
 //
+// Complexity (every function below). radix: O(n) work and O(1) reads of the data per call, as
+// above, whatever k; cutting_plane: one read per step (at most 64 bisection steps past the
+// cutting planes; a handful on the paper's distributions) plus O(2^15 log 2^15) on the host;
+// sort: O(n log n). Host-array forms add one upload of n values. Results are exact, so none
+// depends on the method or the device.
+//
 // Errors. n == 0, a null pointer, a range past the end of a buffer, k outside 1..n, a
 // probability outside [0, 1] or NaN, a type outside 1..9 raise std::invalid_argument (k past the
 // number of non-NaN values under omit raises std::out_of_range). OpenCL failures raise
