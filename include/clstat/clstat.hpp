@@ -6,6 +6,7 @@
 #include "clstat/error.hpp"
 #include "clstat/kde.hpp"
 #include "clstat/order.hpp"
+#include "clstat/robust.hpp"
 #include "clstat/primitives.hpp"
 #include "clstat/runtime.hpp"
 #include "clstat/stable.hpp"

@@ -9,6 +9,7 @@
 #include "build/program_cache.hpp"
 #include "clstat/primitives.hpp"
 #include "order/selector.hpp"
+#include "order/sort_values.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::order::detail {
@@ -63,6 +64,17 @@ class SortSelect final : public Selector<T> {
 };
 
 }  // namespace
+
+void sort_values(const Queue& q, const Buffer<double>& x, std::size_t offset, std::size_t n) {
+  auto ci = q.context().impl();
+  ::clstat::detail::cl_guard("clstat::order::sort_values", *ci, [&] {
+    namespace bc = boost::compute;
+    bc::command_queue bq(::clstat::detail::queue_of(q)(), true);
+    bc::buffer bb(x.raw().impl()->buffer(), true);
+    bc::sort(bc::make_buffer_iterator<double>(bb, offset), bc::make_buffer_iterator<double>(bb, offset + n), bq);
+    bq.finish();
+  });
+}
 
 template <class T>
 std::unique_ptr<Selector<T>> make_sort_selector(const Queue& q, const Buffer<T>& x, std::size_t offset,

@@ -1,0 +1,125 @@
+// clstat/robust.hpp: high-breakdown linear regression, least trimmed squares (LTS) by FAST-LTS and
+// least median of squares (LMS), with the random starts and C-steps on the device.
+//
+// Model. y_i = b_0 + x_i . b + e_i with intercept (the default), or y_i = x_i . b + e_i without.
+// x is a row-major n x p matrix of explanatory columns (without a column of ones), y has n
+// values, all in double. q = p + 1 with intercept, else p, is the number of coefficients;
+// coefficients are returned intercept first, then b_1..b_p, in the units of the data.
+//
+// Coverage. h = floor(2 floor((n + q + 1) / 2) - n + 2 (n - floor((n + q + 1) / 2)) alpha), as
+// robustbase's h.alpha.n: alpha = 0.5 gives h = floor((n + q + 1) / 2), the highest breakdown
+// point; alpha = 1 gives h = n (least squares). alpha must lie in [0.5, 1].
+//
+// Reproducibility. The random p-subsets (and, for large n, the random subsamples of the nested
+// extension) are drawn on the host by Philox4x32-10 from `seed`, so a seed gives the same starts
+// on every device; the C-steps sort and sum in a fixed order, so the fit does not depend on the
+// work-group size or the number of work-groups.
+//
+// Errors (std::invalid_argument, naming the problem): n == 0 or null pointers; p == 0 (the
+// location-only LTS is not provided); n <= 2q ("need more than twice as many observations as
+// coefficients", as robustbase); a value of x or y that is NaN or infinite (its row named); a
+// constant explanatory column (named; the intercept is the only constant column allowed);
+// columns that are linearly dependent (x singular); alpha outside [0.5, 1]; nsamp == 0; too many
+// coefficients (q > 32). OpenCL failures raise clstat::Error; a device without fp64 raises
+// UnsupportedFeature.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat::robust {
+
+struct LtsOptions {
+  double alpha = 0.5;        // coverage, h as above
+  bool intercept = true;     // add b_0
+  std::size_t nsamp = 500;   // random p-subsets (starts), as robustbase's default
+  bool exact = false;        // every p-subset as a start instead (C(n, q) of them, at most 2^31)
+  std::uint64_t seed = 0x5eed5eedULL;
+  bool use_correction = true;  // the small-sample factors of Pison, Van Aelst & Willems (2002)
+  int max_csteps = 200;        // C-steps of each final run, as robustbase's maxcsteps
+};
+
+struct LtsFit {
+  std::size_t n = 0, q = 0, h = 0;  // observations, coefficients, coverage
+  // The reweighted fit: least squares on the observations whose raw standardised residual is at
+  // most qnorm(0.9875) = 2.2414 in absolute value (robustbase's coefficients, scale, lts.wt).
+  std::vector<double> coefficients;
+  double scale = 0;
+  std::vector<double> residuals;        // y - fit, all n
+  std::vector<unsigned char> weights;   // 1 where |residual / scale| <= 2.2414, else 0
+  std::vector<std::size_t> outliers;    // 0-based rows with weight 0
+  // The raw LTS fit: least squares on the best h-subset.
+  std::vector<double> raw_coefficients;
+  double raw_scale = 0;                      // consistency- and small-sample-corrected
+  std::vector<unsigned char> raw_weights;
+  std::vector<std::size_t> best;             // the h-subset, 0-based, ascending
+  double objective = 0;   // sum of the h smallest squared raw residuals, in y's units squared
+  double crit_robustbase = 0;  // objective / (MAD of y)^2, the number robustbase reports as crit
+  double raw_cnp2[2] = {1, 1}, cnp2[2] = {1, 1};  // the factors applied, as robustbase's
+  bool exact_fit = false;  // raw scale below 1e-7: at least h points lie on a hyperplane
+  // Search record: starts tried, those whose p-subset was singular and had to be extended,
+  // C-steps in the final runs, and whether the best final run stopped because its objective
+  // stopped decreasing (false: it hit max_csteps).
+  std::size_t starts = 0, singular_starts = 0;
+  int csteps = 0;
+  bool converged = false;
+};
+
+/// Least trimmed squares: minimises the sum of the h smallest squared residuals by FAST-LTS
+/// (Rousseeuw & Van Driessen 2006), then the raw and reweighted fits and scales as robustbase's
+/// ltsReg (0.95). Search: every start is a p-subset's exact fit (a singular subset grows by random
+/// rows until it has full rank), improved by C-steps, each of which takes the h observations with
+/// the smallest squared residuals (ties by lower row) and refits them by least squares.
+///   n <= 2048: every start is C-stepped to convergence on the whole data, one work-group each.
+///   n >  2048: robustbase's nested extension: 1500 random rows in 5 blocks of 300; nsamp / 5
+///              starts per block with 2 C-steps there, the 10 best of each block with 2 C-steps
+///              on the 1500 rows, then the 10 best of those C-stepped to convergence on all n
+///              rows, where each C-step selects the h-th smallest squared residual exactly
+///              (clstat::order) and uses the tie formula sum_{r^2 < t} r^2 + (h - #{r^2 < t}) t.
+/// Work: O(nsamp (m q + m log^2 m + h q^2) C-steps) on the device for the starts (m = min(n,
+/// 2048)), O(n q^2) per final C-step, and O(n q^2) on the host for the final fits (Householder
+/// QR, as R's lm.fit). Memory: x and y on the device once, plus 10 n doubles.
+CLSTAT_EXPORT LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y,
+                         const LtsOptions& o = {});
+
+struct LmsOptions {
+  std::size_t h = 0;         // the order statistic minimised; 0: floor((n + q + 1) / 2)
+  bool intercept = true;
+  bool adjust = true;        // optimise the intercept of every subset's fit (MASS's adjust)
+  std::size_t nsamp = 3000;  // random p-subsets; every subset when C(n, q) <= nsamp
+  bool exact = false;        // every p-subset, however many (at most 2^31)
+  std::uint64_t seed = 0x5eed5eedULL;
+};
+
+struct LmsFit {
+  std::size_t n = 0, q = 0, h = 0;
+  std::vector<double> coefficients;  // intercept first
+  double crit = 0;   // the h-th smallest squared residual of the fit
+  // MASS's two scales: sqrt(crit) / qnorm((n + h) / (2n)), then the root mean square of the
+  // residuals within 2.5 times it (with q degrees of freedom removed).
+  double scale[2] = {0, 0};
+  std::vector<double> residuals;
+  std::vector<std::size_t> best;      // the p-subset (0-based, ascending) whose fit won
+  std::vector<std::size_t> outliers;  // rows with |residual| > 2.5 scale[0]
+  std::size_t starts = 0, singular_starts = 0;
+  bool exhaustive = false;
+};
+
+/// Least median of squares, generalised to the h-th order statistic (Rousseeuw 1984): over the
+/// exact fits through p-subsets (a singular subset is skipped), the one with the smallest h-th
+/// squared residual; with adjust, each fit's intercept is first moved to the middle of the
+/// shortest interval holding h of its residuals (the LMS location), as MASS::lqs. Ties go to the
+/// earlier subset. n <= 2048: one work-group per subset sorts the residuals in local memory.
+/// Larger n: the residuals of each subset are sorted (adjust) or selected (no adjust) in device
+/// memory, subset by subset, O(n log n) or O(n) each.
+CLSTAT_EXPORT LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y,
+                         const LmsOptions& o = {});
+
+/// robustbase's h.alpha.n(alpha, n, q), the coverage above.
+CLSTAT_EXPORT std::size_t lts_coverage(double alpha, std::size_t n, std::size_t q);
+
+}  // namespace clstat::robust

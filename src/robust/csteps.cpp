@@ -1,0 +1,310 @@
+#include "robust/csteps.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "clstat/order.hpp"
+#include "order/sort_values.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat::robust::detail {
+
+namespace {
+
+using ::clstat::detail::cl_guard;
+using ::clstat::detail::launch;
+using ::clstat::detail::queue_of;
+
+std::size_t ntri(std::size_t q) { return (q + 1) * (q + 2) / 2; }
+
+struct AccArg {
+  std::size_t items;  // accumulators a work-group shares out
+};
+std::string nacc_option(std::size_t w, const void* arg) {
+  const auto* a = static_cast<const AccArg*>(arg);
+  return " -DNACC=" + std::to_string(std::max<std::size_t>(1, (a->items + w - 1) / w));
+}
+
+cl::Buffer upload_doubles(const cl::Context& c, const double* v, std::size_t n) {
+  return cl::Buffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(1, n) * sizeof(double),
+                    const_cast<double*>(v));
+}
+
+// Solves the normal equations held as upper-triangle entries of the Gram matrix of [z y].
+bool solve_gram(const double* tri, std::size_t q, double* beta) {
+  Eigen::MatrixXd g(q, q);
+  Eigen::VectorXd b(q);
+  std::size_t e = 0;
+  for (std::size_t a = 0; a <= q; ++a)
+    for (std::size_t c = a; c <= q; ++c, ++e) {
+      if (c < q) {
+        g(a, c) = tri[e];
+        g(c, a) = tri[e];
+      } else if (a < q) {
+        b(a) = tri[e];
+      }
+    }
+  Eigen::LLT<Eigen::MatrixXd> llt(g);
+  if (llt.info() != Eigen::Success) return false;
+  const Eigen::MatrixXd l = llt.matrixL();
+  for (std::size_t j = 0; j < q; ++j)
+    if (!(l(j, j) * l(j, j) > 1e-14 * g(j, j))) return false;
+  const Eigen::VectorXd x = llt.solve(b);
+  if (!x.allFinite()) return false;
+  for (std::size_t j = 0; j < q; ++j) beta[j] = x(j);
+  return true;
+}
+
+}  // namespace
+
+Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& blocks,
+                const std::vector<std::uint32_t>& start_block, std::vector<double> beta, unsigned max_steps,
+                BlockMode mode, const char* op) {
+  const std::size_t q = d.q, count = start_block.size();
+  Runs out;
+  out.beta = std::move(beta);
+  out.obj.assign(count, INFINITY);
+  out.steps.assign(count, 0);
+  out.converged.assign(count, 0);
+  if (count == 0) return out;
+  std::vector<double> zb, yb;
+  std::vector<cl_uint> off, m, h;
+  std::size_t mmax = 1;
+  for (const auto& b : blocks) {
+    if (b.rows.size() > kBlockRows) throw std::logic_error(std::string(op) + ": block past kBlockRows");
+    off.push_back(static_cast<cl_uint>(yb.size()));
+    m.push_back(static_cast<cl_uint>(b.rows.size()));
+    h.push_back(static_cast<cl_uint>(b.h));
+    mmax = std::max(mmax, b.rows.size());
+    for (auto r : b.rows) {
+      zb.insert(zb.end(), d.z.begin() + r * q, d.z.begin() + (r + 1) * q);
+      yb.push_back(d.ys[r]);
+    }
+  }
+  std::size_t lm = 32;
+  while (lm < mmax) lm *= 2;
+  auto ci = ctx.impl();
+  cl_guard(op, *ci, [&] {
+    const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
+                            " -DM=" + std::to_string(lm) + " -DTILE=16 -DMODE=" + std::to_string(static_cast<int>(mode));
+    AccArg acc{ntri(q)};
+    std::size_t wg = 0;
+    auto prog = build::program_for_wg(*ci, "robust/lts_block", opt, "lts_block", 256, wg, nacc_option, &acc);
+    const Queue qu = ctx.queue(0);
+    const cl::CommandQueue& cq = queue_of(qu);
+    cl::Buffer bz = upload_doubles(ci->context, zb.data(), zb.size());
+    cl::Buffer by = upload_doubles(ci->context, yb.data(), yb.size());
+    cl::Buffer boff(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, off.size() * sizeof(cl_uint), off.data());
+    cl::Buffer bm(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, m.size() * sizeof(cl_uint), m.data());
+    cl::Buffer bh(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, h.size() * sizeof(cl_uint), h.data());
+    cl::Buffer bsb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * sizeof(cl_uint),
+                   const_cast<std::uint32_t*>(start_block.data()));
+    cl::Buffer bb(ci->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, count * q * sizeof(double), out.beta.data());
+    cl::Buffer bo(ci->context, CL_MEM_WRITE_ONLY, count * sizeof(double));
+    cl::Buffer bs(ci->context, CL_MEM_WRITE_ONLY, count * sizeof(cl_uint));
+    cl::Kernel k = build::kernel(*prog, "lts_block", qu.index());
+    k.setArg(0, bz);
+    k.setArg(1, by);
+    k.setArg(2, boff);
+    k.setArg(3, bm);
+    k.setArg(4, bh);
+    k.setArg(5, bsb);
+    k.setArg(6, bb);
+    k.setArg(7, bo);
+    k.setArg(8, bs);
+    k.setArg(9, static_cast<cl_uint>(max_steps));
+    const std::size_t chunk = std::size_t{1} << 16;  // groups per launch
+    for (std::size_t first = 0; first < count; first += chunk) {
+      const std::size_t g = std::min(chunk, count - first);
+      k.setArg(10, static_cast<cl_uint>(first));
+      launch(qu, k, cl::NDRange(g * wg), cl::NDRange(wg), {}, op);
+    }
+    cq.enqueueReadBuffer(bb, CL_FALSE, 0, count * q * sizeof(double), out.beta.data());
+    cq.enqueueReadBuffer(bo, CL_FALSE, 0, count * sizeof(double), out.obj.data());
+    cq.enqueueReadBuffer(bs, CL_TRUE, 0, count * sizeof(cl_uint), out.steps.data());
+  });
+  for (std::size_t i = 0; i < count; ++i) {
+    out.converged[i] = (out.steps[i] & 0x80000000u) != 0;
+    out.steps[i] &= 0x7fffffffu;
+  }
+  return out;
+}
+
+Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps,
+              const char* op) {
+  const std::size_t q = d.q, n = d.n, kc = beta.size() / q, nx = ntri(q) + 3;
+  constexpr std::size_t kChunk = 1024, kTile = 32;
+  Runs out;
+  out.beta = std::move(beta);
+  out.obj.assign(kc, INFINITY);
+  out.steps.assign(kc, 0);
+  out.converged.assign(kc, 0);
+  if (kc == 0) return out;
+  auto ci = ctx.impl();
+  const Queue qu = ctx.queue(0);
+  std::vector<double> prev_beta(out.beta);
+  std::vector<char> active(kc, 1);
+  cl_guard(op, *ci, [&] {
+    const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
+                            " -DKC=" + std::to_string(kc) + " -DTILE=" + std::to_string(kTile) +
+                            " -DCH=" + std::to_string(kChunk);
+    AccArg acc{kc * nx};
+    std::size_t wg = 0;
+    auto prog = build::program_for_wg(*ci, "robust/lts_full", opt, "lts_gram", 256, wg, nacc_option, &acc);
+    const cl::CommandQueue& cq = queue_of(qu);
+    cl::Buffer bz = upload_doubles(ci->context, d.z.data(), d.z.size());
+    cl::Buffer by = upload_doubles(ci->context, d.ys.data(), d.ys.size());
+    Buffer<double> r2(ctx, kc * n);
+    const std::size_t groups = (n + kChunk - 1) / kChunk;
+    cl::Buffer part(ci->context, CL_MEM_READ_WRITE, groups * kc * nx * sizeof(double));
+    cl::Buffer sums(ci->context, CL_MEM_READ_WRITE, kc * nx * sizeof(double));
+    cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, kc * q * sizeof(double));
+    cl::Buffer bt(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
+    cl::Buffer btau(ci->context, CL_MEM_READ_ONLY, kc * sizeof(cl_ulong));
+    cl::Kernel kr = build::kernel(*prog, "lts_resid", qu.index());
+    cl::Kernel kg = build::kernel(*prog, "lts_gram", qu.index());
+    cl::Kernel ks = build::kernel(*prog, "lts_reduce", qu.index());
+    const cl::Buffer& r2b = r2.raw().impl()->buffer;
+    kr.setArg(0, bz);
+    kr.setArg(1, by);
+    kr.setArg(2, static_cast<cl_ulong>(n));
+    kr.setArg(3, bb);
+    kr.setArg(4, static_cast<cl_uint>(1));
+    kr.setArg(5, r2b);
+    kg.setArg(0, bz);
+    kg.setArg(1, by);
+    kg.setArg(2, static_cast<cl_ulong>(n));
+    kg.setArg(3, r2b);
+    kg.setArg(4, bt);
+    kg.setArg(5, btau);
+    kg.setArg(6, part);
+    ks.setArg(0, part);
+    ks.setArg(1, static_cast<cl_uint>(groups));
+    ks.setArg(2, sums);
+    const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
+    std::vector<double> thr(kc), s(kc * nx), row;
+    std::vector<cl_ulong> tau(kc);
+    auto gram = [&] {
+      cq.enqueueWriteBuffer(bt, CL_FALSE, 0, kc * sizeof(double), thr.data());
+      cq.enqueueWriteBuffer(btau, CL_FALSE, 0, kc * sizeof(cl_ulong), tau.data());
+      launch(qu, kg, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op);
+      launch(qu, ks, cl::NDRange((kc * nx + 63) / 64 * 64), cl::NDRange(64), {}, op);
+      cq.enqueueReadBuffer(sums, CL_TRUE, 0, kc * nx * sizeof(double), s.data());
+    };
+    const std::size_t nt = ntri(q);
+    for (;;) {
+      cq.enqueueWriteBuffer(bb, CL_FALSE, 0, kc * q * sizeof(double), out.beta.data());
+      launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
+      for (std::size_t k = 0; k < kc; ++k) {
+        tau[k] = n;
+        thr[k] = active[k] ? order::kth_smallest<double>(qu, r2, k * n, n, std::vector<std::uint64_t>{h})[0]
+                           : -INFINITY;  // no rows: a finished fit costs the gram nothing but its zeros
+      }
+      gram();
+      bool ties = false;
+      for (std::size_t k = 0; k < kc; ++k) {
+        if (!active[k]) continue;
+        const double lt = s[k * nx + nt], eq = s[k * nx + nt + 1];
+        if (lt + eq > static_cast<double>(h)) {  // more ties at t than the h-subset takes: lower rows first
+          ties = true;
+          row.resize(n);
+          r2.read(qu, row.data(), n, k * n);
+          std::size_t need = h - static_cast<std::size_t>(lt), i = 0;
+          for (; i < n; ++i)
+            if (row[i] == thr[k] && --need == 0) break;
+          tau[k] = i + 1;
+        }
+      }
+      if (ties) gram();
+      bool any = false;
+      for (std::size_t k = 0; k < kc; ++k) {
+        if (!active[k]) continue;
+        const double* sk = &s[k * nx];
+        const double obj = sk[nt + 2] + (static_cast<double>(h) - sk[nt]) * thr[k];
+        double* bk = &out.beta[k * q];
+        if (!(obj < out.obj[k])) {  // no decrease: the previous fit is a fixed point
+          std::copy(prev_beta.begin() + k * q, prev_beta.begin() + (k + 1) * q, bk);
+          out.converged[k] = 1;
+          active[k] = 0;
+          continue;
+        }
+        out.obj[k] = obj;
+        if (out.steps[k] >= max_steps) {
+          active[k] = 0;
+          continue;
+        }
+        std::copy(bk, bk + q, prev_beta.begin() + k * q);
+        if (!solve_gram(sk, q, bk)) {  // the h rows are rank deficient: keep the fit
+          out.converged[k] = 1;
+          active[k] = 0;
+          continue;
+        }
+        ++out.steps[k];
+        any = true;
+      }
+      if (!any) break;
+    }
+  });
+  return out;
+}
+
+std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h, const std::vector<double>& beta,
+                             bool adjust, const char* op) {
+  const std::size_t q = d.q, n = d.n, count = beta.size() / q;
+  constexpr std::size_t kChunk = 4096;
+  std::vector<double> crit(count, INFINITY);
+  if (count == 0) return crit;
+  auto ci = ctx.impl();
+  const Queue qu = ctx.queue(0);
+  cl_guard(op, *ci, [&] {
+    const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
+                            " -DKC=1 -DTILE=32 -DCH=" + std::to_string(kChunk) + " -DNACC=1";
+    std::size_t wg = 0;
+    auto prog = build::program_for_wg(*ci, "robust/lts_full", opt, "lms_window", 256, wg);
+    const cl::CommandQueue& cq = queue_of(qu);
+    cl::Buffer bz = upload_doubles(ci->context, d.z.data(), d.z.size());
+    cl::Buffer by = upload_doubles(ci->context, d.ys.data(), d.ys.size());
+    Buffer<double> r(ctx, n);
+    cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, q * sizeof(double));
+    const std::size_t wgroups = (n - h + 1 + kChunk - 1) / kChunk;
+    cl::Buffer pw(ci->context, CL_MEM_READ_WRITE, wgroups * sizeof(double));
+    cl::Buffer pj(ci->context, CL_MEM_READ_WRITE, wgroups * sizeof(cl_ulong));
+    cl::Kernel kr = build::kernel(*prog, "lts_resid", qu.index());
+    cl::Kernel kw = build::kernel(*prog, "lms_window", qu.index());
+    const cl::Buffer& rb = r.raw().impl()->buffer;
+    kr.setArg(0, bz);
+    kr.setArg(1, by);
+    kr.setArg(2, static_cast<cl_ulong>(n));
+    kr.setArg(3, bb);
+    kr.setArg(4, static_cast<cl_uint>(adjust ? 0 : 1));
+    kr.setArg(5, rb);
+    kw.setArg(0, rb);
+    kw.setArg(1, static_cast<cl_ulong>(n));
+    kw.setArg(2, static_cast<cl_ulong>(h));
+    kw.setArg(3, pw);
+    kw.setArg(4, pj);
+    const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
+    std::vector<double> w(wgroups);
+    for (std::size_t c = 0; c < count; ++c) {
+      cq.enqueueWriteBuffer(bb, CL_FALSE, 0, q * sizeof(double), &beta[c * q]);
+      launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
+      if (!adjust) {
+        crit[c] = order::kth_smallest<double>(qu, r, 0, n, std::vector<std::uint64_t>{h})[0];
+        continue;
+      }
+      // Every order statistic is needed, so sort rather than select.
+      order::detail::sort_values(qu, r, 0, n);
+      launch(qu, kw, cl::NDRange(wgroups * wg), cl::NDRange(wg), {}, op);
+      cq.enqueueReadBuffer(pw, CL_TRUE, 0, wgroups * sizeof(double), w.data());
+      const double best = *std::min_element(w.begin(), w.end());
+      crit[c] = 0.25 * best * best;
+    }
+  });
+  return crit;
+}
+
+}  // namespace clstat::robust::detail

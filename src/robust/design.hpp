@@ -1,0 +1,32 @@
+// Internal: the checked, standardised design of a robust regression. The fits search in
+// standardised units (each explanatory column centred and scaled, y too), where the normal
+// equations of the C-steps are well conditioned; LTS and LMS are regression, scale and affine
+// equivariant, so the h-subsets and p-subsets found there are those of the data. Final fits are
+// recomputed in the data's units.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace clstat::robust::detail {
+
+struct Design {
+  std::size_t n = 0, p = 0, q = 0;  // rows, explanatory columns, coefficients (p + intercept)
+  bool intercept = true;
+  std::vector<double> z;   // n x q row-major, standardised, the intercept's ones first
+  std::vector<double> ys;  // n, standardised
+};
+
+/// Checks x (n x p row-major) and y as robust.hpp documents (throws std::invalid_argument with
+/// `op` and the problem) and builds the standardised design: with an intercept, columns are
+/// centred on their mean and divided by their standard deviation; without, only divided by their
+/// root mean square (centring would change the model). min_rows_factor: n must exceed
+/// min_rows_factor * q.
+Design make_design(const std::string& op, const double* x, std::size_t n, std::size_t p, const double* y,
+                   bool intercept, std::size_t min_rows_factor);
+
+/// Row i of the data in its own units, the intercept's 1 first: [1, x_i1..x_ip] or [x_i1..x_ip].
+void data_row(const double* x, std::size_t p, bool intercept, std::size_t i, double* out);
+
+}  // namespace clstat::robust::detail

@@ -1,0 +1,103 @@
+// Least median of squares, generalised to the h-th order statistic (Rousseeuw 1984), with MASS's
+// per-subset intercept adjustment and scales.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "clstat/robust.hpp"
+#include "robust/consistency.hpp"
+#include "robust/csteps.hpp"
+#include "robust/design.hpp"
+#include "robust/least_squares.hpp"
+#include "robust/starts.hpp"
+
+namespace clstat::robust {
+
+using namespace detail;
+
+LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LmsOptions& o) {
+  const char* op = "clstat::robust::lms";
+  if (!o.exact && o.nsamp == 0) throw std::invalid_argument(std::string(op) + ": nsamp = 0 random subsets");
+  const Design d = make_design(op, x, n, p, y, o.intercept, 2);
+  const std::size_t q = d.q;
+  const std::size_t h = o.h ? o.h : (n + q + 1) / 2;
+  if (h <= q || h > n)
+    throw std::invalid_argument(std::string(op) + ": h = " + std::to_string(h) + " is outside " +
+                                std::to_string(q + 1) + ".." + std::to_string(n) + " (q + 1 to n)");
+  const bool adjust = o.adjust && o.intercept;
+  LmsFit f;
+  f.n = n;
+  f.q = q;
+  f.h = h;
+  f.exhaustive = o.exact || choose(n, q) <= o.nsamp;
+  std::vector<std::uint32_t> all(n);
+  std::iota(all.begin(), all.end(), 0u);
+  Starts st = f.exhaustive ? all_starts(d, op) : random_starts(d, all, o.nsamp, o.seed, 3, 0, false);
+  f.starts = st.size();
+  f.singular_starts = st.singular;
+  std::vector<double> crit;
+  if (n <= kBlockRows) {
+    std::vector<std::uint32_t> sb(st.size(), 0);
+    crit = run_blocks(ctx, d, {Block{all, h}}, sb, st.beta, 0, adjust ? BlockMode::lms_adjust : BlockMode::lms_plain,
+                      op)
+               .obj;
+  } else {
+    std::vector<double> vb;
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < st.size(); ++i)
+      if (st.valid[i]) {
+        vb.insert(vb.end(), st.beta.begin() + i * q, st.beta.begin() + (i + 1) * q);
+        which.push_back(i);
+      }
+    const auto c = lms_full(ctx, d, h, vb, adjust, op);
+    crit.assign(st.size(), INFINITY);
+    for (std::size_t k = 0; k < which.size(); ++k) crit[which[k]] = c[k];
+  }
+  std::size_t best = st.size();
+  for (std::size_t i = 0; i < st.size(); ++i)
+    if (st.valid[i] && std::isfinite(crit[i]) && (best == st.size() || crit[i] < crit[best])) best = i;
+  if (best == st.size()) throw std::invalid_argument(std::string(op) + ": every p-subset was singular");
+  f.best.assign(st.subset.begin() + best * q, st.subset.begin() + (best + 1) * q);
+  std::sort(f.best.begin(), f.best.end());
+  // The winner again, in the data's units: its exact fit, then the intercept moved to the middle
+  // of the shortest window of h residuals.
+  f.coefficients = least_squares_rows(x, p, o.intercept, y, f.best);
+  if (f.coefficients.empty()) throw std::logic_error(std::string(op) + ": the best p-subset is singular");
+  std::vector<double> r = residuals_of(x, n, p, o.intercept, y, f.coefficients);
+  if (adjust) {
+    std::vector<double> s(r);
+    std::sort(s.begin(), s.end());
+    std::size_t j = 0;
+    for (std::size_t t = 1; t + h <= n; ++t)
+      if (s[t + h - 1] - s[t] < s[j + h - 1] - s[j]) j = t;
+    const double w = s[j + h - 1] - s[j];
+    f.coefficients[0] += 0.5 * (s[j + h - 1] + s[j]);
+    f.crit = 0.25 * w * w;
+    r = residuals_of(x, n, p, o.intercept, y, f.coefficients);
+  } else {
+    std::vector<double> r2(n);
+    for (std::size_t i = 0; i < n; ++i) r2[i] = r[i] * r[i];
+    std::nth_element(r2.begin(), r2.begin() + (h - 1), r2.end());
+    f.crit = r2[h - 1];
+  }
+  f.residuals = r;
+  // MASS::lqs's scales: the consistency factor 1 / qnorm((n + h) / 2n) on sqrt(crit), then the
+  // residual standard deviation of the points within 2.5 times that.
+  f.scale[0] = std::sqrt(f.crit) / normal_quantile((static_cast<double>(n) + h) / (2.0 * n));
+  double ss = 0;
+  std::size_t in = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::fabs(r[i]) <= 2.5 * f.scale[0]) {
+      ss += r[i] * r[i];
+      ++in;
+    } else {
+      f.outliers.push_back(i);
+    }
+  }
+  f.scale[1] = in > q ? std::sqrt(ss / static_cast<double>(in - q)) : NAN;
+  return f;
+}
+
+}  // namespace clstat::robust
