@@ -41,6 +41,10 @@ std::vector<Variant> representative() {
       v.push_back({"stable/stable_point", "", dbl});
       v.push_back({"stable/stable_point", "-DSTABLE_PANELS=64", dbl});
       v.push_back({"stable/stable_point", "-DPAIRED=0", dbl});
+      for (int mode = 0; mode <= 2; ++mode)
+        v.push_back({"robust/lts_block", "-DQ=11 -DM=2048 -DWG=256 -DTILE=16 -DNACC=1 -DMODE=" + std::to_string(mode), dbl});
+      v.push_back({"robust/lts_block", "-DQ=32 -DM=64 -DWG=64 -DTILE=16 -DNACC=9 -DMODE=0", dbl});
+      v.push_back({"robust/lts_full", "-DQ=11 -DKC=10 -DWG=256 -DTILE=32 -DCH=1024 -DNACC=4", dbl});
       for (int term = 1; term <= 3; ++term)
         v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
                                                 " -DWG=32 -DROWS=2 -DCHUNK=32 -DFWG=256 -DDIM=5 -DRS=6", dbl});
