@@ -1,6 +1,7 @@
 // Pieces every clstat subcommand shares.
 #pragma once
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,15 @@ inline std::vector<double> parse_list(const std::string& s) {
 }
 
 /// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.
+/// v as a JSON number with 17 significant digits; null when not finite.
+inline std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  std::ostringstream s;
+  s.precision(17);
+  s << v;
+  return s.str();
+}
+
 inline clstat::Context context_for(const std::string& device) {
   return clstat::Context(device.empty() ? clstat::default_device() : clstat::select_device(device));
 }

@@ -5,6 +5,7 @@
 //   clstat bandwidth   bandwidth selection (clstat bandwidth --help)
 //   clstat stable      alpha-stable pdf, cdf, sf, quantiles, random numbers (clstat stable --help)
 //   clstat select      exact median, k-th smallest, sample quantiles (clstat select --help)
+//   clstat robust      LTS and LMS regression (clstat robust --help)
 // Errors go to stderr with exit status 1; a usage error exits with 2.
 #include <cstdio>
 #include <iostream>
@@ -12,6 +13,7 @@
 
 #include "clstat/clstat.hpp"
 #include "bandwidth_command.hpp"
+#include "robust_command.hpp"
 #include "select_command.hpp"
 #include "stable_command.hpp"
 #include "kde_command.hpp"
@@ -55,7 +57,7 @@ int devices() {
 }
 
 int usage(int code) {
-  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help | clstat stable --help | clstat select --help\n";
+  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help | clstat stable --help | clstat select --help | clstat robust --help\n";
   return code;
 }
 
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
     if (cmd == "bandwidth") return clstat_cli::bandwidth_command(argc - 2, argv + 2);
     if (cmd == "stable") return clstat_cli::stable_command(argc - 2, argv + 2);
     if (cmd == "select") return clstat_cli::select_command(argc - 2, argv + 2);
+    if (cmd == "robust") return clstat_cli::robust_command(argc - 2, argv + 2);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(0);
     std::cerr << "clstat: unknown command '" << cmd << "'\n";
     return usage(2);

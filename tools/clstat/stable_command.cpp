@@ -44,14 +44,6 @@ std::vector<double> read_values(const std::string& path) {
   return read_table(path, "1", path.size() > 4 && path.substr(path.size() - 4) == ".f64" ? 1 : 0).values;
 }
 
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-
 int fit_command(const std::string& data, const std::string& method, clstat::stable::Param param, double tol, bool json,
                 const std::string& device) {
   namespace st = clstat::stable;
