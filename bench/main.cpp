@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust]
 //                [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
@@ -23,11 +23,12 @@
 #include "suite_kde.hpp"
 #include "suite_order.hpp"
 #include "suite_primitives.hpp"
+#include "suite_robust.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -64,7 +65,8 @@ int main(int argc, char** argv) {
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
-      suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order")
+      suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order" &&
+      suite != "robust")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -130,6 +132,12 @@ int main(int argc, char** argv) {
         oo.peers = peers;
         oo.peers_dir = peers_dir;
         for (auto& r : bench::run_order(ctx, rep.ceilings, oo)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "order" || suite == "robust") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": robust regression (LTS)\n";
+        bench::RobustBenchOptions ro;
+        ro.large = !cpu;
+        for (auto& r : bench::run_robust(ctx, ro)) rep.rows.push_back(r);
       }
       // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
       if (suite == "stable-fit") {
