@@ -61,30 +61,32 @@ inline void sort_pairs(__local double* key, __local uint* row, uint l) {
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Solves g x = rhs for the Q x Q symmetric g (row stride NE) by Cholesky, in place in g; returns
-// 0 when a pivot falls below tol times its diagonal (numerically singular). One work-item.
-inline int cholesky_solve(__local double* g, __local double* x) {
-  for (uint j = 0; j < Q; ++j) {
+// Solves g x = rhs for the q x q symmetric g (row stride NE) by Cholesky, in place in g; returns
+// 0 when a pivot falls below 1e-14 of its diagonal (numerically singular). One work-item. q is
+// Q passed at run time: with a compile-time bound NVIDIA's compiler unrolls the triple loop
+// completely (32^3 bodies at Q = 32) and takes minutes.
+inline int cholesky_solve(__local double* g, __local double* x, uint q) {
+  for (uint j = 0; j < q; ++j) {
     const double djj = g[j * NE + j];
     double d = djj;
     for (uint k = 0; k < j; ++k) d -= g[j * NE + k] * g[j * NE + k];
     if (!(d > 1e-14 * djj)) return 0;
     d = sqrt(d);
     g[j * NE + j] = d;
-    for (uint i = j + 1; i < Q; ++i) {
+    for (uint i = j + 1; i < q; ++i) {
       double s = g[i * NE + j];
       for (uint k = 0; k < j; ++k) s -= g[i * NE + k] * g[j * NE + k];
       g[i * NE + j] = s / d;
     }
   }
-  for (uint i = 0; i < Q; ++i) {  // L u = rhs (rhs in column Q)
+  for (uint i = 0; i < q; ++i) {  // L u = rhs (rhs in column Q)
     double s = g[i * NE + Q];
     for (uint k = 0; k < i; ++k) s -= g[i * NE + k] * x[k];
     x[i] = s / g[i * NE + i];
   }
-  for (int i = Q - 1; i >= 0; --i) {  // L' x = u
+  for (uint i = q; i-- > 0;) {  // L' x = u
     double s = x[i];
-    for (uint k = i + 1; k < Q; ++k) s -= g[k * NE + i] * x[k];
+    for (uint k = i + 1; k < q; ++k) s -= g[k * NE + i] * x[k];
     x[i] = s / g[i * NE + i];
   }
   return 1;
@@ -93,7 +95,7 @@ inline int cholesky_solve(__local double* g, __local double* x) {
 __kernel void lts_block(__global const double* z, __global const double* y, __global const uint* blk_off,
                         __global const uint* blk_m, __global const uint* blk_h, __global const uint* start_blk,
                         __global double* beta, __global double* obj, __global uint* steps, uint max_steps,
-                        uint first) {
+                        uint first, uint q_run) {
   __local double key[M];
   __local uint row[M];
   __local double tile[TILE * NE];
@@ -185,7 +187,7 @@ __kernel void lts_block(__global const double* z, __global const double* y, __gl
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l == 0) {
       for (uint j = 0; j < Q; ++j) prev_be[j] = be[j];
-      if (cholesky_solve(g, x)) {
+      if (cholesky_solve(g, x, q_run)) {
         for (uint j = 0; j < Q; ++j) be[j] = x[j];
         ++nsteps;
       } else {

@@ -117,6 +117,7 @@ Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& b
     k.setArg(7, bo);
     k.setArg(8, bs);
     k.setArg(9, static_cast<cl_uint>(max_steps));
+    k.setArg(11, static_cast<cl_uint>(q));  // Q at run time, for the solve's loops
     const std::size_t chunk = std::size_t{1} << 16;  // groups per launch
     for (std::size_t first = 0; first < count; first += chunk) {
       const std::size_t g = std::min(chunk, count - first);
