@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
         oo.peers_dir = peers_dir;
         for (auto& r : bench::run_order(ctx, rep.ceilings, oo)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "order" || suite == "robust") {
+      if (suite == "all" || suite == "robust") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": robust regression (LTS)\n";
         bench::RobustBenchOptions ro;
         ro.large = !cpu;

@@ -1,5 +1,6 @@
 // The robust-regression rows of clstat-bench (issue 7: LTS at n = 1e4..1e7 and p = 2..20), run
-// with --suite robust and as part of --suite order and all.
+// with --suite robust and all (their own suite: the order suite alone takes most of 10 minutes on
+// an H100).
 //  Data: y = 2 + x . b + N(0, 0.1^2), x standard normal, b = (1, -1, 1/2, -1/2, ...), with 30% of
 //  the rows bad leverage points (x_1 moved to 10 + N(0, 1), y shifted by 50).
 //  Fit: clstat::robust::lts with alpha = 0.5 and nsamp = max(500, 15 / 0.7^p) random starts
