@@ -87,6 +87,26 @@ TEST_CASE_TEMPLATE("order.radix_and_sort_agree_at_2e21", T, float, double) {
   }
 }
 
+TEST_CASE_TEMPLATE("order.cutting_plane_device_remainder", T, float, double) {
+  // n >= 2^22: the Kelley steps stop at n / 64 values in the bracket, which are copied on the
+  // device and selected there; an even n's two middle ranks and close quantiles share a bracket.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = std::size_t{1} << 22;
+  order::Options o;
+  o.method = order::Method::cutting_plane;
+  for (const char* d : {"normal", "mixture3"}) {
+    INFO(d);
+    const auto x = clstat_ref::order_data<T>(d, n, seed);
+    const auto s = clstat_ref::sorted_total(x);
+    CHECK(order::median(ctx(), x.data(), n, o) == midpoint_ref(s, n));
+    CHECK(order::median(ctx(), x.data(), n - 1, o) ==
+          midpoint_ref(clstat_ref::sorted_total(std::vector<T>(x.begin(), x.end() - 1)), n - 1));
+    check_ks(x, {n / 3, n / 3 + 7, n / 3 + 4000}, order::Method::cutting_plane);
+  }
+}
+
 TEST_CASE_TEMPLATE("order.special_values", T, float, double) {
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();

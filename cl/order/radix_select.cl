@@ -637,6 +637,40 @@ __kernel void select_copy_between(__global const elem_t* x, ulong xoff, ulong n,
   if (k > lo && k < hi) out[atomic_inc(count)] = k;
 }
 
+// The cutting-plane method's copy of a large bracket: the values whose keys lie strictly between
+// lo and hi, compacted by tiles of 8 WG elements with one local counter and one global atomic per
+// tile (a global atomic per value serialises on one address). The order of the output varies;
+// only the set matters (it is then selected exactly). Trip counts are uniform per group, so every
+// barrier is reached by the whole group (PoCL).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_copy_values_between(__global const elem_t* x, ulong xoff, ulong n, skey lo, skey hi,
+                                __global elem_t* out, __global uint* count) {
+  __local uint c, base;
+  const uint l = get_local_id(0);
+  const ulong tile = 8 * (ulong)WG;
+  for (ulong t0 = get_group_id(0) * tile; t0 < n; t0 += get_num_groups(0) * tile) {
+    if (l == 0) c = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    elem_t v[8];
+    uint slot[8];
+    for (uint j = 0; j < 8; ++j) {
+      const ulong i = t0 + j * WG + l;
+      slot[j] = 0xffffffffu;
+      if (i < n) {
+        v[j] = x[xoff + i];
+        const skey k = to_key(v[j]);
+        if (k > lo && k < hi) slot[j] = atomic_inc(&c);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) base = c ? atomic_add(count, c) : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = 0; j < 8; ++j)
+      if (slot[j] != 0xffffffffu) out[base + slot[j]] = v[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
 // One step of the cutting-plane method in one read: per group, the sum of max(y - x, 0) (in
 // double where the device has it; it only steers the steps) and the counts of x < y and x <= y
 // (exact), reduced in a fixed tree; the host adds the groups in order.

@@ -23,7 +23,7 @@ namespace clstat::order::detail {
 
 namespace {
 
-constexpr std::uint64_t kRemainder = 1u << 15;  // values copied to the host at the end
+constexpr std::uint64_t kRemainder = 1u << 15;  // up to here the bracket is selected on the host
 constexpr int kMaxSteps = 400;
 
 template <class T>
@@ -48,8 +48,18 @@ class CuttingPlane final : public Selector<T> {
 
   std::vector<Key> select(const std::vector<std::uint64_t>& ranks) override {
     if (fallback_) return fallback_->select(ranks);
+    // Close ranks (an even n's two middle ones, close quantiles) share one bracket.
+    if (ranks.size() > 1) {
+      const auto [lo, hi] = std::minmax_element(ranks.begin(), ranks.end());
+      if (*hi - *lo <= n_ / 256) {
+        std::vector<std::uint64_t> ks;
+        for (auto r : ranks) ks.push_back(r + 1);
+        auto got = kth_set(ks);
+        if (!got.empty()) return got;
+      }
+    }
     std::vector<Key> out;
-    for (auto r : ranks) out.push_back(kth(r + 1));
+    for (auto r : ranks) out.push_back(kth_set({r + 1})[0]);
     return out;
   }
 
@@ -107,9 +117,8 @@ class CuttingPlane final : public Selector<T> {
     return from_key<T>(static_cast<Key>(ka + (kb - ka) / 2));
   }
 
-  // The key of rank k (1-based) among the keys strictly between lo and hi, `below` keys lying at
-  // or under lo: copies them (m of them) and selects on the host.
-  Key from_copy(Key lo, Key hi, std::uint64_t m, std::uint64_t k_in) {
+  // The keys strictly between lo and hi (m of them), copied to the host.
+  std::vector<Key> copy_keys(Key lo, Key hi, std::uint64_t m) {
     auto ci = q_.context().impl();
     std::vector<Key> keys(m);
     ::clstat::detail::cl_guard("clstat::order::select (cutting plane)", *ci, [&] {
@@ -137,8 +146,55 @@ class CuttingPlane final : public Selector<T> {
         throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
       if (m) cq.enqueueReadBuffer(out, CL_TRUE, 0, m * sizeof(Key), keys.data());
     });
-    std::nth_element(keys.begin(), keys.begin() + (k_in - 1), keys.end());
-    return keys[k_in - 1];
+    return keys;
+  }
+
+  // The keys of ranks ks (1-based, among the m keys strictly between lo and hi): the paper's
+  // second stage. Up to kRemainder keys are selected on the host; more are copied, as values, to
+  // a device buffer by work-group-aggregated compaction and selected there by radix selection
+  // (the paper sorts them; selection is exact too and reads them fewer times).
+  std::vector<Key> select_between(Key lo, Key hi, std::uint64_t m, const std::vector<std::uint64_t>& ks) {
+    std::vector<Key> out;
+    if (m <= kRemainder) {
+      auto keys = copy_keys(lo, hi, m);
+      for (auto k : ks) {
+        std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
+        out.push_back(keys[k - 1]);
+      }
+      return out;
+    }
+    auto ci = q_.context().impl();
+    Buffer<T> z(q_.context(), m);
+    ::clstat::detail::cl_guard("clstat::order::select (cutting plane)", *ci, [&] {
+      const std::string op = "clstat::order::select (cutting plane)";
+      std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
+                        std::to_string(elem_kind<T>()) + " -DWG=256";
+      auto prog = build::program(*ci, "order/radix_select", opt);
+      const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+      cl::Buffer cnt = ci->scratch(q_.index(), 51, sizeof(cl_uint));
+      const cl_uint zero = 0;
+      cq.enqueueWriteBuffer(cnt, CL_FALSE, 0, sizeof zero, &zero);
+      cl::Kernel k = build::kernel(*prog, "select_copy_values_between", q_.index());
+      k.setArg(0, x_.raw().impl()->buffer);
+      k.setArg(1, static_cast<cl_ulong>(off_));
+      k.setArg(2, static_cast<cl_ulong>(n_));
+      k.setArg(3, lo);
+      k.setArg(4, hi);
+      k.setArg(5, z.raw().impl()->buffer);
+      k.setArg(6, cnt);
+      const std::size_t tiles = (n_ + 8 * 256 - 1) / (8 * 256);
+      const std::size_t groups = std::min<std::size_t>(tiles, std::max<std::size_t>(1, ci->info().compute_units) * 16);
+      ::clstat::detail::launch(q_, k, cl::NDRange(groups * 256), cl::NDRange(256), {}, op);
+      cl_uint got = 0;
+      cq.enqueueReadBuffer(cnt, CL_TRUE, 0, sizeof got, &got);
+      if (got != m)
+        throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
+    });
+    auto sel = make_radix_selector(q_, z, 0, m);
+    std::vector<std::uint64_t> r0;
+    for (auto k : ks) r0.push_back(k - 1);
+    sel->prepare(r0);
+    return sel->select(r0);
   }
 
   // The answer when it is the value v, `less` values lying below it: a nonzero value is its own
@@ -146,19 +202,28 @@ class CuttingPlane final : public Selector<T> {
   Key at_value(T v, std::uint64_t less, std::uint64_t k) {
     if (v != 0) return to_key(v);
     const Key lo = to_key(-T(0)) - 1, hi = to_key(T(0)) + 1;
-    return from_copy(lo, hi, count(Predicate::less_equal, T(0)) - less, k - less);
+    return select_between(lo, hi, count(Predicate::less_equal, T(0)) - less, {k - less})[0];
   }
 
-  Key kth(std::uint64_t k) {
-    const double h = static_cast<double>(k) - 0.5;
+  // Ranks ks (1-based, ascending) that share a bracket; empty when some rank lies at an end of
+  // the data's range (the caller then takes them one by one).
+  std::vector<Key> kth_set(const std::vector<std::uint64_t>& ks) {
+    const std::uint64_t kmin = ks.front(), kmax = ks.back();
+    const bool one = ks.size() == 1;
+    const double h = static_cast<double>(kmin) - 0.5;
     T a = min_, b = max_;
     const Step sa = step_at(a), sb = step_at(b);
     std::uint64_t ea = sa.le;    // #{x <= a}
     std::uint64_t lb = sb.less;  // #{x < b}
-    if (k <= ea) return at_value(a, 0, k);
-    if (k > lb) return at_value(b, lb, k);
+    if (one && kmin <= ea) return {at_value(a, 0, kmin)};
+    if (one && kmin > lb) return {at_value(b, lb, kmin)};
+    if (kmin <= ea || kmax > lb) return {};
     double fa = sa.below_sum - h * a, fb = sb.below_sum - h * b;
-    for (int step = 0; lb - ea > kRemainder && step < kMaxSteps; ++step) {
+    // The paper's hybrid: Kelley's steps only until the bracket holds n / 64 values (Beliakov
+    // stops after 7 steps at 2^25, under 2^19 values left); each further step would cost a read
+    // of all n to shrink a bracket that one copy and a selection finish faster.
+    const std::uint64_t stop = std::max<std::uint64_t>(kRemainder, n_ / 64);
+    for (int step = 0; lb - ea > stop && step < kMaxSteps; ++step) {
       ++steps_;
       const double ga = static_cast<double>(ea) - h, gb = static_cast<double>(lb) - h;  // ga < 0 < gb
       T y = static_cast<T>((fb - fa + ga * a - gb * b) / (ga - gb));  // where the tangents meet
@@ -166,18 +231,22 @@ class CuttingPlane final : public Selector<T> {
       const Step sy = step_at(y);
       const std::uint64_t less = sy.less, le = sy.le;
       const double fy = sy.below_sum - h * y;
-      if (le < k) {
+      if (le < kmin) {
         a = y, ea = le, fa = fy;
-      } else if (less >= k) {
+      } else if (less >= kmax) {
         b = y, lb = less, fb = fy;
+      } else if (one) {
+        return {at_value(y, less, kmin)};  // x_(k) == y
       } else {
-        return at_value(y, less, k);  // x_(k) == y
+        break;  // y lies among the ranks: the bracket still holds them all
       }
     }
     // The bounds in key space: at zero a value bound covers both signed zeros.
     const Key lo = a == 0 ? to_key(T(0)) : to_key(a);
     const Key hi = b == 0 ? to_key(-T(0)) : to_key(b);
-    return from_copy(lo, hi, lb - ea, k - ea);
+    std::vector<std::uint64_t> inner;
+    for (auto k : ks) inner.push_back(k - ea);
+    return select_between(lo, hi, lb - ea, inner);
   }
 
   Queue q_;
