@@ -317,6 +317,12 @@ TEST_CASE("robust.bad_input") {
   o.nsamp = 0;
   has(msg([&] { robust::lts(ctx(), x.data(), 8, 1, y.data(), o); }), "nsamp = 0");
   has(msg([&] { robust::lts(ctx(), nullptr, 8, 1, y.data()); }), "null");
+  {
+    const DataSet big = planted(400, 3, 0, 7);
+    o = {};
+    o.exact = true;  // C(400, 4) = 1.05e9 p-subsets
+    has(msg([&] { robust::lts(ctx(), big.x.data(), 400, 3, big.y.data(), o); }), "past 2^25");
+  }
   has(msg([&] { robust::lms(ctx(), x.data(), 4, 1, y.data()); }), "more than 2 times");
   has(msg([&] { robust::lms(ctx(), c.data(), 8, 1, y.data()); }), "constant");
   robust::LmsOptions lo;

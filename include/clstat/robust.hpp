@@ -37,10 +37,12 @@ struct LtsOptions {
   double alpha = 0.5;        // coverage, h as above
   bool intercept = true;     // add b_0
   std::size_t nsamp = 500;   // random p-subsets (starts), as robustbase's default
-  bool exact = false;        // every p-subset as a start instead (C(n, q) of them, at most 2^31)
+  bool exact = false;        // every p-subset as a start instead (C(n, q) of them, at most 2^25)
   std::uint64_t seed = 0x5eed5eedULL;
   bool use_correction = true;  // the small-sample factors of Pison, Van Aelst & Willems (2002)
-  int max_csteps = 200;        // C-steps of each final run, as robustbase's maxcsteps
+  // A safety bound on the C-steps of each final run: they stop when the objective stops
+  // decreasing (robustbase stops at its maxcsteps = 200); LtsFit::converged says which happened.
+  int max_csteps = 1000;
 };
 
 struct LtsFit {
@@ -91,7 +93,7 @@ struct LmsOptions {
   bool intercept = true;
   bool adjust = true;        // optimise the intercept of every subset's fit (MASS's adjust)
   std::size_t nsamp = 3000;  // random p-subsets; every subset when C(n, q) <= nsamp
-  bool exact = false;        // every p-subset, however many (at most 2^31)
+  bool exact = false;        // every p-subset (at most 2^25 of them)
   std::uint64_t seed = 0x5eed5eedULL;
 };
 

@@ -97,9 +97,10 @@ Starts random_starts(const Design& d, const std::vector<std::uint32_t>& rows, st
 Starts all_starts(const Design& d, const std::string& op) {
   const std::size_t q = d.q, n = d.n;
   const std::uint64_t total = choose(n, q);
-  if (total > (std::uint64_t{1} << 31))
+  // Each start holds q doubles of fit on the host and the device: 2^25 starts is gigabytes.
+  if (total > (std::uint64_t{1} << 25))
     throw std::invalid_argument(op + ": exact enumeration of C(" + std::to_string(n) + ", " + std::to_string(q) +
-                                ") p-subsets is past 2^31; use random subsets (nsamp)");
+                                ") p-subsets is past 2^25; use random subsets (nsamp)");
   Starts s;
   s.beta.assign(total * q, 0.0);
   s.subset.assign(total * q, 0);

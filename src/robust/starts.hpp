@@ -26,7 +26,7 @@ Starts random_starts(const Design& d, const std::vector<std::uint32_t>& rows, st
                      std::uint32_t stream, std::uint64_t first, bool extend);
 
 /// Every p-subset of the n rows, in lexicographic order; singular ones are marked invalid.
-/// Throws std::invalid_argument when there are more than 2^31 of them.
+/// Throws std::invalid_argument when there are more than 2^25 of them.
 Starts all_starts(const Design& d, const std::string& op);
 
 /// C(n, k), saturating at 2^63.
