@@ -5,6 +5,7 @@
 #include "clstat/ceilings.hpp"
 #include "clstat/error.hpp"
 #include "clstat/kde.hpp"
+#include "clstat/kde_grid.hpp"
 #include "clstat/order.hpp"
 #include "clstat/robust.hpp"
 #include "clstat/primitives.hpp"

@@ -1,0 +1,120 @@
+// Sample-wise KDE on a regular grid with bounded radial kernels (issue 6; Lopez-Novoa, Saenz and
+// Garcia 2015, S-KDE), as a gather: the host bins the samples into the cells of the grid's tiles
+// (a stable counting sort) and each work-group owns one tile of WG grid points, adding the samples
+// of the cells within reach of the kernel's support. Reach in cells is r_k = floor(W_k / T_k) + 1
+// with W_k the support's bounding-box half-width in grid steps (sec. 3.2: c sqrt(H_kk) / step_k):
+// a sample in a cell r_k + 1 or more tiles away along k is more than W_k steps from every point of
+// the tile. Cells are numbered in an extended grid padded by r_k on both sides, first dimension
+// slowest, so the cells along the last dimension within reach are one contiguous run of samples.
+// Sums run in sample order per point (no atomics), so the result is deterministic.
+//
+// Options: D (1..6), WG (= the product of T0..T{D-1}), T0..T5 tile sizes, KERN (ids of
+// clstat::Kernel: 0 Gaussian with cut-off, 1 Epanechnikov, 2 biweight, 3 triweight, 5 uniform).
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+#ifndef T1
+#define T1 1
+#endif
+#ifndef T2
+#define T2 1
+#endif
+#ifndef T3
+#define T3 1
+#endif
+#ifndef T4
+#define T4 1
+#endif
+#ifndef T5
+#define T5 1
+#endif
+
+__constant uint tile_dim[6] = {T0, T1, T2, T3, T4, T5};
+
+// k(q) for q within the support (the caller checks q <= r2).
+inline double grid_shape(double q) {
+#if KERN == 0
+  return exp(-0.5 * q);
+#elif KERN == 1
+  return 1.0 - q;
+#elif KERN == 2
+  const double a = 1.0 - q;
+  return a * a;
+#elif KERN == 3
+  const double a = 1.0 - q;
+  return a * a * a;
+#elif KERN == 5
+  return 1.0;
+#else
+#error "KERN is not a bounded radial kernel of the grid"
+#endif
+}
+
+// geo (ulong): count[D], ncell[D], ext[D], reach[D]; prm (double): lower[D], step[D], A[D*D]
+// (lower triangular: u = A (y - x), q = u'u). Tiles [tile0, tile0 + groups) of the tile grid
+// (first dimension slowest); out holds the points of the first-dimension rows
+// [row0, row0 + rows), row-major.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void grid_skde(__global const double* xs, __global const ulong* off, __global const ulong* geo,
+               __global const double* prm, double scale, double r2, ulong tile0, ulong row0,
+               __global double* out) {
+  __local double ls[WG * D];
+  const uint l = get_local_id(0);
+  // This group's tile and this item's point in it.
+  ulong t = tile0 + get_group_id(0);
+  ulong c[D], idx[D];
+  uint tl = l;
+  for (int k = D - 1; k >= 0; --k) {
+    c[k] = t % geo[D + k];
+    t /= geo[D + k];
+  }
+  bool valid = true;
+  for (int k = D - 1; k >= 0; --k) {
+    const uint o = tl % tile_dim[k];
+    tl /= tile_dim[k];
+    idx[k] = c[k] * tile_dim[k] + o;
+    valid = valid && idx[k] < geo[k];
+  }
+  double y[D], am[D * D];
+  for (int k = 0; k < D; ++k) y[k] = prm[k] + (double)idx[k] * prm[D + k];
+  for (int k = 0; k < D * D; ++k) am[k] = prm[2 * D + k];
+  double acc = 0.0;
+  // Rows of neighbouring cells: every combination of the first D - 1 dimensions within reach.
+  ulong rows = 1;
+  for (int k = 0; k < D - 1; ++k) rows *= 2 * geo[3 * D + k] + 1;
+  for (ulong row = 0; row < rows; ++row) {
+    ulong rr = row, cell = 0;
+    ulong e[D];
+    for (int k = D - 2; k >= 0; --k) {
+      const ulong span = 2 * geo[3 * D + k] + 1;
+      e[k] = c[k] + rr % span;  // extended coordinates: c_k - reach_k + digit + reach_k
+      rr /= span;
+    }
+    e[D - 1] = c[D - 1];
+    for (int k = 0; k < D; ++k) cell = cell * geo[2 * D + k] + e[k];
+    const ulong begin = off[cell], end = off[cell + 2 * geo[4 * D - 1] + 1];
+    for (ulong s0 = begin; s0 < end; s0 += WG) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (s0 + l < end)
+        for (int k = 0; k < D; ++k) ls[l * D + k] = xs[(s0 + l) * D + k];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const uint cnt = (uint)min((ulong)WG, end - s0);
+      for (uint j = 0; j < cnt; ++j) {
+        double dv[D];
+        for (int k = 0; k < D; ++k) dv[k] = y[k] - ls[j * D + k];
+        double q = 0.0;
+        for (int a = 0; a < D; ++a) {
+          double u = 0.0;
+          for (int b = 0; b <= a; ++b) u += am[a * D + b] * dv[b];
+          q += u * u;
+        }
+        if (q <= r2) acc += grid_shape(q);
+      }
+    }
+  }
+  if (valid) {
+    ulong lin = 0;
+    for (int k = 0; k < D; ++k) lin = lin * geo[k] + (k == 0 ? idx[0] - row0 : idx[k]);
+    out[lin] = acc * scale;
+  }
+}

@@ -1,0 +1,80 @@
+// clstat/kde_grid.hpp: kernel density estimates on a regular grid, by sample-wise KDE with bounded
+// kernels (S-KDE, Lopez-Novoa et al. 2015) or point by point (EP-KDE).
+//
+//   f(y) = 1/(n |H|^{1/2} C_d) sum_j k((y - x_j)' H^{-1} (y - x_j))
+//
+// with the radial kernels k(q) = (1 - q) (spherical Epanechnikov), (1 - q)^2 (biweight), (1 - q)^3
+// (triweight), 1 (uniform ball), all for q <= 1 and 0 beyond, and the Gaussian exp(-q / 2) cut
+// off at q <= c^2 (c = gaussian_cutoff, in standard deviations of the kernel). C_d is the
+// integral of k over R^d (radial_kernel_integral in kde.hpp; for the Gaussian (2 pi)^{d/2}, the
+// untruncated constant), so the cut-off Gaussian estimate is never renormalised: it is short by
+// the kernel mass beyond c, P(chi^2_d > c^2) (for c = 5, d = 3: 7.7e-6 relative).
+//
+// Grid. Dimension k has count_k >= 1 points, lower_k + i (upper_k - lower_k) / (count_k - 1) for
+// i = 0..count_k - 1, both ends included (lower_k < upper_k always; a dimension with count 1 is
+// the single point lower_k).
+// Values are stored row-major with the first dimension slowest: point (i_0, .., i_{d-1}) at
+// ((i_0 count_1 + i_1) count_2 + ..) + i_{d-1}.
+//
+// Bandwidth (Bandwidth in kde.hpp): scalar(h) is H = h^2 I; per_dimension(h) is H = diag(h_k^2);
+// matrix(H); scaled_covariance(h) is H = h^2 S with S the sample covariance: the whitening of
+// Fukunaga (Lopez-Novoa eq. 5). Every form uses the radial kernel above (kde() uses product
+// kernels for the scalar and per-dimension forms of bounded kernels: a different estimator).
+//
+// Methods.
+//   sample_wise (S-KDE)  the samples are binned into cells of the grid's tiles (a stable counting
+//        sort, so sums run in sample order); one work-group owns a tile of 256 grid points and adds
+//        the samples of the cells within reach of the kernel's support, whose bounding box has
+//        half-widths c sqrt(H_kk) (c = 1 for bounded kernels; Lopez-Novoa sec. 3.2). Each term is
+//        computed only where the sample's ellipsoid can reach; no atomics, deterministic. Work:
+//        about n x (tile + box) points. Grids larger than the memory budget are computed in slabs
+//        of whole tile rows of the first dimension.
+//   point_wise (EP-KDE)  every grid point sums over every sample (clstat::kde with matrix(H)),
+//        in slabs of points: O(n x grid points); the baseline, and the only method for the
+//        Gaussian without a cut-off.
+//   automatic  sample_wise when the kernel has bounded support (or a cut-off), else point_wise.
+//
+// Errors (std::invalid_argument naming the problem): no samples, d outside 1..6, a sample that is
+// NaN or infinite, lower/upper/count sizes that differ from d, lower_k >= upper_k, count_k == 0,
+// a kernel that is not radial-bounded (triangular and cosine are not provided here), the Gaussian
+// with sample_wise and no cut-off, a cut-off that is not finite and > 0, a bad bandwidth (as kde).
+// A device without fp64 raises UnsupportedFeature.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/kde.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+struct GridSpec {
+  std::vector<double> lower, upper;  ///< d values each, lower_k < upper_k
+  std::vector<std::size_t> count;    ///< d values, points per dimension (>= 1)
+  std::size_t points() const {
+    std::size_t p = count.empty() ? 0 : 1;
+    for (auto c : count) p *= c;
+    return p;
+  }
+};
+
+enum class GridMethod : int { automatic = 0, sample_wise, point_wise };
+
+struct GridOptions {
+  Kernel kernel = Kernel::epanechnikov;
+  Bandwidth bandwidth = Bandwidth::scaled_covariance(1.0);
+  double gaussian_cutoff = 0;  ///< Gaussian only: support radius in kernel standard deviations
+  GridMethod method = GridMethod::automatic;
+  /// Device memory for the grid values at once, in bytes; 0 = a quarter of the device's global
+  /// memory (capped by its largest allocation). Larger grids are computed slab by slab.
+  std::size_t memory_budget_bytes = 0;
+};
+
+/// The density at every point of `grid` from n samples x (n x d row-major, d = grid dimension,
+/// 1..6), in double, as a dense row-major array of grid.points() values. Blocks until done.
+CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                                const GridSpec& grid, const GridOptions& options = {});
+
+}  // namespace clstat

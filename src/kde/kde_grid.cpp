@@ -1,0 +1,272 @@
+// Density on a regular grid (issue 6): the sample-wise gather of cl/kde/kde_grid.cl (S-KDE) over a
+// host counting sort of the samples into tile cells, computed slab by slab; and the point-wise
+// baseline (EP-KDE) through clstat::kde.
+#include "clstat/kde_grid.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "kde/kde_plan.hpp"
+#include "runtime/launch.hpp"
+
+namespace clstat {
+
+namespace {
+
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+constexpr const char* kOp = "clstat::evaluate_grid";
+
+[[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(std::string(kOp) + ": " + what); }
+
+// Tiles of 256 points, longest along the last (fastest) dimension for coalesced writes.
+std::vector<std::size_t> tile_shape(std::size_t d) {
+  switch (d) {
+    case 1: return {256};
+    case 2: return {16, 16};
+    case 3: return {4, 8, 8};
+    case 4: return {4, 4, 4, 4};
+    case 5: return {2, 2, 4, 4, 4};
+    default: return {2, 2, 2, 2, 4, 4};
+  }
+}
+
+// H from the bandwidth's form, as the header documents.
+Mat bandwidth_matrix(const Bandwidth& bw, const double* x, std::size_t n, std::size_t d) {
+  Mat H = Mat::Zero(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+  auto positive = [](double h) {
+    if (!std::isfinite(h) || !(h > 0)) bad("bandwidth h must be finite and > 0, got " + std::to_string(h));
+  };
+  switch (bw.form) {
+    case Bandwidth::Form::scalar:
+      if (bw.values.size() != 1) bad("a scalar bandwidth has exactly one value");
+      positive(bw.values[0]);
+      for (std::size_t k = 0; k < d; ++k) H(k, k) = bw.values[0] * bw.values[0];
+      return H;
+    case Bandwidth::Form::per_dimension:
+      if (bw.values.size() != d)
+        bad("per-dimension bandwidth has " + std::to_string(bw.values.size()) + " values, d = " + std::to_string(d));
+      for (std::size_t k = 0; k < d; ++k) {
+        positive(bw.values[k]);
+        H(k, k) = bw.values[k] * bw.values[k];
+      }
+      return H;
+    case Bandwidth::Form::matrix: {
+      if (bw.values.size() != d * d)
+        bad("bandwidth matrix has " + std::to_string(bw.values.size()) + " values, needs d*d = " + std::to_string(d * d));
+      for (double v : bw.values)
+        if (!std::isfinite(v)) bad("bandwidth matrix H has a non-finite entry");
+      H = Eigen::Map<const Mat>(bw.values.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+      if ((H - H.transpose()).cwiseAbs().maxCoeff() > 1e-12 * H.cwiseAbs().maxCoeff())
+        bad("bandwidth matrix H is not symmetric");
+      return H;
+    }
+    case Bandwidth::Form::scaled_covariance: {
+      if (bw.values.size() != 1) bad("scaled_covariance takes one value h");
+      positive(bw.values[0]);
+      if (n < d + 1) bad("scaled_covariance needs more samples than dimensions (n > d)");
+      const auto S = kde_detail::sample_covariance(x, n, d);
+      return Eigen::Map<const Mat>(S.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) *
+             (bw.values[0] * bw.values[0]);
+    }
+  }
+  bad("unknown bandwidth form");
+}
+
+struct Geometry {
+  std::size_t d = 0;
+  std::vector<std::size_t> count, tile, ncell, reach, ext;
+  std::vector<double> lower, step;
+};
+
+std::vector<double> sample_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g,
+                                const Mat& A, double scale, double r2, int kern, std::size_t budget) {
+  const std::size_t d = g.d;
+  // Stable counting sort of the samples into the extended cells; samples out of reach of every
+  // grid point are dropped.
+  std::size_t cells = 1;
+  for (std::size_t k = 0; k < d; ++k) {
+    if (g.ext[k] > (std::size_t{1} << 40) / cells) bad("the grid has too many tiles for the cell index");
+    cells *= g.ext[k];
+  }
+  std::vector<std::uint64_t> cell_of(n, cells);  // cells = dropped
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t c = 0;
+    bool in = true;
+    for (std::size_t k = 0; k < d && in; ++k) {
+      const double s = std::floor((x[i * d + k] - g.lower[k]) / g.step[k] / static_cast<double>(g.tile[k]));
+      const double lo = -static_cast<double>(g.reach[k]), hi = static_cast<double>(g.ncell[k] - 1 + g.reach[k]);
+      in = s >= lo && s <= hi;
+      if (in) c = c * g.ext[k] + static_cast<std::uint64_t>(s + static_cast<double>(g.reach[k]));
+    }
+    if (in) cell_of[i] = c;
+  }
+  std::vector<cl_ulong> off(cells + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (cell_of[i] < cells) ++off[cell_of[i] + 1];
+  for (std::size_t c = 0; c < cells; ++c) off[c + 1] += off[c];
+  const std::size_t kept = off[cells];
+  std::vector<double> xs(std::max<std::size_t>(kept, 1) * d);
+  {
+    std::vector<cl_ulong> pos(off.begin(), off.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (cell_of[i] < cells) {
+        const std::size_t p = pos[cell_of[i]]++;
+        for (std::size_t k = 0; k < d; ++k) xs[p * d + k] = x[i * d + k];
+      }
+  }
+  std::vector<cl_ulong> geo(4 * d);
+  std::vector<double> prm(2 * d + d * d, 0.0);
+  for (std::size_t k = 0; k < d; ++k) {
+    geo[k] = g.count[k];
+    geo[d + k] = g.ncell[k];
+    geo[2 * d + k] = g.ext[k];
+    geo[3 * d + k] = g.reach[k];
+    prm[k] = g.lower[k];
+    prm[d + k] = g.step[k];
+    for (std::size_t b = 0; b <= k; ++b) prm[2 * d + k * d + b] = A(k, b);
+  }
+  std::size_t inner_points = 1, inner_tiles = 1;  // per first-dimension index / tile row
+  for (std::size_t k = 1; k < d; ++k) {
+    inner_points *= g.count[k];
+    inner_tiles *= g.ncell[k];
+  }
+  const std::size_t row_bytes = g.tile[0] * inner_points * sizeof(double);
+  const std::size_t rows_per_slab = std::max<std::size_t>(1, budget / row_bytes);
+  std::vector<double> out(g.count[0] * inner_points);
+  auto ci = ctx.impl();
+  detail::cl_guard(kOp, *ci, [&] {
+    std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
+                      " -DKERN=" + std::to_string(kern) + " -DWG=256";
+    for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(g.tile[k]);
+    auto prog = build::program(*ci, "kde/kde_grid", opt);
+    const Queue q = ctx.queue(0);
+    const cl::CommandQueue& cq = detail::queue_of(q);
+    cl::Buffer bx(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.size() * sizeof(double), xs.data());
+    cl::Buffer bo(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, off.size() * sizeof(cl_ulong), off.data());
+    cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
+    cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
+    const std::size_t slab_points = std::min(g.count[0], rows_per_slab * g.tile[0]) * inner_points;
+    cl::Buffer bout(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
+    cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
+    kk.setArg(0, bx);
+    kk.setArg(1, bo);
+    kk.setArg(2, bg);
+    kk.setArg(3, bp);
+    kk.setArg(4, scale);
+    kk.setArg(5, r2);
+    kk.setArg(8, bout);
+    for (std::size_t c0 = 0; c0 < g.ncell[0]; c0 += rows_per_slab) {
+      const std::size_t c1 = std::min(g.ncell[0], c0 + rows_per_slab);
+      const std::size_t row0 = c0 * g.tile[0], row1 = std::min(g.count[0], c1 * g.tile[0]);
+      const std::size_t tiles = (c1 - c0) * inner_tiles;
+      kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
+      kk.setArg(7, static_cast<cl_ulong>(row0));
+      detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
+      cq.enqueueReadBuffer(bout, CL_TRUE, 0, (row1 - row0) * inner_points * sizeof(double),
+                           out.data() + row0 * inner_points);
+    }
+  });
+  return out;
+}
+
+std::vector<double> point_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& H,
+                               Kernel kernel) {
+  const std::size_t d = g.d;
+  std::size_t total = 1;
+  for (auto c : g.count) total *= c;
+  std::vector<double> out(total);
+  KdeOptions ko;
+  ko.kernel = kernel;
+  ko.bandwidth = Bandwidth::matrix(std::vector<double>(H.data(), H.data() + d * d));
+  const std::size_t slab = std::size_t{1} << 22;  // grid points materialised at once
+  std::vector<double> y;
+  for (std::size_t p0 = 0; p0 < total; p0 += slab) {
+    const std::size_t m = std::min(slab, total - p0);
+    y.resize(m * d);
+    for (std::size_t j = 0; j < m; ++j) {
+      std::size_t lin = p0 + j;
+      for (std::size_t k = d; k-- > 0;) {
+        const std::size_t i = lin % g.count[k];
+        lin /= g.count[k];
+        y[j * d + k] = g.lower[k] + static_cast<double>(i) * g.step[k];
+      }
+    }
+    const auto f = kde(ctx, x, n, d, y.data(), m, ko);
+    std::copy(f.begin(), f.end(), out.begin() + p0);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                  const GridSpec& grid, const GridOptions& o) {
+  if (n == 0) bad("no samples (n = 0)");
+  if (!x) bad("null sample pointer");
+  if (d < 1 || d > 6) bad("d = " + std::to_string(d) + " is outside 1..6");
+  if (grid.lower.size() != d || grid.upper.size() != d || grid.count.size() != d)
+    bad("the grid has " + std::to_string(grid.lower.size()) + " lower, " + std::to_string(grid.upper.size()) +
+        " upper and " + std::to_string(grid.count.size()) + " count values for d = " + std::to_string(d));
+  Geometry g;
+  g.d = d;
+  g.count = grid.count;
+  g.lower = grid.lower;
+  g.tile = tile_shape(d);
+  for (std::size_t k = 0; k < d; ++k) {
+    if (!std::isfinite(grid.lower[k]) || !std::isfinite(grid.upper[k]) || !(grid.lower[k] < grid.upper[k]))
+      bad("dimension " + std::to_string(k) + ": lower (" + std::to_string(grid.lower[k]) + ") must be below upper (" +
+          std::to_string(grid.upper[k]) + "), both finite");
+    if (grid.count[k] == 0) bad("dimension " + std::to_string(k) + " has no grid points (count 0)");
+    g.step.push_back(grid.count[k] > 1 ? (grid.upper[k] - grid.lower[k]) / static_cast<double>(grid.count[k] - 1)
+                                       : grid.upper[k] - grid.lower[k]);
+  }
+  const int kern = static_cast<int>(o.kernel);
+  const bool gaussian = o.kernel == Kernel::gaussian;
+  if (!gaussian && o.kernel != Kernel::epanechnikov && o.kernel != Kernel::biweight &&
+      o.kernel != Kernel::triweight && o.kernel != Kernel::uniform)
+    bad("kernel " + std::to_string(kern) +
+        " is not one of the grid's radial kernels (epanechnikov, biweight, triweight, uniform, gaussian)");
+  if (gaussian && o.gaussian_cutoff != 0 && !(std::isfinite(o.gaussian_cutoff) && o.gaussian_cutoff > 0))
+    bad("gaussian_cutoff must be finite and > 0 (or 0: none), got " + std::to_string(o.gaussian_cutoff));
+  const bool unbounded = gaussian && o.gaussian_cutoff == 0;
+  if (unbounded && o.method == GridMethod::sample_wise)
+    bad("the Gaussian kernel has no bounded support: give gaussian_cutoff (in standard deviations) for the "
+        "sample-wise method");
+  kde_detail::require_finite(kOp, "sample", x, n, d);
+  const Mat H = bandwidth_matrix(o.bandwidth, x, n, d);
+  Eigen::LLT<Mat> llt(H);
+  if (llt.info() != Eigen::Success) bad("the bandwidth matrix H is not positive definite");
+  const Mat L = llt.matrixL();
+  double log_det_half = 0;
+  for (std::size_t k = 0; k < d; ++k) log_det_half += std::log(L(k, k));
+  const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
+  const double radius = gaussian ? o.gaussian_cutoff : 1.0;
+  const double scale =
+      std::exp(-log_det_half - std::log(radial_kernel_integral(o.kernel, d)) - std::log(static_cast<double>(n)));
+  // Reach of the support in tiles; the work of each method, to choose.
+  double cost_s = static_cast<double>(n), cost_p = static_cast<double>(n);
+  for (std::size_t k = 0; k < d; ++k) {
+    g.ncell.push_back((g.count[k] + g.tile[k] - 1) / g.tile[k]);
+    const double w = unbounded ? INFINITY : radius * std::sqrt(H(k, k)) / g.step[k];  // in grid steps
+    const double r = std::floor(w / static_cast<double>(g.tile[k])) + 1;
+    g.reach.push_back(static_cast<std::size_t>(std::min(r, static_cast<double>(g.ncell[k]))));
+    g.ext.push_back(g.ncell[k] + 2 * g.reach[k]);
+    cost_s *= static_cast<double>(std::min(g.count[k], g.tile[k] * (2 * g.reach[k] + 1)));
+    cost_p *= static_cast<double>(g.count[k]);
+  }
+  GridMethod method = o.method;
+  if (method == GridMethod::automatic)
+    method = unbounded || cost_p <= cost_s ? GridMethod::point_wise : GridMethod::sample_wise;
+  if (method == GridMethod::point_wise) return point_wise(ctx, x, n, g, H, o.kernel);
+  const auto& info = ctx.info();
+  if (!info.fp64) throw UnsupportedFeature(kOp, ctx.info().name, "the grid kernel needs fp64");
+  std::size_t budget = o.memory_budget_bytes;
+  if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 4, info.max_alloc_bytes);
+  return sample_wise(ctx, x, n, g, A, scale, radius * radius, kern, budget);
+}
+
+}  // namespace clstat

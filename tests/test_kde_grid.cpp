@@ -1,0 +1,224 @@
+// Density on grids (clstat/kde_grid.hpp): every kernel and d = 1..4 against a long-double direct
+// evaluation at random grid points, the sample-wise (S-KDE) and point-wise (EP-KDE) methods
+// against each other, slabs against one pass, the integral, and bad input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "reference/kde_grid_reference.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+
+namespace {
+
+// n correlated normal samples in d dimensions (covariance 1 on the diagonal, 0.5 off it), with
+// every fifth sample shifted by 2 in the first coordinate (a second mode).
+std::vector<double> samples(std::size_t n, std::size_t d, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> z;
+  std::vector<double> x(n * d);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double common = z(g);
+    for (std::size_t k = 0; k < d; ++k) x[i * d + k] = std::sqrt(0.5) * common + std::sqrt(0.5) * z(g);
+    if (i % 5 == 0) x[i * d] += 2;
+  }
+  return x;
+}
+
+// The bandwidth matrix the library uses for scaled_covariance(h), in long double.
+std::vector<long double> scaled_cov(const std::vector<double>& x, std::size_t n, std::size_t d, double h) {
+  std::vector<long double> mean(d, 0), c(d * d, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) mean[k] += x[i * d + k];
+  for (auto& m : mean) m /= n;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b) c[a * d + b] += (x[i * d + a] - mean[a]) * (x[i * d + b] - mean[b]);
+  for (auto& v : c) v = v / (n - 1) * h * h;
+  return c;
+}
+
+GridSpec box(std::size_t d, double lo, double hi, const std::vector<std::size_t>& count) {
+  GridSpec g;
+  g.lower.assign(d, lo);
+  g.upper.assign(d, hi);
+  g.count = count;
+  return g;
+}
+
+// Point `lin` of the grid, computed as the device computes it.
+std::vector<double> grid_point(const GridSpec& g, std::size_t lin) {
+  const std::size_t d = g.count.size();
+  std::vector<double> y(d);
+  for (std::size_t k = d; k-- > 0;) {
+    const std::size_t i = lin % g.count[k];
+    lin /= g.count[k];
+    const double step = g.count[k] > 1 ? (g.upper[k] - g.lower[k]) / static_cast<double>(g.count[k] - 1)
+                                       : g.upper[k] - g.lower[k];
+    y[k] = g.lower[k] + static_cast<double>(i) * step;
+  }
+  return y;
+}
+
+// Checks `vals` at `probes` random grid points: within 1e-12 relative of the long-double value,
+// plus the rounding of q that the problem itself amplifies (cond * 2^-50), except where a term
+// sits on a jump of the kernel (then one term's worth).
+void check_against_reference(const std::vector<double>& vals, const std::vector<double>& x, std::size_t n,
+                             std::size_t d, const GridSpec& g, int kernel, double cutoff, double h,
+                             std::uint64_t seed, int probes) {
+  const auto H = scaled_cov(x, n, d, h);
+  std::vector<long double> hinv;
+  long double det = 0;
+  clstat_ref::invert(H, d, hinv, det);
+  const long double cd = radial_kernel_integral(static_cast<Kernel>(kernel), d);
+  const long double r2 = kernel == 0 ? static_cast<long double>(cutoff) * cutoff : 1.0L;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, vals.size() - 1);
+  int nonzero = 0;
+  for (int t = 0; t < probes; ++t) {
+    const std::size_t lin = t == 0 ? vals.size() / 2 : pick(rng);
+    const auto y = grid_point(g, lin);
+    const auto ref = clstat_ref::grid_density(x, n, d, y.data(), hinv, det, cd, kernel, r2);
+    const long double scale = 1.0L / (static_cast<long double>(n) * std::sqrt(det) * cd);
+    const long double tol = 1e-12L * ref.f + ref.cond * 0x1p-50L + (ref.edge ? scale : 0);
+    INFO("d " << d << " kernel " << kernel << " point " << lin << ": got " << vals[lin] << ", reference "
+              << static_cast<double>(ref.f));
+    CHECK(std::fabs(static_cast<long double>(vals[lin]) - ref.f) <= tol);
+    nonzero += ref.f > 0;
+  }
+  CHECK(nonzero > probes / 8);  // the probes saw the density, not only its zeros
+}
+
+}  // namespace
+
+TEST_CASE("kde_grid.every_kernel_and_dimension_matches_long_double") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<std::vector<std::size_t>> counts{{301}, {61, 47}, {21, 17, 19}, {7, 9, 8, 6}};
+  for (std::size_t d = 1; d <= 4; ++d) {
+    const std::size_t n = 1500;
+    const auto x = samples(n, d, seed + d);
+    const GridSpec g = d < 4 ? box(d, -3.5, 4.5, counts[d - 1]) : box(d, -1, 1.5, counts[d - 1]);
+    for (int kernel : {1, 2, 3, 5, 0}) {
+      if (d == 4 && kernel != 1) continue;
+      GridOptions o;
+      o.kernel = static_cast<Kernel>(kernel);
+      o.bandwidth = Bandwidth::scaled_covariance(0.6);
+      o.gaussian_cutoff = kernel == 0 ? 3.0 : 0.0;
+      o.method = GridMethod::sample_wise;
+      const auto v = evaluate_grid(ctx(), x.data(), n, d, g, o);
+      REQUIRE(v.size() == g.points());
+      check_against_reference(v, x, n, d, g, kernel, o.gaussian_cutoff, 0.6, seed, d == 4 ? 40 : 60);
+    }
+  }
+}
+
+TEST_CASE("kde_grid.sample_wise_equals_point_wise") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 800, d = 2;
+  const auto x = samples(n, d, seed);
+  const GridSpec g = box(d, -4, 5, {40, 33});
+  for (int kernel : {1, 3}) {
+    GridOptions o;
+    o.kernel = static_cast<Kernel>(kernel);
+    o.bandwidth = Bandwidth::matrix({0.30, 0.08, 0.08, 0.20});
+    o.method = GridMethod::sample_wise;
+    const auto s = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    o.method = GridMethod::point_wise;
+    const auto p = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    REQUIRE(s.size() == p.size());
+    double worst = 0, top = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      worst = std::max(worst, std::fabs(s[i] - p[i]));
+      top = std::max(top, p[i]);
+    }
+    INFO("kernel " << kernel << ": largest difference " << worst << " of a maximum " << top);
+    CHECK(worst <= 1e-13 * top);
+  }
+}
+
+TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3000, d = 3;
+  const auto x = samples(n, d, seed);
+  const GridSpec g = box(d, -3, 4, {37, 20, 26});
+  GridOptions o;
+  const auto one = evaluate_grid(ctx(), x.data(), n, d, g, o);
+  o.memory_budget_bytes = 4 * 20 * 26 * sizeof(double);  // one tile row of the first dimension per slab
+  const auto slabs = evaluate_grid(ctx(), x.data(), n, d, g, o);
+  CHECK(slabs == one);
+  CHECK(evaluate_grid(ctx(), x.data(), n, d, g, o) == slabs);
+}
+
+TEST_CASE("kde_grid.integrates_to_one") {
+  if (!clstat_test::has_fp64()) return;
+  // The support (samples within +-4.5, kernel radius about 1.2) lies well inside the grid, so the
+  // Riemann sum of the unrenormalised estimate is 1 up to the discretisation error, O(step^2).
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 2000, d = 2;
+  auto x = samples(n, d, seed);
+  for (auto& v : x) v = std::max(-4.5, std::min(4.5, v));
+  const GridSpec g = box(d, -9, 10, {381, 381});
+  for (int kernel : {1, 2}) {
+    GridOptions o;
+    o.kernel = static_cast<Kernel>(kernel);
+    o.bandwidth = Bandwidth::scaled_covariance(0.8);
+    const auto v = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    const double step = 19.0 / 380;
+    double sum = 0;
+    for (double f : v) sum += f;
+    INFO("kernel " << kernel << ": integral " << sum * step * step);
+    CHECK(std::fabs(sum * step * step - 1) < 2e-4);
+  }
+}
+
+TEST_CASE("kde_grid.bad_input") {
+  if (!clstat_test::has_fp64()) return;
+  const auto x = samples(50, 2, 1);
+  const GridSpec g = box(2, -3, 3, {10, 10});
+  auto msg = [](auto&& f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  };
+  auto has = [](const std::string& s, const char* part) {
+    INFO(s);
+    CHECK(s.find(part) != std::string::npos);
+  };
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 0, 2, g); }), "no samples");
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 3, g); }), "for d = 3");
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 7, box(7, -1, 1, std::vector<std::size_t>(7, 2))); }),
+      "outside 1..6");
+  GridSpec flat = g;
+  flat.upper[1] = -3;
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, flat); }), "must be below upper");
+  GridSpec empty = g;
+  empty.count[0] = 0;
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, empty); }), "count 0");
+  GridOptions o;
+  o.kernel = Kernel::gaussian;
+  o.method = GridMethod::sample_wise;
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "no bounded support");
+  o.kernel = Kernel::triangular;
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "not one of the grid's radial kernels");
+  o = {};
+  o.bandwidth = Bandwidth::scalar(-1);
+  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "bandwidth h must be");
+  auto xn = x;
+  xn[7] = NAN;
+  has(msg([&] { evaluate_grid(ctx(), xn.data(), 50, 2, g); }), "sample");
+}
