@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -153,6 +154,8 @@ TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
   const auto x = samples(n, d, seed);
   const GridSpec g = box(d, -3, 4, {37, 20, 26});
   GridOptions o;
+  o.method = GridMethod::sample_wise;
+  o.bandwidth = Bandwidth::scaled_covariance(0.5);
   const auto one = evaluate_grid(ctx(), x.data(), n, d, g, o);
   o.memory_budget_bytes = 4 * 20 * 26 * sizeof(double);  // one tile row of the first dimension per slab
   const auto slabs = evaluate_grid(ctx(), x.data(), n, d, g, o);
@@ -221,4 +224,50 @@ TEST_CASE("kde_grid.bad_input") {
   auto xn = x;
   xn[7] = NAN;
   has(msg([&] { evaluate_grid(ctx(), xn.data(), 50, 2, g); }), "sample");
+}
+
+TEST_CASE("kde_grid.normal_scale_bandwidth") {
+  // Gaussian: the normal reference rule (4 / ((d + 2) n))^{1/(d+4)}; 1-d Epanechnikov: the
+  // textbook (40 sqrt(pi) / n)^{1/5} = 2.3449 n^{-1/5} (Silverman 1986, table 3.1).
+  for (std::size_t d : {1u, 2u, 3u, 5u})
+    CHECK(grid_normal_scale(Kernel::gaussian, d, 1000) ==
+          doctest::Approx(std::pow(4.0 / ((d + 2) * 1000.0), 1.0 / (d + 4))).epsilon(1e-13));
+  CHECK(grid_normal_scale(Kernel::epanechnikov, 1, 500) ==
+        doctest::Approx(std::pow(40 * std::sqrt(M_PI) / 500, 0.2)).epsilon(1e-13));
+  // The spherical Epanechnikov has mu_2 = 1/(d+4) and R(K) = 2(d+2)/(V_d (d+4)).
+  const double d = 3, vd = 4 * M_PI / 3, r = 2 * (d + 2) / (vd * (d + 4)), mu2 = 1 / (d + 4);
+  CHECK(grid_normal_scale(Kernel::epanechnikov, 3, 10000) ==
+        doctest::Approx(std::pow(std::pow(2, d + 2) * std::pow(M_PI, d / 2) * r / ((d + 2) * 10000 * mu2 * mu2),
+                                 1 / (d + 4)))
+            .epsilon(1e-13));
+  CHECK_THROWS_AS(grid_normal_scale(Kernel::cosine, 2, 10), std::invalid_argument);
+}
+
+TEST_CASE("kde_grid.to_file_in_slabs") {
+  if (!clstat_test::has_fp64()) return;
+  const std::size_t n = 500, d = 2;
+  const auto x = samples(n, d, 11);
+  const GridSpec g = box(d, -3, 4, {45, 31});
+  GridOptions o;
+  o.method = GridMethod::sample_wise;
+  o.bandwidth = Bandwidth::scaled_covariance(0.5);
+  o.memory_budget_bytes = 16 * 31 * sizeof(double);  // one tile row per slab: 3 slabs
+  const std::string path = "kde_grid_test_" + std::to_string(clstat_test::fresh_seed() % 1000000) + ".f64";
+  std::size_t calls = 0, last = 0;
+  const auto written = evaluate_grid_to_file(ctx(), x.data(), n, d, g, path, o, [&](std::size_t done, std::size_t total) {
+    ++calls;
+    last = done;
+    CHECK(total == g.points());
+  });
+  CHECK(written == g.points());
+  CHECK(calls == 3);
+  CHECK(last == g.points());
+  std::vector<double> back(g.points());
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  REQUIRE(f);
+  CHECK(std::fread(back.data(), sizeof(double), back.size(), f) == back.size());
+  std::fclose(f);
+  std::remove(path.c_str());
+  CHECK(back == evaluate_grid(ctx(), x.data(), n, d, g, o));
+  CHECK_THROWS_AS(evaluate_grid_to_file(ctx(), x.data(), n, d, g, "/nonexistent-dir/x.f64", o), std::runtime_error);
 }

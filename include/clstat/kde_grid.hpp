@@ -42,6 +42,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "clstat/export.hpp"
@@ -72,9 +74,27 @@ struct GridOptions {
   std::size_t memory_budget_bytes = 0;
 };
 
+/// The normal-scale (normal reference) bandwidth of the grid estimator: the h of H = h^2 S that
+/// minimises the asymptotic MISE when the data are normal with covariance S (Wand & Jones 1995,
+/// sec. 4.3 with the radial kernel's R(K) and mu_2(K)):
+///   h^{d+4} = 2^{d+2} pi^{d/2} R(K) / ((d + 2) n mu_2(K)^2),
+/// for the Gaussian (4 / ((d + 2) n))^{1/(d+4)}; for the spherical Epanechnikov mu_2 = 1/(d+4).
+/// Use as Bandwidth::scaled_covariance(h). O(1). Throws std::invalid_argument for n == 0, d == 0
+/// or a kernel the grid does not provide.
+CLSTAT_EXPORT double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n);
+
 /// The density at every point of `grid` from n samples x (n x d row-major, d = grid dimension,
 /// 1..6), in double, as a dense row-major array of grid.points() values. Blocks until done.
 CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                 const GridSpec& grid, const GridOptions& options = {});
+
+/// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
+/// (a `.f64` file), slab by slab, so host memory stays bounded by the slab (memory_budget_bytes)
+/// whatever the grid's size. `progress(done, total)` is called after each slab. Returns the
+/// number of values written. Throws std::runtime_error when the file cannot be written.
+CLSTAT_EXPORT std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                                const GridSpec& grid, const std::string& path,
+                                                const GridOptions& options = {},
+                                                const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 }  // namespace clstat

@@ -5,6 +5,8 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cstdio>
+#include <functional>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -82,8 +84,11 @@ struct Geometry {
   std::vector<double> lower, step;
 };
 
-std::vector<double> sample_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g,
-                                const Mat& A, double scale, double r2, int kern, std::size_t budget) {
+// Receives the grid's values in order, slab by slab: (index of the first point, values, count).
+using Sink = std::function<void(std::size_t, const double*, std::size_t)>;
+
+void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& A, double scale,
+                 double r2, int kern, std::size_t budget, const Sink& sink) {
   const std::size_t d = g.d;
   // Stable counting sort of the samples into the extended cells; samples out of reach of every
   // grid point are dropped.
@@ -136,7 +141,6 @@ std::vector<double> sample_wise(const Context& ctx, const double* x, std::size_t
   }
   const std::size_t row_bytes = g.tile[0] * inner_points * sizeof(double);
   const std::size_t rows_per_slab = std::max<std::size_t>(1, budget / row_bytes);
-  std::vector<double> out(g.count[0] * inner_points);
   auto ci = ctx.impl();
   detail::cl_guard(kOp, *ci, [&] {
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
@@ -151,6 +155,7 @@ std::vector<double> sample_wise(const Context& ctx, const double* x, std::size_t
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
     const std::size_t slab_points = std::min(g.count[0], rows_per_slab * g.tile[0]) * inner_points;
     cl::Buffer bout(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
+    std::vector<double> host(slab_points);
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
     kk.setArg(0, bx);
     kk.setArg(1, bo);
@@ -166,19 +171,18 @@ std::vector<double> sample_wise(const Context& ctx, const double* x, std::size_t
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
       detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
-      cq.enqueueReadBuffer(bout, CL_TRUE, 0, (row1 - row0) * inner_points * sizeof(double),
-                           out.data() + row0 * inner_points);
+      const std::size_t pts = (row1 - row0) * inner_points;
+      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), host.data());
+      sink(row0 * inner_points, host.data(), pts);
     }
   });
-  return out;
 }
 
-std::vector<double> point_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& H,
-                               Kernel kernel) {
+void point_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& H, Kernel kernel,
+                const Sink& sink) {
   const std::size_t d = g.d;
   std::size_t total = 1;
   for (auto c : g.count) total *= c;
-  std::vector<double> out(total);
   KdeOptions ko;
   ko.kernel = kernel;
   ko.bandwidth = Bandwidth::matrix(std::vector<double>(H.data(), H.data() + d * d));
@@ -196,15 +200,16 @@ std::vector<double> point_wise(const Context& ctx, const double* x, std::size_t 
       }
     }
     const auto f = kde(ctx, x, n, d, y.data(), m, ko);
-    std::copy(f.begin(), f.end(), out.begin() + p0);
+    sink(p0, f.data(), m);
   }
-  return out;
 }
 
 }  // namespace
 
-std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
-                                  const GridSpec& grid, const GridOptions& o) {
+namespace {
+
+void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+              const GridOptions& o, const Sink& sink) {
   if (n == 0) bad("no samples (n = 0)");
   if (!x) bad("null sample pointer");
   if (d < 1 || d > 6) bad("d = " + std::to_string(d) + " is outside 1..6");
@@ -261,12 +266,89 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
   GridMethod method = o.method;
   if (method == GridMethod::automatic)
     method = unbounded || cost_p <= cost_s ? GridMethod::point_wise : GridMethod::sample_wise;
-  if (method == GridMethod::point_wise) return point_wise(ctx, x, n, g, H, o.kernel);
+  if (method == GridMethod::point_wise) return point_wise(ctx, x, n, g, H, o.kernel, sink);
   const auto& info = ctx.info();
   if (!info.fp64) throw UnsupportedFeature(kOp, ctx.info().name, "the grid kernel needs fp64");
   std::size_t budget = o.memory_budget_bytes;
   if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 4, info.max_alloc_bytes);
-  return sample_wise(ctx, x, n, g, A, scale, radius * radius, kern, budget);
+  sample_wise(ctx, x, n, g, A, scale, radius * radius, kern, budget, sink);
+}
+
+}  // namespace
+
+double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n) {
+  if (n == 0 || d == 0) bad("grid_normal_scale needs n >= 1 and d >= 1");
+  const double dd = static_cast<double>(d), h = dd / 2;
+  double log_r = 0, log_mu2 = 0;  // log R(K), log mu_2(K)
+  if (kernel == Kernel::gaussian) {
+    log_r = -h * std::log(4 * M_PI);
+    log_mu2 = 0;
+  } else {
+    double m = 0;
+    switch (kernel) {
+      case Kernel::uniform: m = 0; break;
+      case Kernel::epanechnikov: m = 1; break;
+      case Kernel::biweight: m = 2; break;
+      case Kernel::triweight: m = 3; break;
+      default: bad("kernel " + std::to_string(static_cast<int>(kernel)) + " is not one of the grid's radial kernels");
+    }
+    // Over the unit ball, with V_d its volume: int (1 - |x|^2)^a = V_d G(h+1) G(a+1) / G(h+a+1) and
+    // int |x|^2 (1 - |x|^2)^m = (d V_d / 2) G(h+1) G(m+1) / G(h+m+2) (Beta integrals).
+    const double log_vd = h * std::log(M_PI) - std::lgamma(h + 1);
+    auto log_ball = [&](double a) { return log_vd + std::lgamma(h + 1) + std::lgamma(a + 1) - std::lgamma(h + a + 1); };
+    const double log_c = log_ball(m);
+    log_r = log_ball(2 * m) - 2 * log_c;
+    log_mu2 = std::log(dd / 2) + log_vd + std::lgamma(h + 1) + std::lgamma(m + 1) - std::lgamma(h + m + 2) -
+              std::log(dd) - log_c;
+  }
+  const double log_h = ((dd + 2) * std::log(2.0) + h * std::log(M_PI) + log_r - std::log(dd + 2) -
+                        std::log(static_cast<double>(n)) - 2 * log_mu2) /
+                       (dd + 4);
+  return std::exp(log_h);
+}
+
+std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                  const GridSpec& grid, const GridOptions& o) {
+  std::vector<double> out;
+  bool sized = false;
+  evaluate(ctx, x, n, d, grid, o, [&](std::size_t first, const double* v, std::size_t count) {
+    if (!sized) {  // after validation, so a bad grid throws before any allocation
+      out.resize(grid.points());
+      sized = true;
+    }
+    std::copy(v, v + count, out.begin() + first);
+  });
+  return out;
+}
+
+std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                  const GridSpec& grid, const std::string& path, const GridOptions& o,
+                                  const std::function<void(std::size_t, std::size_t)>& progress) {
+  std::FILE* f = nullptr;
+  std::size_t written = 0;
+  const std::size_t total = grid.points();
+  auto close = [&] {
+    if (f) std::fclose(f);
+    f = nullptr;
+  };
+  try {
+    evaluate(ctx, x, n, d, grid, o, [&](std::size_t first, const double* v, std::size_t count) {
+      if (!f) {
+        f = std::fopen(path.c_str(), "wb");
+        if (!f) throw std::runtime_error(std::string(kOp) + ": cannot open " + path + " for writing");
+      }
+      if (first != written) throw std::logic_error(std::string(kOp) + ": slabs out of order");
+      if (std::fwrite(v, sizeof(double), count, f) != count)
+        throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
+      written += count;
+      if (progress) progress(written, total);
+    });
+  } catch (...) {
+    close();
+    throw;
+  }
+  if (f && std::fclose(f) != 0) throw std::runtime_error(std::string(kOp) + ": closing " + path + " failed");
+  return written;
 }
 
 }  // namespace clstat
