@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid]
 //                [--tune kde]
 //                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
@@ -24,11 +24,12 @@
 #include "suite_order.hpp"
 #include "suite_primitives.hpp"
 #include "suite_robust.hpp"
+#include "suite_grid.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
       suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order" &&
-      suite != "robust")
+      suite != "robust" && suite != "grid")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
@@ -132,6 +133,12 @@ int main(int argc, char** argv) {
         oo.peers = peers;
         oo.peers_dir = peers_dir;
         for (auto& r : bench::run_order(ctx, rep.ceilings, oo)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "grid") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": density grids\n";
+        bench::GridBenchOptions go;
+        go.large = !cpu;
+        for (auto& r : bench::run_grid(ctx, go)) rep.rows.push_back(r);
       }
       if (suite == "all" || suite == "robust") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": robust regression (LTS)\n";
