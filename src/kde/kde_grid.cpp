@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <cmath>
 #include <stdexcept>
@@ -84,8 +85,13 @@ struct Geometry {
   std::vector<double> lower, step;
 };
 
-// Receives the grid's values in order, slab by slab: (index of the first point, values, count).
-using Sink = std::function<void(std::size_t, const double*, std::size_t)>;
+// Where the grid's values go, slab by slab, in order: place(first, count) gives the memory for
+// points [first, first + count) (the result itself, so slabs are read straight into it, or a
+// staging buffer), done(first, count) is called once they are there.
+struct Sink {
+  std::function<double*(std::size_t, std::size_t)> place;
+  std::function<void(std::size_t, std::size_t)> done;
+};
 
 void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& A, double scale,
                  double r2, int kern, std::size_t budget, const Sink& sink) {
@@ -146,6 +152,9 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
                       " -DKERN=" + std::to_string(kern) + " -DWG=256";
     for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(g.tile[k]);
+    // Runs staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
+    if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
+      opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(512, std::atoi(e))));
     auto prog = build::program(*ci, "kde/kde_grid", opt);
     const Queue q = ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
@@ -155,7 +164,6 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
     const std::size_t slab_points = std::min(g.count[0], rows_per_slab * g.tile[0]) * inner_points;
     cl::Buffer bout(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
-    std::vector<double> host(slab_points);
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
     kk.setArg(0, bx);
     kk.setArg(1, bo);
@@ -172,8 +180,8 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
       kk.setArg(7, static_cast<cl_ulong>(row0));
       detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
       const std::size_t pts = (row1 - row0) * inner_points;
-      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), host.data());
-      sink(row0 * inner_points, host.data(), pts);
+      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), sink.place(row0 * inner_points, pts));
+      sink.done(row0 * inner_points, pts);
     }
   });
 }
@@ -200,7 +208,8 @@ void point_wise(const Context& ctx, const double* x, std::size_t n, const Geomet
       }
     }
     const auto f = kde(ctx, x, n, d, y.data(), m, ko);
-    sink(p0, f.data(), m);
+    std::copy(f.begin(), f.end(), sink.place(p0, m));
+    sink.done(p0, m);
   }
 }
 
@@ -310,14 +319,13 @@ double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n) {
 std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                   const GridSpec& grid, const GridOptions& o) {
   std::vector<double> out;
-  bool sized = false;
-  evaluate(ctx, x, n, d, grid, o, [&](std::size_t first, const double* v, std::size_t count) {
-    if (!sized) {  // after validation, so a bad grid throws before any allocation
-      out.resize(grid.points());
-      sized = true;
-    }
-    std::copy(v, v + count, out.begin() + first);
-  });
+  Sink sink;
+  sink.place = [&](std::size_t first, std::size_t) {
+    if (out.empty()) out.resize(grid.points());  // after validation: a bad grid throws first
+    return out.data() + first;
+  };
+  sink.done = [](std::size_t, std::size_t) {};
+  evaluate(ctx, x, n, d, grid, o, sink);
   return out;
 }
 
@@ -331,18 +339,25 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     if (f) std::fclose(f);
     f = nullptr;
   };
+  std::vector<double> staging;
+  Sink sink;
+  sink.place = [&](std::size_t, std::size_t count) {
+    staging.resize(count);
+    return staging.data();
+  };
+  sink.done = [&](std::size_t first, std::size_t count) {
+    if (!f) {
+      f = std::fopen(path.c_str(), "wb");
+      if (!f) throw std::runtime_error(std::string(kOp) + ": cannot open " + path + " for writing");
+    }
+    if (first != written) throw std::logic_error(std::string(kOp) + ": slabs out of order");
+    if (std::fwrite(staging.data(), sizeof(double), count, f) != count)
+      throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
+    written += count;
+    if (progress) progress(written, total);
+  };
   try {
-    evaluate(ctx, x, n, d, grid, o, [&](std::size_t first, const double* v, std::size_t count) {
-      if (!f) {
-        f = std::fopen(path.c_str(), "wb");
-        if (!f) throw std::runtime_error(std::string(kOp) + ": cannot open " + path + " for writing");
-      }
-      if (first != written) throw std::logic_error(std::string(kOp) + ": slabs out of order");
-      if (std::fwrite(v, sizeof(double), count, f) != count)
-        throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
-      written += count;
-      if (progress) progress(written, total);
-    });
+    evaluate(ctx, x, n, d, grid, o, sink);
   } catch (...) {
     close();
     throw;
