@@ -166,6 +166,11 @@ TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
   const auto blocks = evaluate_grid(ctx(), x.data(), n, d, g, o);
   unsetenv("CLSTAT_GRID_ROWS_MAX");
   CHECK(blocks == one);
+  // Into caller memory: the same values.
+  std::vector<double> mine(g.points(), -1.0);
+  evaluate_grid(ctx(), x.data(), n, d, g, mine.data(), o);
+  CHECK(mine == one);
+  CHECK_THROWS_AS(evaluate_grid(ctx(), x.data(), n, d, g, static_cast<double*>(nullptr), o), std::invalid_argument);
 }
 
 TEST_CASE("kde_grid.integrates_to_one") {

@@ -88,6 +88,12 @@ CLSTAT_EXPORT double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t
 CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                 const GridSpec& grid, const GridOptions& options = {});
 
+/// As evaluate_grid, into caller memory: `out` holds grid.points() doubles (reused across calls,
+/// it saves the allocation and first touch of a fresh vector: 1.56 GB for the 220 x 1100 x 805
+/// grid). Slabs are read straight into it.
+CLSTAT_EXPORT void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                 const GridSpec& grid, double* out, const GridOptions& options = {});
+
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
 /// (a `.f64` file), slab by slab, so host memory stays bounded by the slab (memory_budget_bytes)
 /// whatever the grid's size. `progress(done, total)` is called after each slab. Returns the

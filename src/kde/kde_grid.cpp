@@ -5,6 +5,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -115,6 +116,7 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     }
     if (in) cell_of[i] = c;
   }
+  const auto t_bin = std::chrono::steady_clock::now();
   std::vector<cl_ulong> off(cells + 1, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (cell_of[i] < cells) ++off[cell_of[i] + 1];
@@ -129,6 +131,11 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
         for (std::size_t k = 0; k < d; ++k) xs[p * d + k] = x[i * d + k];
       }
   }
+  const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
+  auto ms_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+  };
+  if (trace) std::fprintf(stderr, "[grid] binning %.1f ms (%zu of %zu samples kept, %zu cells)\n", ms_since(t_bin), kept, n, cells);
   std::vector<cl_ulong> geo(4 * d);
   std::vector<double> prm(2 * d + d * d, 0.0);
   for (std::size_t k = 0; k < d; ++k) {
@@ -178,9 +185,18 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
       const std::size_t tiles = (c1 - c0) * inner_tiles;
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
+      const auto t_k = std::chrono::steady_clock::now();
       detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
+      if (trace) cq.finish();
+      const auto t_r = std::chrono::steady_clock::now();
       const std::size_t pts = (row1 - row0) * inner_points;
-      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), sink.place(row0 * inner_points, pts));
+      double* dst = sink.place(row0 * inner_points, pts);
+      const auto t_p = std::chrono::steady_clock::now();
+      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), dst);
+      if (trace)
+        std::fprintf(stderr, "[grid] slab rows %zu..%zu: kernel %.1f ms, place %.1f ms, read %.1f ms (%zu points)\n", row0,
+                     row1, std::chrono::duration<double, std::milli>(t_r - t_k).count(),
+                     std::chrono::duration<double, std::milli>(t_p - t_r).count(), ms_since(t_p), pts);
       sink.done(row0 * inner_points, pts);
     }
   });
@@ -327,6 +343,15 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
   sink.done = [](std::size_t, std::size_t) {};
   evaluate(ctx, x, n, d, grid, o, sink);
   return out;
+}
+
+void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+                   double* out, const GridOptions& o) {
+  if (!out) bad("null output pointer");
+  Sink sink;
+  sink.place = [&](std::size_t first, std::size_t) { return out + first; };
+  sink.done = [](std::size_t, std::size_t) {};
+  evaluate(ctx, x, n, d, grid, o, sink);
 }
 
 std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
