@@ -6,6 +6,7 @@
 //   clstat stable      alpha-stable pdf, cdf, sf, quantiles, random numbers (clstat stable --help)
 //   clstat select      exact median, k-th smallest, sample quantiles (clstat select --help)
 //   clstat robust      LTS and LMS regression (clstat robust --help)
+//   clstat grid        density on a regular grid (clstat grid --help)
 // Errors go to stderr with exit status 1; a usage error exits with 2.
 #include <cstdio>
 #include <iostream>
@@ -13,6 +14,7 @@
 
 #include "clstat/clstat.hpp"
 #include "bandwidth_command.hpp"
+#include "grid_command.hpp"
 #include "robust_command.hpp"
 #include "select_command.hpp"
 #include "stable_command.hpp"
@@ -57,7 +59,7 @@ int devices() {
 }
 
 int usage(int code) {
-  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help | clstat stable --help | clstat select --help | clstat robust --help\n";
+  (code ? std::cerr : std::cout) << "usage: clstat devices | clstat --version | clstat kde --help | clstat bandwidth --help | clstat stable --help | clstat select --help | clstat robust --help | clstat grid --help\n";
   return code;
 }
 
@@ -77,6 +79,7 @@ int main(int argc, char** argv) {
     if (cmd == "stable") return clstat_cli::stable_command(argc - 2, argv + 2);
     if (cmd == "select") return clstat_cli::select_command(argc - 2, argv + 2);
     if (cmd == "robust") return clstat_cli::robust_command(argc - 2, argv + 2);
+    if (cmd == "grid") return clstat_cli::grid_command(argc - 2, argv + 2);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") return usage(0);
     std::cerr << "clstat: unknown command '" << cmd << "'\n";
     return usage(2);
