@@ -1,6 +1,6 @@
 // Sample-wise KDE on a regular grid with bounded radial kernels (issue 6; Lopez-Novoa, Saenz and
 // Garcia 2015, S-KDE), as a gather: the host bins the samples into the cells of the grid's tiles
-// (a stable counting sort) and each work-group owns one tile of WG grid points, adding the samples
+// (a stable counting sort) and each work-group owns one tile of WG x PPI grid points, adding the samples
 // of the cells within reach of the kernel's support. Reach in cells is r_k = floor(W_k / T_k) + 1
 // with W_k the support's bounding-box half-width in grid steps (sec. 3.2: c sqrt(H_kk) / step_k):
 // a sample in a cell r_k + 1 or more tiles away along k is more than W_k steps from every point of
@@ -8,12 +8,17 @@
 // slowest, so the cells along the last dimension within reach are one contiguous run of samples.
 // Sums run in sample order per point (no atomics), so the result is deterministic.
 //
-// Options: D (1..6), WG (= the product of T0..T{D-1}), T0..T5 tile sizes, ROWS_MAX runs staged
+// Options: D (1..6), WG (= the product of T0..T{D-1}), T0..T5 the work-items' layout in a tile,
+// PPI points per work-item along the last dimension (the tile is T{D-1} PPI long there; the
+// samples' loads and the first D - 1 terms of q are shared by its points), ROWS_MAX runs staged
 // together (default 512), KERN (ids of
 // clstat::Kernel: 0 Gaussian with cut-off, 1 Epanechnikov, 2 biweight, 3 triweight, 5 uniform).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
+#ifndef PPI
+#define PPI 2
+#endif
 #ifndef ROWS_MAX
 #define ROWS_MAX 512
 #endif
@@ -73,17 +78,19 @@ void grid_skde(__global const double* xs, __global const ulong* off, __global co
     c[k] = t % geo[D + k];
     t /= geo[D + k];
   }
-  bool valid = true;
+  bool valid = true;  // the first D - 1 coordinates; the last is checked per point
   for (int k = D - 1; k >= 0; --k) {
     const uint o = tl % tile_dim[k];
     tl /= tile_dim[k];
-    idx[k] = c[k] * tile_dim[k] + o;
-    valid = valid && idx[k] < geo[k];
+    idx[k] = c[k] * (k == D - 1 ? tile_dim[k] * PPI : tile_dim[k]) + o;
+    if (k < D - 1) valid = valid && idx[k] < geo[k];
   }
-  double y[D], am[D * D];
+  double y[D], am[D * D], yl[PPI];
   for (int k = 0; k < D; ++k) y[k] = prm[k] + (double)idx[k] * prm[D + k];
+  for (int p = 0; p < PPI; ++p) yl[p] = prm[D - 1] + (double)(idx[D - 1] + p * tile_dim[D - 1]) * prm[2 * D - 1];
   for (int k = 0; k < D * D; ++k) am[k] = prm[2 * D + k];
-  double acc = 0.0;
+  double acc[PPI];
+  for (int p = 0; p < PPI; ++p) acc[p] = 0.0;
   // Rows of neighbouring cells: every combination of the first D - 1 dimensions within reach;
   // along the last dimension the cells within reach hold one contiguous run of samples. The runs
   // of up to ROWS_MAX rows are concatenated, so every staging of WG samples is full however few
@@ -129,22 +136,35 @@ void grid_skde(__global const double* xs, __global const ulong* off, __global co
       barrier(CLK_LOCAL_MEM_FENCE);
       const uint cnt = (uint)min((ulong)WG, total - s0);
       for (uint j = 0; j < cnt; ++j) {
+        // q = sum_a u_a^2, u = A (y - x), A lower triangular: the first D - 1 terms and the
+        // first D - 1 products of u_{D-1} are the same for the item's points (same order of
+        // operations as one point alone, so the same bits).
         double dv[D];
-        for (int k = 0; k < D; ++k) dv[k] = y[k] - ls[j * D + k];
-        double q = 0.0;
-        for (int a = 0; a < D; ++a) {
+        for (int k = 0; k < D - 1; ++k) dv[k] = y[k] - ls[j * D + k];
+        double qc = 0.0, part = 0.0;
+        for (int a = 0; a < D - 1; ++a) {
           double u = 0.0;
           for (int bb = 0; bb <= a; ++bb) u += am[a * D + bb] * dv[bb];
-          q += u * u;
+          qc += u * u;
+          part += am[(D - 1) * D + a] * dv[a];
         }
-        if (q <= r2) acc += grid_shape(q);
+        const double xl = ls[j * D + D - 1];
+        for (int p = 0; p < PPI; ++p) {
+          const double u = part + am[(D - 1) * D + D - 1] * (yl[p] - xl);
+          const double q = qc + u * u;
+          if (q <= r2) acc[p] += grid_shape(q);
+        }
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
   }
-  if (valid) {
-    ulong lin = 0;
-    for (int k = 0; k < D; ++k) lin = lin * geo[k] + (k == 0 ? idx[0] - row0 : idx[k]);
-    out[lin] = acc * scale;
+  for (int p = 0; p < PPI; ++p) {
+    const ulong last = idx[D - 1] + p * tile_dim[D - 1];
+    if (valid && last < geo[D - 1]) {
+      ulong lin = 0;
+      for (int k = 0; k < D - 1; ++k) lin = lin * geo[k] + (k == 0 ? idx[0] - row0 : idx[k]);
+      lin = lin * geo[D - 1] + (D == 1 ? last - row0 : last);
+      out[lin] = acc[p] * scale;
+    }
   }
 }

@@ -23,7 +23,7 @@
 //
 // Methods.
 //   sample_wise (S-KDE)  the samples are binned into cells of the grid's tiles (a stable counting
-//        sort, so sums run in sample order); one work-group owns a tile of 256 grid points and adds
+//        sort, so sums run in sample order); one work-group owns a tile of 512 grid points and adds
 //        the samples of the cells within reach of the kernel's support, whose bounding box has
 //        half-widths c sqrt(H_kk) (c = 1 for bounded kernels; Lopez-Novoa sec. 3.2). Each term is
 //        computed only where the sample's ellipsoid can reach; no atomics, deterministic. Work:

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "build/program_cache.hpp"
 #include "kde/kde_plan.hpp"
@@ -26,15 +27,17 @@ constexpr const char* kOp = "clstat::evaluate_grid";
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(std::string(kOp) + ": " + what); }
 
-// Tiles of 256 points, longest along the last (fastest) dimension for coalesced writes.
+// Tiles of 512 points: 256 work-items with kPointsPerItem = 2 points each along the last
+// (fastest) dimension, the longest, for coalesced writes.
+constexpr std::size_t kPointsPerItem = 2;
 std::vector<std::size_t> tile_shape(std::size_t d) {
   switch (d) {
-    case 1: return {256};
-    case 2: return {16, 16};
-    case 3: return {4, 8, 8};
-    case 4: return {4, 4, 4, 4};
-    case 5: return {2, 2, 4, 4, 4};
-    default: return {2, 2, 2, 2, 4, 4};
+    case 1: return {512};
+    case 2: return {16, 32};
+    case 3: return {4, 8, 16};
+    case 4: return {4, 4, 4, 8};
+    case 5: return {2, 2, 4, 4, 8};
+    default: return {2, 2, 2, 2, 4, 8};
   }
 }
 
@@ -104,19 +107,33 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     if (g.ext[k] > (std::size_t{1} << 40) / cells) bad("the grid has too many tiles for the cell index");
     cells *= g.ext[k];
   }
-  std::vector<std::uint64_t> cell_of(n, cells);  // cells = dropped
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t c = 0;
-    bool in = true;
-    for (std::size_t k = 0; k < d && in; ++k) {
-      const double s = std::floor((x[i * d + k] - g.lower[k]) / g.step[k] / static_cast<double>(g.tile[k]));
-      const double lo = -static_cast<double>(g.reach[k]), hi = static_cast<double>(g.ncell[k] - 1 + g.reach[k]);
-      in = s >= lo && s <= hi;
-      if (in) c = c * g.ext[k] + static_cast<std::uint64_t>(s + static_cast<double>(g.reach[k]));
-    }
-    if (in) cell_of[i] = c;
-  }
   const auto t_bin = std::chrono::steady_clock::now();
+  // Each sample's cell, and its copy into sorted order, in parallel on the host's cores; the
+  // counting between them is one sequential pass.
+  const std::size_t threads =
+      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 65536 + 1));
+  auto parallel = [&](const std::function<void(std::size_t, std::size_t)>& body) {
+    std::vector<std::thread> pool;
+    const std::size_t per = (n + threads - 1) / threads;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&, t] { body(std::min(n, t * per), std::min(n, (t + 1) * per)); });
+    body(0, std::min(n, per));
+    for (auto& th : pool) th.join();
+  };
+  std::vector<std::uint64_t> cell_of(n, cells);  // cells = dropped
+  parallel([&](std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i) {
+      std::uint64_t c = 0;
+      bool in = true;
+      for (std::size_t k = 0; k < d && in; ++k) {
+        const double s = std::floor((x[i * d + k] - g.lower[k]) / g.step[k] / static_cast<double>(g.tile[k]));
+        const double lo = -static_cast<double>(g.reach[k]), hi = static_cast<double>(g.ncell[k] - 1 + g.reach[k]);
+        in = s >= lo && s <= hi;
+        if (in) c = c * g.ext[k] + static_cast<std::uint64_t>(s + static_cast<double>(g.reach[k]));
+      }
+      if (in) cell_of[i] = c;
+    }
+  });
   std::vector<cl_ulong> off(cells + 1, 0);
   for (std::size_t i = 0; i < n; ++i)
     if (cell_of[i] < cells) ++off[cell_of[i] + 1];
@@ -125,11 +142,13 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
   std::vector<double> xs(std::max<std::size_t>(kept, 1) * d);
   {
     std::vector<cl_ulong> pos(off.begin(), off.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      if (cell_of[i] < cells) {
-        const std::size_t p = pos[cell_of[i]]++;
-        for (std::size_t k = 0; k < d; ++k) xs[p * d + k] = x[i * d + k];
-      }
+    for (std::size_t i = 0; i < n; ++i)  // the destination of each kept sample, in sample order
+      cell_of[i] = cell_of[i] < cells ? pos[cell_of[i]]++ : kept;
+    parallel([&](std::size_t i0, std::size_t i1) {
+      for (std::size_t i = i0; i < i1; ++i)
+        if (cell_of[i] < kept)
+          for (std::size_t k = 0; k < d; ++k) xs[cell_of[i] * d + k] = x[i * d + k];
+    });
   }
   const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
@@ -158,7 +177,9 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
   detail::cl_guard(kOp, *ci, [&] {
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
                       " -DKERN=" + std::to_string(kern) + " -DWG=256";
-    for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(g.tile[k]);
+    for (std::size_t k = 0; k < d; ++k)  // the work-items' layout: the tile, less the points per item
+      opt += " -DT" + std::to_string(k) + "=" + std::to_string(k + 1 == d ? g.tile[k] / kPointsPerItem : g.tile[k]);
+    opt += " -DPPI=" + std::to_string(kPointsPerItem);
     // Runs staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
     if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
       opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(512, std::atoi(e))));
