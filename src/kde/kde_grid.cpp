@@ -172,10 +172,7 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     inner_tiles *= g.ncell[k];
   }
   const std::size_t row_bytes = g.tile[0] * inner_points * sizeof(double);
-  std::size_t rows_per_slab = std::max<std::size_t>(1, budget / row_bytes);
-  // A large grid in at least 4 slabs, so reads overlap kernels (one slab cannot).
-  if (row_bytes * g.ncell[0] > (std::size_t{64} << 20))
-    rows_per_slab = std::min(rows_per_slab, std::max<std::size_t>(1, (g.ncell[0] + 3) / 4));
+  const std::size_t rows_per_slab = std::max<std::size_t>(1, budget / row_bytes);
   auto ci = ctx.impl();
   detail::cl_guard(kOp, *ci, [&] {
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
@@ -187,19 +184,14 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
       opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(512, std::atoi(e))));
     auto prog = build::program(*ci, "kde/kde_grid", opt);
-    // Kernels on one queue, reads on another, two output buffers: slab i's read overlaps slab
-    // i + 1's kernel (the 3-d bench grid's 1.56 GB read takes about as long as its kernel).
-    const Queue q = ctx.queue(0), qr = ctx.queue(ctx.queue_count() > 1 ? 1 : 0);
+    const Queue q = ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
-    const cl::CommandQueue& cr = detail::queue_of(qr);
     cl::Buffer bx(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.size() * sizeof(double), xs.data());
     cl::Buffer bo(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, off.size() * sizeof(cl_ulong), off.data());
     cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
     const std::size_t slab_points = std::min(g.count[0], rows_per_slab * g.tile[0]) * inner_points;
-    const std::size_t nbuf = rows_per_slab < g.ncell[0] ? 2 : 1;
-    std::vector<cl::Buffer> bout;
-    for (std::size_t b = 0; b < nbuf; ++b) bout.emplace_back(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
+    cl::Buffer bout(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
     kk.setArg(0, bx);
     kk.setArg(1, bo);
@@ -207,46 +199,27 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     kk.setArg(3, bp);
     kk.setArg(4, scale);
     kk.setArg(5, r2);
-    struct Pending {
-      cl::Event read;
-      std::size_t first = 0, count = 0;
-      bool used = false;
-    };
-    std::vector<Pending> pend(nbuf);
-    auto drain = [&](Pending& p) {
-      if (!p.used) return;
-      p.read.wait();
-      sink.done(p.first, p.count);
-      p.used = false;
-    };
-    std::size_t slab = 0;
-    for (std::size_t c0 = 0; c0 < g.ncell[0]; c0 += rows_per_slab, ++slab) {
-      Pending& p = pend[slab % nbuf];
-      drain(p);  // slab - 2, before its buffer is reused (slab - 1 stays in flight)
+    kk.setArg(8, bout);
+    for (std::size_t c0 = 0; c0 < g.ncell[0]; c0 += rows_per_slab) {
       const std::size_t c1 = std::min(g.ncell[0], c0 + rows_per_slab);
       const std::size_t row0 = c0 * g.tile[0], row1 = std::min(g.count[0], c1 * g.tile[0]);
       const std::size_t tiles = (c1 - c0) * inner_tiles;
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
-      kk.setArg(8, bout[slab % nbuf]);
       const auto t_k = std::chrono::steady_clock::now();
-      const Event done_k = detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
-      if (trace) {
-        cq.finish();
-        std::fprintf(stderr, "[grid] slab rows %zu..%zu: kernel %.1f ms\n", row0, row1, ms_since(t_k));
-      }
+      detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
+      if (trace) cq.finish();
+      const auto t_r = std::chrono::steady_clock::now();
       const std::size_t pts = (row1 - row0) * inner_points;
-      const std::vector<cl::Event> after{done_k.impl()->event};
-      cr.enqueueReadBuffer(bout[slab % nbuf], CL_FALSE, 0, pts * sizeof(double), sink.place(row0 * inner_points, pts),
-                           &after, &p.read);
-      p.first = row0 * inner_points;
-      p.count = pts;
-      p.used = true;
+      double* dst = sink.place(row0 * inner_points, pts);
+      const auto t_p = std::chrono::steady_clock::now();
+      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), dst);
+      if (trace)
+        std::fprintf(stderr, "[grid] slab rows %zu..%zu: kernel %.1f ms, place %.1f ms, read %.1f ms (%zu points)\n", row0,
+                     row1, std::chrono::duration<double, std::milli>(t_r - t_k).count(),
+                     std::chrono::duration<double, std::milli>(t_p - t_r).count(), ms_since(t_p), pts);
+      sink.done(row0 * inner_points, pts);
     }
-    // The last slabs, oldest first (a file sink needs them in order).
-    if (nbuf == 2 && pend[slab % 2].used && pend[(slab + 1) % 2].used) drain(pend[slab % 2]);
-    for (auto& p : pend) drain(p);
-    if (trace) std::fprintf(stderr, "[grid] %zu slab(s), all read %.1f ms after binning\n", slab, ms_since(t_bin));
   });
 }
 
@@ -412,24 +385,19 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     if (f) std::fclose(f);
     f = nullptr;
   };
-  // Two staging buffers: a slab's read may still be in flight while the next is placed; slabs
-  // are done in the order they were placed.
-  std::vector<double> staging[2];
-  std::size_t placed = 0, finished = 0;
+  std::vector<double> staging;
   Sink sink;
   sink.place = [&](std::size_t, std::size_t count) {
-    auto& b = staging[placed++ % 2];
-    b.resize(count);
-    return b.data();
+    staging.resize(count);
+    return staging.data();
   };
   sink.done = [&](std::size_t first, std::size_t count) {
-    const auto& b = staging[finished++ % 2];
     if (!f) {
       f = std::fopen(path.c_str(), "wb");
       if (!f) throw std::runtime_error(std::string(kOp) + ": cannot open " + path + " for writing");
     }
     if (first != written) throw std::logic_error(std::string(kOp) + ": slabs out of order");
-    if (std::fwrite(b.data(), sizeof(double), count, f) != count)
+    if (std::fwrite(staging.data(), sizeof(double), count, f) != count)
       throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
     written += count;
     if (progress) progress(written, total);
