@@ -108,7 +108,8 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
     cells *= g.ext[k];
   }
   const auto t_bin = std::chrono::steady_clock::now();
-  // Each sample's cell, in parallel on the host's cores.
+  // Each sample's cell, and its copy into sorted order, in parallel on the host's cores; the
+  // counting between them is one sequential pass.
   const std::size_t threads =
       std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 65536 + 1));
   auto parallel = [&](const std::function<void(std::size_t, std::size_t)>& body) {
@@ -133,47 +134,21 @@ void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geome
       if (in) cell_of[i] = c;
     }
   });
-  // Stable counting sort in parallel: each thread counts its own contiguous run of samples;
-  // every cell's slots go to the threads in order, so the sorted order is the sample order
-  // within each cell. Threads are fewer where their counters would pass 2^23 words.
-  const std::size_t ct = std::max<std::size_t>(1, std::min(threads, (std::size_t{1} << 23) / std::max<std::size_t>(cells, 1)));
-  const std::size_t per = (n + ct - 1) / ct;
-  std::vector<std::vector<cl_ulong>> count(ct);
-  {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < ct; ++t)
-      pool.emplace_back([&, t] {
-        auto& c = count[t];
-        c.assign(cells, 0);
-        for (std::size_t i = t * per; i < std::min(n, (t + 1) * per); ++i)
-          if (cell_of[i] < cells) ++c[cell_of[i]];
-      });
-    for (auto& th : pool) th.join();
-  }
   std::vector<cl_ulong> off(cells + 1, 0);
-  for (std::size_t c = 0; c < cells; ++c) {
-    cl_ulong run = off[c];
-    for (std::size_t t = 0; t < ct; ++t) {
-      const cl_ulong k = count[t][c];
-      count[t][c] = run;  // now thread t's first slot in cell c
-      run += k;
-    }
-    off[c + 1] = run;
-  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (cell_of[i] < cells) ++off[cell_of[i] + 1];
+  for (std::size_t c = 0; c < cells; ++c) off[c + 1] += off[c];
   const std::size_t kept = off[cells];
   std::vector<double> xs(std::max<std::size_t>(kept, 1) * d);
   {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 0; t < ct; ++t)
-      pool.emplace_back([&, t] {
-        auto& slot = count[t];
-        for (std::size_t i = t * per; i < std::min(n, (t + 1) * per); ++i)
-          if (cell_of[i] < cells) {
-            const std::size_t p = slot[cell_of[i]]++;
-            for (std::size_t k = 0; k < d; ++k) xs[p * d + k] = x[i * d + k];
-          }
-      });
-    for (auto& th : pool) th.join();
+    std::vector<cl_ulong> pos(off.begin(), off.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)  // the destination of each kept sample, in sample order
+      cell_of[i] = cell_of[i] < cells ? pos[cell_of[i]]++ : kept;
+    parallel([&](std::size_t i0, std::size_t i1) {
+      for (std::size_t i = i0; i < i1; ++i)
+        if (cell_of[i] < kept)
+          for (std::size_t k = 0; k < d; ++k) xs[cell_of[i] * d + k] = x[i * d + k];
+    });
   }
   const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
   auto ms_since = [](std::chrono::steady_clock::time_point t) {
