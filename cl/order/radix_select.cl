@@ -627,17 +627,7 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
   for (uint j = l; j < R; j += WG) out[r * R + j] = buf[ranks[r * R + j]];
 }
 
-// The cutting-plane method's copy: the keys strictly between lo and hi, at positions taken from
-// *count (the host knows how many there are from its counts).
-__kernel void select_copy_between(__global const elem_t* x, ulong xoff, ulong n, skey lo, skey hi,
-                                  __global skey* out, __global uint* count) {
-  const ulong i = get_global_id(0);
-  if (i >= n) return;
-  const skey k = to_key(x[xoff + i]);
-  if (k > lo && k < hi) out[atomic_inc(count)] = k;
-}
-
-// The cutting-plane method's copy of a large bracket: the values whose keys lie strictly between
+// The cutting-plane method's copy of its bracket: the values whose keys lie strictly between
 // lo and hi, compacted by tiles of 8 WG elements with one local counter and one global atomic per
 // tile (a global atomic per value serialises on one address). The order of the output varies;
 // only the set matters (it is then selected exactly). Trip counts are uniform per group, so every

@@ -29,10 +29,12 @@
 //              decides which keys are read again, and a bracket that misses is detected.
 //   cutting_plane  Beliakov (2011)'s method, made exact: Kelley's cutting planes on the convex
 //              F(y) = sum max(y - x_i, 0) - (k - 1/2) y (no log transform; a step outside the
-//              bracket bisects it in key space), then the values left strictly inside the
-//              bracket (at most 2^15) are copied and selected on the host, the ties at its ends
-//              counted. Each step reads the data once. Float and double without NaN;
-//              integer input or NaNs are answered by radix.
+//              bracket bisects it in key space) until at most max(2^15, n/16) values lie
+//              strictly inside the bracket (the paper's hybrid: a few steps, then select);
+//              those are copied on the device and selected exactly (on the host up to 2^15,
+//              else by radix selection), the ties at the bracket's ends counted. Close ranks
+//              share the bracket. Each step reads the data once. Float and double without
+//              NaN; integer input or NaNs are answered by radix.
 //   sort       the baseline: sorts a copy of the keys with Boost.Compute and reads the ranks.
 //              O(n log n) work, 2n keys of memory.
 //   automatic  radix.
@@ -41,7 +43,8 @@
 //
 // Complexity (every function below). radix: O(n) work and O(1) reads of the data per call, as
 // above, whatever k; cutting_plane: one read per step (at most 64 bisection steps past the
-// cutting planes; a handful on the paper's distributions) plus O(2^15 log 2^15) on the host;
+// cutting planes; four or five on the paper's distributions, each halving the bracket) plus one
+// copy of at most max(2^15, n/16) values and their exact selection;
 // sort: O(n log n). Host-array forms add one upload of n values. Results are exact, so none
 // depends on the method or the device.
 //

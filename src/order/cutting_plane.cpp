@@ -4,8 +4,8 @@
 // bracket [a, b] with F and the slopes at both ends and moves an end to where the two tangents
 // meet. The paper's log transform of wide-range data is not used: a step that falls outside the
 // bracket (rounding in F for ranges past ~1e13) bisects the bracket in key space instead, which
-// ends in at most 64 steps. Once few values lie strictly inside, they are copied and the
-// remainder is selected exactly on the host, the ties at the ends accounted for by the counts.
+// ends in at most 64 steps. Once at most n/16 values lie strictly inside (the paper's hybrid),
+// they are copied and selected exactly, the ties at the ends accounted for by the counts.
 // Signed zeros compare equal as values but not as keys; bounds at zero are widened to both.
 // Each step reads the data once (select_cut_step: the sum and both counts); NaNs or integer
 // input go to the radix selection.
@@ -119,54 +119,14 @@ class CuttingPlane final : public Selector<T> {
     return from_key<T>(static_cast<Key>(ka + (kb - ka) / 2));
   }
 
-  // The keys strictly between lo and hi (m of them), copied to the host.
-  std::vector<Key> copy_keys(Key lo, Key hi, std::uint64_t m) {
-    auto ci = q_.context().impl();
-    std::vector<Key> keys(m);
-    ::clstat::detail::cl_guard("clstat::order::select (cutting plane)", *ci, [&] {
-      const std::string op = "clstat::order::select (cutting plane)";
-      std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
-                        std::to_string(elem_kind<T>()) + " -DWG=64";
-      auto prog = build::program(*ci, "order/radix_select", opt);
-      const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-      cl::Buffer out(ci->context, CL_MEM_READ_WRITE, std::max<std::uint64_t>(m, 1) * sizeof(Key));
-      cl::Buffer cnt(ci->context, CL_MEM_READ_WRITE, sizeof(cl_uint));
-      const cl_uint zero = 0;
-      cq.enqueueWriteBuffer(cnt, CL_TRUE, 0, sizeof zero, &zero);
-      cl::Kernel k = build::kernel(*prog, "select_copy_between", q_.index());
-      k.setArg(0, x_.raw().impl()->buffer);
-      k.setArg(1, static_cast<cl_ulong>(off_));
-      k.setArg(2, static_cast<cl_ulong>(n_));
-      k.setArg(3, lo);
-      k.setArg(4, hi);
-      k.setArg(5, out);
-      k.setArg(6, cnt);
-      ::clstat::detail::launch(q_, k, cl::NDRange((n_ + 255) / 256 * 256), cl::NDRange(256), {}, op);
-      cl_uint got = 0;
-      cq.enqueueReadBuffer(cnt, CL_TRUE, 0, sizeof got, &got);
-      if (got != m)
-        throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
-      if (m) cq.enqueueReadBuffer(out, CL_TRUE, 0, m * sizeof(Key), keys.data());
-    });
-    return keys;
-  }
-
   // The keys of ranks ks (1-based, among the m keys strictly between lo and hi): the paper's
-  // second stage. Up to kRemainder keys are selected on the host; more are copied, as values, to
-  // a device buffer by work-group-aggregated compaction and selected there by radix selection
-  // (the paper sorts them; selection is exact too and reads them fewer times).
+  // second stage. The values are copied to a device buffer by work-group-aggregated compaction;
+  // up to kRemainder of them are read back and selected on the host, more are selected there by
+  // radix selection (the paper sorts them; selection is exact too and reads them fewer times).
   std::vector<Key> select_between(Key lo, Key hi, std::uint64_t m, const std::vector<std::uint64_t>& ks) {
-    std::vector<Key> out;
-    if (m <= kRemainder) {
-      auto keys = copy_keys(lo, hi, m);
-      for (auto k : ks) {
-        std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
-        out.push_back(keys[k - 1]);
-      }
-      return out;
-    }
     auto ci = q_.context().impl();
-    Buffer<T> z(q_.context(), m);
+    Buffer<T> z(q_.context(), std::max<std::uint64_t>(m, 1));
+    std::vector<Key> out;
     ::clstat::detail::cl_guard("clstat::order::select (cutting plane)", *ci, [&] {
       const std::string op = "clstat::order::select (cutting plane)";
       std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
@@ -191,10 +151,21 @@ class CuttingPlane final : public Selector<T> {
       cq.enqueueReadBuffer(cnt, CL_TRUE, 0, sizeof got, &got);
       if (got != m)
         throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
+      if (m <= kRemainder) {
+        std::vector<T> v(m);
+        if (m) cq.enqueueReadBuffer(z.raw().impl()->buffer, CL_TRUE, 0, m * sizeof(T), v.data());
+        std::vector<Key> keys(m);
+        for (std::size_t i = 0; i < m; ++i) keys[i] = to_key(v[i]);
+        for (auto kk : ks) {
+          std::nth_element(keys.begin(), keys.begin() + (kk - 1), keys.end());
+          out.push_back(keys[kk - 1]);
+        }
+      }
     });
+    if (m <= kRemainder) return out;
     auto sel = make_radix_selector(q_, z, 0, m);
     std::vector<std::uint64_t> r0;
-    for (auto k : ks) r0.push_back(k - 1);
+    for (auto kk : ks) r0.push_back(kk - 1);
     sel->prepare(r0);
     return sel->select(r0);
   }
