@@ -22,19 +22,7 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
-#define NE (Q + 1)
-#define NTRI (NE * (NE + 1) / 2)
-
-// Row a and column b (a <= b) of upper-triangle entry e, row by row.
-inline void tri_entry(uint e, uint* a, uint* b) {
-  uint r = 0, left = e;
-  while (left >= NE - r) {
-    left -= NE - r;
-    ++r;
-  }
-  *a = r;
-  *b = r + left;
-}
+#include "robust_common.clh"
 
 // Bitonic sort of M (key, row) pairs, ascending by key then row. The caller has written every
 // pair and ends with a barrier of its own after this returns.
@@ -103,7 +91,6 @@ __kernel void lts_block(__global const double* z, __global const double* y, __gl
   __local double be[Q], prev_be[Q], x[Q];
 #if MODE == 1
   __local double best_w[WG];
-  __local uint best_j[WG];
 #endif
   __local int done;
   __local double prev_q, cur_q;
@@ -200,27 +187,9 @@ __kernel void lts_block(__global const double* z, __global const double* y, __gl
     // LMS: the criterion of this start's fit, then stop.
 #if MODE == 1
     double bw = INFINITY;
-    uint bj = 0xffffffffu;
-    for (uint j = l; j + h <= m; j += WG) {
-      const double w = key[j + h - 1] - key[j];
-      if (w < bw) {
-        bw = w;
-        bj = j;
-      }
-    }
-    best_w[l] = bw;
-    best_j[l] = bj;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) {
-      double w = INFINITY;
-      uint j = 0xffffffffu;
-      for (uint t = 0; t < WG; ++t)
-        if (best_w[t] < w || (best_w[t] == w && best_j[t] < j)) {
-          w = best_w[t];
-          j = best_j[t];
-        }
-      cur_q = 0.25 * w * w;
-    }
+    for (uint j = l; j + h <= m; j += WG) bw = fmin(bw, key[j + h - 1] - key[j]);
+    const double w = group_min(best_w, bw, l);
+    if (l == 0) cur_q = 0.25 * w * w;
 #else
     if (l == 0) cur_q = key[h - 1];
 #endif

@@ -13,19 +13,9 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
-#define NE (Q + 1)
-#define NTRI (NE * (NE + 1) / 2)
-#define NX (NTRI + 3)  // the Gram entries, #{r^2 < t}, #{r^2 == t}, sum_{r^2 < t} r^2
+#include "robust_common.clh"
 
-inline void tri_entry(uint e, uint* a, uint* b) {
-  uint r = 0, left = e;
-  while (left >= NE - r) {
-    left -= NE - r;
-    ++r;
-  }
-  *a = r;
-  *b = r + left;
-}
+#define NX (NTRI + 3)  // the Gram entries, #{r^2 < t}, #{r^2 == t}, sum_{r^2 < t} r^2
 
 // out[k n + i] = the residual of candidate k at row i, squared when SQUARED != 0.
 __kernel void lts_resid(__global const double* z, __global const double* y, ulong n, __global const double* beta,
@@ -113,34 +103,15 @@ __kernel void lts_reduce(__global const double* part, uint groups, __global doub
   out[pair] = s;
 }
 
-// LMS on long data: the shortest window of h sorted residuals, per chunk of CH window starts;
-// ties go to the lower start. part_w / part_j hold each group's best.
-__kernel void lms_window(__global const double* sorted, ulong n, ulong h, __global double* part_w,
-                         __global ulong* part_j) {
+// LMS on long data: the width of the shortest window of h sorted residuals, per chunk of CH
+// window starts; part_w holds each group's.
+__kernel void lms_window(__global const double* sorted, ulong n, ulong h, __global double* part_w) {
   __local double bw[WG];
-  __local ulong bj[WG];
   const uint l = get_local_id(0);
   const ulong begin = (ulong)get_group_id(0) * CH;
   const ulong last = n - h;  // the last window start
   double w = INFINITY;
-  ulong j = ~0UL;
-  for (ulong s = begin + l; s < begin + CH && s <= last; s += WG) {
-    const double v = sorted[s + h - 1] - sorted[s];
-    if (v < w) {
-      w = v;
-      j = s;
-    }
-  }
-  bw[l] = w;
-  bj[l] = j;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0) {
-    for (uint t = 1; t < WG; ++t)
-      if (bw[t] < w || (bw[t] == w && bj[t] < j)) {
-        w = bw[t];
-        j = bj[t];
-      }
-    part_w[get_group_id(0)] = w;
-    part_j[get_group_id(0)] = j;
-  }
+  for (ulong s = begin + l; s < begin + CH && s <= last; s += WG) w = fmin(w, sorted[s + h - 1] - sorted[s]);
+  w = group_min(bw, w, l);
+  if (l == 0) part_w[get_group_id(0)] = w;
 }

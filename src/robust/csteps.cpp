@@ -273,7 +273,6 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
     cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, q * sizeof(double));
     const std::size_t wgroups = (n - h + 1 + kChunk - 1) / kChunk;
     cl::Buffer pw(ci->context, CL_MEM_READ_WRITE, wgroups * sizeof(double));
-    cl::Buffer pj(ci->context, CL_MEM_READ_WRITE, wgroups * sizeof(cl_ulong));
     cl::Kernel kr = build::kernel(*prog, "lts_resid", qu.index());
     cl::Kernel kw = build::kernel(*prog, "lms_window", qu.index());
     const cl::Buffer& rb = r.raw().impl()->buffer;
@@ -287,7 +286,6 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
     kw.setArg(1, static_cast<cl_ulong>(n));
     kw.setArg(2, static_cast<cl_ulong>(h));
     kw.setArg(3, pw);
-    kw.setArg(4, pj);
     const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
     std::vector<double> w(wgroups);
     for (std::size_t c = 0; c < count; ++c) {
