@@ -34,6 +34,20 @@ cl::Buffer upload_doubles(const cl::Context& c, const double* v, std::size_t n) 
                     const_cast<double*>(v));
 }
 
+// lts_resid of `prog` for the design (z, y) on the device: out[k n + i] = the residual (squared
+// when `squared`) of the fits in `beta` at row i.
+cl::Kernel resid_kernel(::clstat::detail::BuiltProgram& prog, std::size_t queue, const cl::Buffer& z, const cl::Buffer& y, std::size_t n,
+                        const cl::Buffer& beta, bool squared, const cl::Buffer& out) {
+  cl::Kernel k = build::kernel(prog, "lts_resid", queue);
+  k.setArg(0, z);
+  k.setArg(1, y);
+  k.setArg(2, static_cast<cl_ulong>(n));
+  k.setArg(3, beta);
+  k.setArg(4, static_cast<cl_uint>(squared ? 1 : 0));
+  k.setArg(5, out);
+  return k;
+}
+
 // Solves the normal equations held as upper-triangle entries of the Gram matrix of [z y].
 bool solve_gram(const double* tri, std::size_t q, double* beta) {
   Eigen::MatrixXd g(q, q);
@@ -166,16 +180,10 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, kc * q * sizeof(double));
     cl::Buffer bt(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
     cl::Buffer btau(ci->context, CL_MEM_READ_ONLY, kc * sizeof(cl_ulong));
-    cl::Kernel kr = build::kernel(*prog, "lts_resid", qu.index());
+    const cl::Buffer& r2b = r2.raw().impl()->buffer;
+    cl::Kernel kr = resid_kernel(*prog, qu.index(), bz, by, n, bb, true, r2b);
     cl::Kernel kg = build::kernel(*prog, "lts_gram", qu.index());
     cl::Kernel ks = build::kernel(*prog, "lts_reduce", qu.index());
-    const cl::Buffer& r2b = r2.raw().impl()->buffer;
-    kr.setArg(0, bz);
-    kr.setArg(1, by);
-    kr.setArg(2, static_cast<cl_ulong>(n));
-    kr.setArg(3, bb);
-    kr.setArg(4, static_cast<cl_uint>(1));
-    kr.setArg(5, r2b);
     kg.setArg(0, bz);
     kg.setArg(1, by);
     kg.setArg(2, static_cast<cl_ulong>(n));
@@ -273,15 +281,9 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
     cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, q * sizeof(double));
     const std::size_t wgroups = (n - h + 1 + kChunk - 1) / kChunk;
     cl::Buffer pw(ci->context, CL_MEM_READ_WRITE, wgroups * sizeof(double));
-    cl::Kernel kr = build::kernel(*prog, "lts_resid", qu.index());
-    cl::Kernel kw = build::kernel(*prog, "lms_window", qu.index());
     const cl::Buffer& rb = r.raw().impl()->buffer;
-    kr.setArg(0, bz);
-    kr.setArg(1, by);
-    kr.setArg(2, static_cast<cl_ulong>(n));
-    kr.setArg(3, bb);
-    kr.setArg(4, static_cast<cl_uint>(adjust ? 0 : 1));
-    kr.setArg(5, rb);
+    cl::Kernel kr = resid_kernel(*prog, qu.index(), bz, by, n, bb, !adjust, rb);
+    cl::Kernel kw = build::kernel(*prog, "lms_window", qu.index());
     kw.setArg(0, rb);
     kw.setArg(1, static_cast<cl_ulong>(n));
     kw.setArg(2, static_cast<cl_ulong>(h));
