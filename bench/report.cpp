@@ -1,6 +1,8 @@
-#include <chrono>
 #include "report.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -126,6 +128,37 @@ Stats wall_stats(const std::function<void()>& f, int repeats) {
     t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   return Stats::of(t);
+}
+
+void for_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& body) {
+  constexpr std::size_t kBlock = std::size_t{1} << 16;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> pool;
+  const std::size_t threads = std::min<std::size_t>(blocks, std::max(1u, std::thread::hardware_concurrency()));
+  for (std::size_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (std::size_t b; (b = next++) < blocks;) body(b, b * kBlock, std::min(n, (b + 1) * kBlock));
+    });
+  for (auto& th : pool) th.join();
+}
+
+void time_device_and_wall(const clstat::Context& ctx, Row& r, int repeats, const std::function<void()>& run) {
+  run();
+  ctx.take_profile();
+  std::vector<double> kern, wall;
+  ctx.set_profiling(true);
+  for (int i = 0; i < repeats; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    const auto rec = ctx.take_profile();
+    if (!rec.empty()) kern.push_back(static_cast<double>(rec.back().end_ns - rec.front().start_ns) * 1e-6);
+  }
+  ctx.set_profiling(false);
+  r.repeats = repeats;
+  r.kernel_ms = Stats::of(kern);
+  r.wall_ms = Stats::of(wall);
 }
 
 }  // namespace bench

@@ -56,6 +56,15 @@ struct DeviceReport {
 
 /// Sets r's ceiling to the exp rate its kernels use: exp64 for double, native_exp2 for float where
 /// the context's tuning enables it, else exp32.
+/// Calls body(b, begin, end) for the blocks [b 2^16, min(n, (b + 1) 2^16)) of 0..n, on all host
+/// cores. A body that seeds its generator with b makes data that does not depend on the machine.
+void for_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& body);
+
+/// Times `run` on ctx as r.repeats, r.kernel_ms and r.wall_ms: one warm-up call (which builds the
+/// programs), then `repeats` calls, each with its wall time and its device span (from the first
+/// profiled kernel's start to the last one's end; none when it ran no clstat kernel).
+void time_device_and_wall(const clstat::Context& ctx, Row& r, int repeats, const std::function<void()>& run);
+
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r);
 
 void print_table(const DeviceReport& d);

@@ -6,7 +6,6 @@
 #include <iostream>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "clstat/kde_grid.hpp"
 #include "reference/kde_grid_reference.hpp"
@@ -16,18 +15,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Samples in parallel blocks with their own seeds. d = 2: a mixture of three correlated normals;
+// Samples in parallel blocks, each seeded by its index (the same data on every machine). d = 2: a mixture of three correlated normals;
 // d = 3: one correlated normal (correlation 0.5).
 std::vector<double> make_samples(std::size_t n, std::size_t d) {
   std::vector<double> x(n * d);
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t per = (n + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      std::mt19937_64 g(0x6d1d + t);
+  for_blocks(n, [&](std::size_t b, std::size_t begin, std::size_t end) {
+      std::mt19937_64 g(0x6d1d + b);
       std::normal_distribution<double> z;
-      for (std::size_t i = t * per; i < std::min(n, (t + 1) * per); ++i) {
+      for (std::size_t i = begin; i < end; ++i) {
         const double c = z(g);
         for (std::size_t k = 0; k < d; ++k) x[i * d + k] = std::sqrt(0.5) * (c + z(g));
         if (d == 2 && i % 3 == 1) {
@@ -39,7 +34,6 @@ std::vector<double> make_samples(std::size_t n, std::size_t d) {
         }
       }
     });
-  for (auto& th : pool) th.join();
   return x;
 }
 
@@ -89,14 +83,8 @@ std::vector<Row> run_grid(const clstat::Context& ctx, const GridBenchOptions& o)
     // Into one caller-owned array (a user computing many grids reuses it), first touched by the
     // warm-up call, which also builds the program.
     std::vector<double> v(g.points());
-    std::vector<double> wall;
-    for (int i = 0; i <= o.repeats; ++i) {
-      const auto t0 = Clock::now();
-      clstat::evaluate_grid(ctx, x.data(), n, d, g, v.data(), go);
-      if (i > 0) wall.push_back(1e3 * seconds_since(t0));
-    }
     r.repeats = o.repeats;
-    r.wall_ms = Stats::of(wall);
+    r.wall_ms = wall_stats([&] { clstat::evaluate_grid(ctx, x.data(), n, d, g, v.data(), go); }, o.repeats);
     r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-9;
     // Check against the long-double estimator at random grid points.
     {

@@ -27,21 +27,7 @@ const char* prec() {
 
 // Device span and wall time of `run` (one warm-up first, which builds the programs).
 void time_order(const Context& ctx, Row& r, int repeats, const std::function<void()>& run) {
-  run();
-  ctx.take_profile();
-  std::vector<double> kern, wall;
-  ctx.set_profiling(true);
-  for (int i = 0; i < repeats; ++i) {
-    const auto t0 = Clock::now();
-    run();
-    wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    const auto rec = ctx.take_profile();
-    if (!rec.empty()) kern.push_back(static_cast<double>(rec.back().end_ns - rec.front().start_ns) * 1e-6);
-  }
-  ctx.set_profiling(false);
-  r.repeats = repeats;
-  r.kernel_ms = Stats::of(kern);
-  r.wall_ms = Stats::of(wall);
+  time_device_and_wall(ctx, r, repeats, run);
   const double t = r.kernel_ms.median > 0 ? r.kernel_ms.median : r.wall_ms.median;
   r.throughput = t > 0 ? r.work / (t * 1e-3) * 1e-9 : 0;
   r.fraction = r.ceiling > 0 ? r.throughput / r.ceiling : 0;

@@ -6,35 +6,28 @@
 #include <iostream>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "clstat/robust.hpp"
 
 namespace bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Data {
   std::vector<double> x, y, truth;
 };
 
-// Rows are generated in parallel blocks with their own seeds, so n = 1e7 takes seconds, not
-// minutes; the first 30% are the bad leverage points.
+// Rows are generated in parallel blocks, each seeded by its index, so n = 1e7 takes seconds, not
+// minutes, and the data are the same on every machine; the first 30% are the bad leverage points.
 Data make_data(std::size_t n, std::size_t p, std::size_t bad) {
   Data d;
   d.x.resize(n * p);
   d.y.resize(n);
   d.truth.push_back(2);
   for (std::size_t j = 0; j < p; ++j) d.truth.push_back((j % 2 ? -1.0 : 1.0) / static_cast<double>(j / 2 + 1));
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t per = (n + threads - 1) / threads;
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      std::mt19937_64 g(0x1234 + t);
+  for_blocks(n, [&](std::size_t b, std::size_t begin, std::size_t end) {
+      std::mt19937_64 g(0x1234 + b);
       std::normal_distribution<double> z(0, 1);
-      for (std::size_t i = t * per; i < std::min(n, (t + 1) * per); ++i) {
+      for (std::size_t i = begin; i < end; ++i) {
         double f = d.truth[0];
         for (std::size_t j = 0; j < p; ++j) {
           d.x[i * p + j] = z(g);
@@ -47,7 +40,6 @@ Data make_data(std::size_t n, std::size_t p, std::size_t bad) {
         }
       }
     });
-  for (auto& th : pool) th.join();
   return d;
 }
 
@@ -77,21 +69,7 @@ std::vector<Row> run_robust(const clstat::Context& ctx, const RobustBenchOptions
     r.check = "clean fit: max |coefficient - truth| < 0.05 and every planted row flagged";
     clstat::robust::LtsFit f;
     auto run = [&] { f = clstat::robust::lts(ctx, d.x.data(), n, p, d.y.data(), lo); };
-    run();  // warm-up: builds the programs
-    ctx.take_profile();
-    std::vector<double> kern, wall;
-    ctx.set_profiling(true);
-    for (int i = 0; i < o.repeats; ++i) {
-      const auto t0 = Clock::now();
-      run();
-      wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      const auto rec = ctx.take_profile();
-      if (!rec.empty()) kern.push_back(static_cast<double>(rec.back().end_ns - rec.front().start_ns) * 1e-6);
-    }
-    ctx.set_profiling(false);
-    r.repeats = o.repeats;
-    r.kernel_ms = Stats::of(kern);
-    r.wall_ms = Stats::of(wall);
+    time_device_and_wall(ctx, r, o.repeats, run);
     r.throughput = r.wall_ms.median > 0 ? r.work / (r.wall_ms.median * 1e-3) * 1e-9 : 0;
     double err = 0;
     for (std::size_t j = 0; j <= p; ++j) err = std::max(err, std::fabs(f.coefficients[j] - d.truth[j]));
