@@ -88,14 +88,8 @@ std::vector<Row> run_grid(const clstat::Context& ctx, const GridBenchOptions& o)
     r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-9;
     // Check against the long-double estimator at random grid points.
     {
-      std::vector<long double> H(d * d, 0), mean(d, 0), hinv;
-      for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t k = 0; k < d; ++k) mean[k] += x[i * d + k];
-      for (auto& m : mean) m /= n;
-      for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t a = 0; a < d; ++a)
-          for (std::size_t b = 0; b < d; ++b) H[a * d + b] += (x[i * d + a] - mean[a]) * (x[i * d + b] - mean[b]);
-      for (auto& e : H) e = e / (n - 1) * h * h;
+      const auto H = clstat_ref::scaled_covariance(x, n, d, h);
+      std::vector<long double> hinv;
       long double det = 0;
       clstat_ref::invert(H, d, hinv, det);
       const long double cd = clstat::radial_kernel_integral(clstat::Kernel::epanechnikov, d);
@@ -116,13 +110,7 @@ std::vector<Row> run_grid(const clstat::Context& ctx, const GridBenchOptions& o)
             lin = lin * g.count[k] + std::min(i, g.count[k] - 1);
           }
         }
-        std::vector<double> y(d);
-        std::size_t rest = lin;
-        for (std::size_t k = d; k-- > 0;) {
-          const double step = (g.upper[k] - g.lower[k]) / static_cast<double>(g.count[k] - 1);
-          y[k] = g.lower[k] + static_cast<double>(rest % g.count[k]) * step;
-          rest /= g.count[k];
-        }
+        const auto y = clstat_ref::grid_point(g.lower, g.upper, g.count, lin);
         const auto ref = clstat_ref::grid_density(x, n, d, y.data(), hinv, det, cd, 1, 1.0L);
         const long double err = std::fabs(static_cast<long double>(v[lin]) - ref.f);
         const long double tol = 1e-12L * ref.f + ref.cond * 0x1p-50L + (ref.edge ? scale : 0);

@@ -8,9 +8,11 @@
 
 #include "reference/kde_ref.hpp"
 #include "support.hpp"
+#include "throws_with.hpp"
 
 using namespace clstat;
 using clstat_test::ctx;
+using clstat_test::throws_with;
 
 namespace {
 
@@ -320,15 +322,6 @@ TEST_CASE("kde.async_and_device_buffers") {
 
 TEST_CASE("kde.bad_input") {
   const std::vector<double> x{0.1, 0.2, 0.3, 0.4, 1.5, 0.9}, y{0.0, 0.5};
-  auto throws_with = [](auto&& f, const char* text) {
-    try {
-      f();
-      FAIL("expected std::invalid_argument mentioning '" << text << "'");
-    } catch (const std::invalid_argument& e) {
-      INFO(e.what());
-      CHECK(std::string(e.what()).find(text) != std::string::npos);
-    }
-  };
   KdeOptions o;
   o.precision = Precision::float32;
   throws_with([&] { kde(ctx(), x.data(), 0, 1, y.data(), 2, o); }, "empty");

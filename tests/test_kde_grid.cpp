@@ -11,9 +11,11 @@
 
 #include "reference/kde_grid_reference.hpp"
 #include "support.hpp"
+#include "throws_with.hpp"
 
 using namespace clstat;
 using clstat_test::ctx;
+using clstat_test::throws_with;
 
 namespace {
 
@@ -31,19 +33,6 @@ std::vector<double> samples(std::size_t n, std::size_t d, std::uint64_t seed) {
   return x;
 }
 
-// The bandwidth matrix the library uses for scaled_covariance(h), in long double.
-std::vector<long double> scaled_cov(const std::vector<double>& x, std::size_t n, std::size_t d, double h) {
-  std::vector<long double> mean(d, 0), c(d * d, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) mean[k] += x[i * d + k];
-  for (auto& m : mean) m /= n;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = 0; b < d; ++b) c[a * d + b] += (x[i * d + a] - mean[a]) * (x[i * d + b] - mean[b]);
-  for (auto& v : c) v = v / (n - 1) * h * h;
-  return c;
-}
-
 GridSpec box(std::size_t d, double lo, double hi, const std::vector<std::size_t>& count) {
   GridSpec g;
   g.lower.assign(d, lo);
@@ -52,19 +41,6 @@ GridSpec box(std::size_t d, double lo, double hi, const std::vector<std::size_t>
   return g;
 }
 
-// Point `lin` of the grid, computed as the device computes it.
-std::vector<double> grid_point(const GridSpec& g, std::size_t lin) {
-  const std::size_t d = g.count.size();
-  std::vector<double> y(d);
-  for (std::size_t k = d; k-- > 0;) {
-    const std::size_t i = lin % g.count[k];
-    lin /= g.count[k];
-    const double step = g.count[k] > 1 ? (g.upper[k] - g.lower[k]) / static_cast<double>(g.count[k] - 1)
-                                       : g.upper[k] - g.lower[k];
-    y[k] = g.lower[k] + static_cast<double>(i) * step;
-  }
-  return y;
-}
 
 // Checks `vals` at `probes` random grid points: within 1e-12 relative of the long-double value,
 // plus the rounding of q that the problem itself amplifies (cond * 2^-50), except where a term
@@ -72,7 +48,7 @@ std::vector<double> grid_point(const GridSpec& g, std::size_t lin) {
 void check_against_reference(const std::vector<double>& vals, const std::vector<double>& x, std::size_t n,
                              std::size_t d, const GridSpec& g, int kernel, double cutoff, double h,
                              std::uint64_t seed, int probes) {
-  const auto H = scaled_cov(x, n, d, h);
+  const auto H = clstat_ref::scaled_covariance(x, n, d, h);
   std::vector<long double> hinv;
   long double det = 0;
   clstat_ref::invert(H, d, hinv, det);
@@ -83,7 +59,7 @@ void check_against_reference(const std::vector<double>& vals, const std::vector<
   int nonzero = 0;
   for (int t = 0; t < probes; ++t) {
     const std::size_t lin = t == 0 ? vals.size() / 2 : pick(rng);
-    const auto y = grid_point(g, lin);
+    const auto y = clstat_ref::grid_point(g.lower, g.upper, g.count, lin);
     const auto ref = clstat_ref::grid_density(x, n, d, y.data(), hinv, det, cd, kernel, r2);
     const long double scale = 1.0L / (static_cast<long double>(n) * std::sqrt(det) * cd);
     const long double tol = 1e-12L * ref.f + ref.cond * 0x1p-50L + (ref.edge ? scale : 0);
@@ -162,10 +138,10 @@ TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
   CHECK(slabs == one);
   CHECK(evaluate_grid(ctx(), x.data(), n, d, g, o) == slabs);
   // The runs of neighbouring cells staged two at a time instead of all together: same sums.
-  setenv("CLSTAT_GRID_ROWS_MAX", "2", 1);
-  const auto blocks = evaluate_grid(ctx(), x.data(), n, d, g, o);
-  unsetenv("CLSTAT_GRID_ROWS_MAX");
-  CHECK(blocks == one);
+  {
+    clstat_test::ScopedEnv rows("CLSTAT_GRID_ROWS_MAX", "2");
+    CHECK(evaluate_grid(ctx(), x.data(), n, d, g, o) == one);
+  }
   // Into caller memory: the same values.
   std::vector<double> mine(g.points(), -1.0);
   evaluate_grid(ctx(), x.data(), n, d, g, mine.data(), o);
@@ -200,40 +176,28 @@ TEST_CASE("kde_grid.bad_input") {
   if (!clstat_test::has_fp64()) return;
   const auto x = samples(50, 2, 1);
   const GridSpec g = box(2, -3, 3, {10, 10});
-  auto msg = [](auto&& f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no exception");
-  };
-  auto has = [](const std::string& s, const char* part) {
-    INFO(s);
-    CHECK(s.find(part) != std::string::npos);
-  };
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 0, 2, g); }), "no samples");
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 3, g); }), "for d = 3");
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 7, box(7, -1, 1, std::vector<std::size_t>(7, 2))); }),
-      "outside 1..6");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 0, 2, g); }, "no samples");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 3, g); }, "for d = 3");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 7, box(7, -1, 1, std::vector<std::size_t>(7, 2))); },
+              "outside 1..6");
   GridSpec flat = g;
   flat.upper[1] = -3;
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, flat); }), "must be below upper");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, flat); }, "must be below upper");
   GridSpec empty = g;
   empty.count[0] = 0;
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, empty); }), "count 0");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, empty); }, "count 0");
   GridOptions o;
   o.kernel = Kernel::gaussian;
   o.method = GridMethod::sample_wise;
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "no bounded support");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }, "no bounded support");
   o.kernel = Kernel::triangular;
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "not one of the grid's radial kernels");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }, "not one of the grid's radial kernels");
   o = {};
   o.bandwidth = Bandwidth::scalar(-1);
-  has(msg([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }), "bandwidth h must be");
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, o); }, "bandwidth h must be");
   auto xn = x;
   xn[7] = NAN;
-  has(msg([&] { evaluate_grid(ctx(), xn.data(), 50, 2, g); }), "sample");
+  throws_with([&] { evaluate_grid(ctx(), xn.data(), 50, 2, g); }, "sample");
 }
 
 TEST_CASE("kde_grid.normal_scale_bandwidth") {

@@ -17,6 +17,33 @@ struct GridValue {
                            // the Gaussian's cut-off), where any rounding may flip a whole term
 };
 
+// The bandwidth matrix the library uses for scaled_covariance(h), in long double.
+inline std::vector<long double> scaled_covariance(const std::vector<double>& x, std::size_t n, std::size_t d, double h) {
+  std::vector<long double> mean(d, 0), c(d * d, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) mean[k] += x[i * d + k];
+  for (auto& m : mean) m /= n;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < d; ++a)
+      for (std::size_t b = 0; b < d; ++b) c[a * d + b] += (x[i * d + a] - mean[a]) * (x[i * d + b] - mean[b]);
+  for (auto& v : c) v = v / (n - 1) * h * h;
+  return c;
+}
+
+// Point `lin` of the grid (first dimension slowest), computed as the device computes it.
+inline std::vector<double> grid_point(const std::vector<double>& lower, const std::vector<double>& upper,
+                                      const std::vector<std::size_t>& count, std::size_t lin) {
+  const std::size_t d = count.size();
+  std::vector<double> y(d);
+  for (std::size_t k = d; k-- > 0;) {
+    const std::size_t i = lin % count[k];
+    lin /= count[k];
+    const double step = count[k] > 1 ? (upper[k] - lower[k]) / static_cast<double>(count[k] - 1) : upper[k] - lower[k];
+    y[k] = lower[k] + static_cast<double>(i) * step;
+  }
+  return y;
+}
+
 // H^{-1} and |H| of a d x d row-major matrix.
 inline void invert(const std::vector<long double>& h, std::size_t d, std::vector<long double>& inv, long double& det) {
   std::vector<long double> a(h);
