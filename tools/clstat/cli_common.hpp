@@ -32,6 +32,11 @@ inline std::vector<double> parse_list(const std::string& s) {
 }
 
 /// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.
+/// Whether s ends with t (file suffixes: .f64, .f32, .csv).
+inline bool ends_with(const std::string& s, const std::string& t) {
+  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
 /// v as a JSON number with 17 significant digits; null when not finite.
 inline std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";

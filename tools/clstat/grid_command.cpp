@@ -39,10 +39,6 @@ const char* k_usage =
     "Summary on stderr: grid size, time, and the integral of the density over the grid (the sum\n"
     "of the values times the cell volume; the estimate is never renormalised).\n";
 
-bool ends_with(const std::string& s, const std::string& t) {
-  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
-
 }  // namespace
 
 int grid_command(int argc, char** argv) {

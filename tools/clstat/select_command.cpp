@@ -32,10 +32,6 @@ const char* k_usage =
     "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
     "statistic,value (median), k,value (kth) or p,quantile.\n";
 
-bool ends_with(const std::string& s, const std::string& t) {
-  return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
-}
-
 std::string number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", v);

@@ -41,7 +41,7 @@ const char* k_usage =
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
 std::vector<double> read_values(const std::string& path) {
-  return read_table(path, "1", path.size() > 4 && path.substr(path.size() - 4) == ".f64" ? 1 : 0).values;
+  return read_table(path, "1", ends_with(path, ".f64") ? 1 : 0).values;
 }
 
 int fit_command(const std::string& data, const std::string& method, clstat::stable::Param param, double tol, bool json,

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli_common.hpp"
+
 namespace clstat_cli {
 namespace {
 
@@ -36,11 +38,6 @@ bool number(const std::string& s, double& v) {
   char* end = nullptr;
   v = std::strtod(s.c_str(), &end);
   return end && *end == '\0';
-}
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const std::size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
 template <class T>
