@@ -41,48 +41,6 @@ std::vector<std::size_t> tile_shape(std::size_t d) {
   }
 }
 
-// H from the bandwidth's form, as the header documents.
-Mat bandwidth_matrix(const Bandwidth& bw, const double* x, std::size_t n, std::size_t d) {
-  Mat H = Mat::Zero(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-  auto positive = [](double h) {
-    if (!std::isfinite(h) || !(h > 0)) bad("bandwidth h must be finite and > 0, got " + std::to_string(h));
-  };
-  switch (bw.form) {
-    case Bandwidth::Form::scalar:
-      if (bw.values.size() != 1) bad("a scalar bandwidth has exactly one value");
-      positive(bw.values[0]);
-      for (std::size_t k = 0; k < d; ++k) H(k, k) = bw.values[0] * bw.values[0];
-      return H;
-    case Bandwidth::Form::per_dimension:
-      if (bw.values.size() != d)
-        bad("per-dimension bandwidth has " + std::to_string(bw.values.size()) + " values, d = " + std::to_string(d));
-      for (std::size_t k = 0; k < d; ++k) {
-        positive(bw.values[k]);
-        H(k, k) = bw.values[k] * bw.values[k];
-      }
-      return H;
-    case Bandwidth::Form::matrix: {
-      if (bw.values.size() != d * d)
-        bad("bandwidth matrix has " + std::to_string(bw.values.size()) + " values, needs d*d = " + std::to_string(d * d));
-      for (double v : bw.values)
-        if (!std::isfinite(v)) bad("bandwidth matrix H has a non-finite entry");
-      H = Eigen::Map<const Mat>(bw.values.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-      if ((H - H.transpose()).cwiseAbs().maxCoeff() > 1e-12 * H.cwiseAbs().maxCoeff())
-        bad("bandwidth matrix H is not symmetric");
-      return H;
-    }
-    case Bandwidth::Form::scaled_covariance: {
-      if (bw.values.size() != 1) bad("scaled_covariance takes one value h");
-      positive(bw.values[0]);
-      if (n < d + 1) bad("scaled_covariance needs more samples than dimensions (n > d)");
-      const auto S = kde_detail::sample_covariance(x, n, d);
-      return Eigen::Map<const Mat>(S.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) *
-             (bw.values[0] * bw.values[0]);
-    }
-  }
-  bad("unknown bandwidth form");
-}
-
 struct Geometry {
   std::size_t d = 0;
   std::vector<std::size_t> count, tile, ncell, reach, ext;
@@ -288,10 +246,9 @@ void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d,
     bad("the Gaussian kernel has no bounded support: give gaussian_cutoff (in standard deviations) for the "
         "sample-wise method");
   kde_detail::require_finite(kOp, "sample", x, n, d);
-  const Mat H = bandwidth_matrix(o.bandwidth, x, n, d);
-  Eigen::LLT<Mat> llt(H);
-  if (llt.info() != Eigen::Success) bad("the bandwidth matrix H is not positive definite");
-  const Mat L = llt.matrixL();
+  const auto bf = kde_detail::bandwidth_factor(kOp, o.bandwidth, x, n, d);
+  const auto D = static_cast<Eigen::Index>(d);
+  const Mat H = Eigen::Map<const Mat>(bf.H.data(), D, D), L = Eigen::Map<const Mat>(bf.L.data(), D, D);
   double log_det_half = 0;
   for (std::size_t k = 0; k < d; ++k) log_det_half += std::log(L(k, k));
   const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));

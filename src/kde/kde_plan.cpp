@@ -77,6 +77,58 @@ Mat cholesky(const char* op, const Mat& H, const std::string& name) {
 
 }  // namespace
 
+BandwidthFactor bandwidth_factor(const char* op, const Bandwidth& bw, const double* x, std::size_t n, std::size_t d,
+                                 const std::vector<double>* cov) {
+  const auto D = static_cast<Eigen::Index>(d);
+  Mat H = Mat::Zero(D, D), L = Mat::Zero(D, D);
+  switch (bw.form) {
+    case Bandwidth::Form::scalar:
+    case Bandwidth::Form::per_dimension: {
+      const bool scalar = bw.form == Bandwidth::Form::scalar;
+      if (bw.values.size() != (scalar ? 1 : d))
+        bad(op, scalar ? "a scalar bandwidth has exactly one value"
+                       : "per-dimension bandwidth has " + std::to_string(bw.values.size()) + " values, d = " +
+                             std::to_string(d));
+      for (std::size_t k = 0; k < d; ++k) {
+        const double h = bw.values[scalar ? 0 : k];
+        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
+        L(k, k) = h;
+        H(k, k) = h * h;
+      }
+      break;
+    }
+    case Bandwidth::Form::matrix:
+    case Bandwidth::Form::scaled_covariance: {
+      if (bw.form == Bandwidth::Form::matrix) {
+        if (bw.values.size() != d * d)
+          bad(op, "bandwidth matrix has " + std::to_string(bw.values.size()) + " values, needs d*d = " +
+                      std::to_string(d * d));
+        for (double v : bw.values)
+          if (!std::isfinite(v)) bad(op, "bandwidth matrix H has a non-finite entry");
+        H = Eigen::Map<const Mat>(bw.values.data(), D, D);
+        const double tol = 1e-12 * H.cwiseAbs().maxCoeff();
+        if ((H - H.transpose()).cwiseAbs().maxCoeff() > tol) bad(op, "bandwidth matrix H is not symmetric");
+        L = cholesky(op, H, "bandwidth matrix H");
+      } else {
+        if (bw.values.size() != 1) bad(op, "scaled_covariance takes one value h");
+        const double h = bw.values[0];
+        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
+        if (n < d + 1) bad(op, "scaled_covariance needs more samples than dimensions (n > d)");
+        std::vector<double> S = cov ? *cov : (x ? sample_covariance(x, n, d) : std::vector<double>{});
+        if (S.size() != d * d) bad(op, "scaled_covariance needs the samples' covariance");
+        H = Eigen::Map<const Mat>(S.data(), D, D) * (h * h);
+        L = cholesky(op, H, "h^2 S (the scaled sample covariance; are the data collinear?)");
+      }
+      break;
+    }
+    default: bad(op, "unknown bandwidth form");
+  }
+  BandwidthFactor f;
+  f.H.assign(H.data(), H.data() + d * d);
+  f.L.assign(L.data(), L.data() + d * d);
+  return f;
+}
+
 void require_finite(const char* op, const char* what, const double* v, std::size_t rows, std::size_t d) {
   for (std::size_t i = 0; i < rows * d; ++i)
     if (!std::isfinite(v[i]))
@@ -139,52 +191,12 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   }
 
   // Bandwidth -> lower-triangular A (u = A x) and log |H|^{1/2}.
-  const auto& bw = o.bandwidth;
-  Mat L = Mat::Zero(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-  switch (bw.form) {
-    case Bandwidth::Form::scalar:
-    case Bandwidth::Form::per_dimension: {
-      const bool scalar = bw.form == Bandwidth::Form::scalar;
-      if (bw.values.size() != (scalar ? 1 : d))
-        bad(op, scalar ? "a scalar bandwidth has exactly one value"
-                       : "per-dimension bandwidth has " + std::to_string(bw.values.size()) + " values, d = " +
-                             std::to_string(d));
-      for (std::size_t k = 0; k < d; ++k) {
-        const double h = bw.values[scalar ? 0 : k];
-        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
-        L(k, k) = h;
-      }
-      p.radial = p.kern == static_cast<int>(Kernel::gaussian);
-      break;
-    }
-    case Bandwidth::Form::matrix:
-    case Bandwidth::Form::scaled_covariance: {
-      Mat H(static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-      if (bw.form == Bandwidth::Form::matrix) {
-        if (bw.values.size() != d * d)
-          bad(op, "bandwidth matrix has " + std::to_string(bw.values.size()) + " values, needs d*d = " +
-                      std::to_string(d * d));
-        for (double v : bw.values)
-          if (!std::isfinite(v)) bad(op, "bandwidth matrix H has a non-finite entry");
-        H = Eigen::Map<const Mat>(bw.values.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
-        const double tol = 1e-12 * H.cwiseAbs().maxCoeff();
-        if ((H - H.transpose()).cwiseAbs().maxCoeff() > tol) bad(op, "bandwidth matrix H is not symmetric");
-        L = cholesky(op, H, "bandwidth matrix H");
-      } else {
-        if (bw.values.size() != 1) bad(op, "scaled_covariance takes one value h");
-        const double h = bw.values[0];
-        if (!std::isfinite(h) || !(h > 0)) bad(op, "bandwidth h must be finite and > 0, got " + std::to_string(h));
-        if (n < d + 1) bad(op, "scaled_covariance needs more samples than dimensions (n > d)");
-        std::vector<double> S = cov ? *cov : (x ? sample_covariance(x, n, d) : std::vector<double>{});
-        if (S.size() != d * d) bad(op, "scaled_covariance needs the samples' covariance");
-        H = Eigen::Map<const Mat>(S.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d)) * (h * h);
-        L = cholesky(op, H, "h^2 S (the scaled sample covariance; are the data collinear?)");
-      }
-      p.radial = true;
-      break;
-    }
-    default: bad(op, "unknown bandwidth form");
-  }
+  const auto bf = bandwidth_factor(op, o.bandwidth, x, n, d, cov);
+  const Mat L = Eigen::Map<const Mat>(bf.L.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+  const bool diagonal_form =
+      o.bandwidth.form == Bandwidth::Form::scalar || o.bandwidth.form == Bandwidth::Form::per_dimension;
+  // Bounded kernels with a diagonal bandwidth use the product form; every other case is radial.
+  p.radial = !diagonal_form || p.kern == static_cast<int>(Kernel::gaussian);
   double log_det_half = 0;
   for (std::size_t k = 0; k < d; ++k) log_det_half += std::log(L(k, k));
   Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));

@@ -47,6 +47,17 @@ struct Plan {
 Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
                std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov = nullptr);
 
+/// A bandwidth as H (d x d, row-major) and its lower Cholesky factor L (H = L L'): scalar h^2 I,
+/// per_dimension diag(h_k^2), matrix H (finite, symmetric), scaled_covariance h^2 S with S the
+/// sample covariance of x (or *cov when given). Throws std::invalid_argument naming `op` and the
+/// problem (bad values or sizes, H not positive definite or numerically singular). O(n d^2) for
+/// scaled_covariance, else O(d^3).
+struct BandwidthFactor {
+  std::vector<double> H, L;
+};
+BandwidthFactor bandwidth_factor(const char* op, const Bandwidth& bw, const double* x, std::size_t n, std::size_t d,
+                                 const std::vector<double>* cov = nullptr);
+
 /// Throws std::invalid_argument if any of the `count` values is NaN or infinite, naming `what`
 /// and the first offending row and column.
 void require_finite(const char* op, const char* what, const double* v, std::size_t rows, std::size_t d);
