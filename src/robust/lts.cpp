@@ -70,6 +70,17 @@ struct Search {
   bool converged = false;
 };
 
+// The winning run of r (smallest objective among valid runs) into s; false when there is none.
+bool take_best(Search& s, const Runs& r, const std::vector<char>& valid, std::size_t q) {
+  const auto best = best_runs(r, valid, 1);
+  if (best.empty()) return false;
+  const std::size_t b = best[0];
+  s.beta.assign(r.beta.begin() + b * q, r.beta.begin() + (b + 1) * q);
+  s.csteps = static_cast<int>(r.steps[b]);
+  s.converged = r.converged[b];
+  return true;
+}
+
 Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptions& o, const char* op) {
   const std::size_t q = d.q, n = d.n;
   Search s;
@@ -83,12 +94,7 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
     std::vector<std::uint32_t> sb(st.size(), 0);
     Runs r = run_blocks(ctx, d, {Block{all, h}}, sb, std::move(st.beta), static_cast<unsigned>(o.max_csteps),
                         BlockMode::lts_csteps, op);
-    const auto best = best_runs(r, st.valid, 1);
-    if (best.empty()) throw std::invalid_argument(std::string(op) + ": every p-subset was singular");
-    const std::size_t b = best[0];
-    s.beta.assign(r.beta.begin() + b * q, r.beta.begin() + (b + 1) * q);
-    s.csteps = static_cast<int>(r.steps[b]);
-    s.converged = r.converged[b];
+    if (!take_best(s, r, st.valid, q)) throw std::invalid_argument(std::string(op) + ": every p-subset was singular");
     return s;
   }
   if (o.exact)
@@ -135,12 +141,8 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
     beta3.insert(beta3.end(), r2.beta.begin() + i * q, r2.beta.begin() + (i + 1) * q);
   // The survivors C-stepped to convergence on all n rows.
   Runs r3 = run_full(ctx, d, h, std::move(beta3), static_cast<unsigned>(o.max_csteps), op);
-  const auto best = best_runs(r3, std::vector<char>(r3.obj.size(), 1), 1);
-  if (best.empty()) throw std::runtime_error(std::string(op) + ": no finite objective in the final C-steps");
-  const std::size_t b = best[0];
-  s.beta.assign(r3.beta.begin() + b * q, r3.beta.begin() + (b + 1) * q);
-  s.csteps = static_cast<int>(r3.steps[b]);
-  s.converged = r3.converged[b];
+  if (!take_best(s, r3, std::vector<char>(r3.obj.size(), 1), q))
+    throw std::runtime_error(std::string(op) + ": no finite objective in the final C-steps");
   return s;
 }
 
