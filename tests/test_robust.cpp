@@ -282,6 +282,11 @@ TEST_CASE("robust.lms_long_data") {
 TEST_CASE("robust.bad_input") {
   if (!clstat_test::has_fp64()) return;
   std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8}, y{1, 2, 3, 5, 4, 6, 7, 9};
+  CHECK(robust::lts_coverage(0.5, 21, 4) == 13);   // robustbase: h.alpha.n(0.5, 21, 4)
+  CHECK(robust::lts_coverage(0.75, 21, 4) == 17);
+  CHECK(robust::lts_coverage(1.0, 21, 4) == 21);
+  throws_with([] { robust::lts_coverage(0.3, 21, 4); }, "outside [0.5, 1]");
+  throws_with([] { robust::lts_coverage(0.5, 3, 4); }, "q = 4 coefficients for n = 3");
   throws_with([&] { robust::lts(ctx(), x.data(), 0, 1, y.data()); }, "n = 0");
   throws_with([&] { robust::lts(ctx(), x.data(), 4, 1, y.data()); }, "more than 2 times");  // n <= 2q
   throws_with([&] { robust::lts(ctx(), x.data(), 8, 0, y.data()); }, "p = 0");

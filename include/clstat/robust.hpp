@@ -20,7 +20,8 @@
 // coefficients", as robustbase); a value of x or y that is NaN or infinite (its row named); a
 // constant explanatory column (named; the intercept is the only constant column allowed);
 // columns that are linearly dependent (x singular); alpha outside [0.5, 1]; nsamp == 0; too many
-// coefficients (q > 32). OpenCL failures raise clstat::Error; a device without fp64 raises
+// coefficients (q > 32); exact enumeration of more than 2^25 p-subsets (or, for lts, with
+// n > 2048); lms's h outside q + 1..n. OpenCL failures raise clstat::Error; a device without fp64 raises
 // UnsupportedFeature.
 #pragma once
 
@@ -121,7 +122,8 @@ struct LmsFit {
 CLSTAT_EXPORT LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y,
                          const LmsOptions& o = {});
 
-/// robustbase's h.alpha.n(alpha, n, q), the coverage above.
+/// robustbase's h.alpha.n(alpha, n, q), the coverage above. O(1). Throws std::invalid_argument
+/// for alpha outside [0.5, 1] or q > n.
 CLSTAT_EXPORT std::size_t lts_coverage(double alpha, std::size_t n, std::size_t q);
 
 }  // namespace clstat::robust

@@ -19,6 +19,11 @@ namespace clstat::robust {
 using namespace detail;
 
 std::size_t lts_coverage(double alpha, std::size_t n, std::size_t q) {
+  if (!(alpha >= 0.5 && alpha <= 1))
+    throw std::invalid_argument("clstat::robust::lts_coverage: alpha = " + std::to_string(alpha) + " is outside [0.5, 1]");
+  if (q > n)
+    throw std::invalid_argument("clstat::robust::lts_coverage: q = " + std::to_string(q) + " coefficients for n = " +
+                                std::to_string(n) + " observations");
   const std::size_t n2 = (n + q + 1) / 2;
   return static_cast<std::size_t>(
       std::floor(static_cast<double>(2 * n2) - static_cast<double>(n) + 2.0 * static_cast<double>(n - n2) * alpha));
