@@ -3,6 +3,7 @@
 // against each other, slabs against one pass, the integral, and bad input.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -147,6 +148,91 @@ TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
   evaluate_grid(ctx(), x.data(), n, d, g, mine.data(), o);
   CHECK(mine == one);
   CHECK_THROWS_AS(evaluate_grid(ctx(), x.data(), n, d, g, static_cast<double*>(nullptr), o), std::invalid_argument);
+}
+
+// The largest difference between two grids, relative to the larger maximum.
+double relative_gap(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0, top = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    worst = std::max(worst, std::fabs(a[i] - b[i]));
+    top = std::max({top, std::fabs(a[i]), std::fabs(b[i])});
+  }
+  return top > 0 ? worst / top : worst;
+}
+
+// The cells and per-row bounds of the sample-wise method never drop a term: a strongly tilted
+// ellipsoid (correlations 0.95, -0.9, -0.85), samples far outside the grid (dropped by the
+// binning), a block of tied samples (one cell), and cells coarsened by a low cap, all against the
+// point-wise sums; the device-buffer form gives the host form's values.
+TEST_CASE("kde_grid.cells_and_row_bounds_drop_no_term") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t d = 3, n = 2500;
+  auto x = samples(n, d, seed);
+  for (std::size_t i = 0; i < 200; ++i) x[(7 * i) * d + i % d] += i % 2 ? 40.0 : -40.0;
+  for (std::size_t i = 1000; i < 1300; ++i)
+    for (std::size_t k = 0; k < d; ++k) x[i * d + k] = 0.25 * static_cast<double>(k) - 0.1;
+  const std::vector<double> S{1, .95, -.9, .95, 1, -.85, -.9, -.85, 1};
+  const GridSpec g = box(d, -3, 3.5, {29, 23, 41});
+  for (int kernel : {1, 5}) {
+    GridOptions o;
+    o.kernel = static_cast<Kernel>(kernel);
+    std::vector<double> H(9);
+    for (std::size_t i = 0; i < 9; ++i) H[i] = 0.36 * S[i];
+    o.bandwidth = Bandwidth::matrix(H);
+    o.method = GridMethod::point_wise;
+    const auto p = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    o.method = GridMethod::sample_wise;
+    const auto s = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    INFO("kernel " << kernel);
+    CHECK(relative_gap(s, p) <= 1e-13);
+    {
+      clstat_test::ScopedEnv cap("CLSTAT_GRID_MAX_CELLS", "300");
+      CHECK(relative_gap(evaluate_grid(ctx(), x.data(), n, d, g, o), p) <= 1e-13);
+    }
+    {
+      clstat_test::ScopedEnv ppi("CLSTAT_GRID_PPI", "4");
+      CHECK(relative_gap(evaluate_grid(ctx(), x.data(), n, d, g, o), p) <= 1e-13);
+    }
+    const Queue q = ctx().queue(ctx().queue_count() - 1);
+    Buffer<double> dev(ctx(), g.points() + 5);
+    dev.fill_async(q, -1.0);
+    evaluate_grid(q, x.data(), n, d, g, dev, o);
+    auto back = dev.to_host(q);
+    CHECK(back[g.points()] == -1.0);  // nothing past the grid
+    back.resize(g.points());
+    CHECK(back == s);
+    o.method = GridMethod::point_wise;
+    evaluate_grid(q, x.data(), n, d, g, dev, o);
+    back = dev.to_host(q);
+    back.resize(g.points());
+    CHECK(back == p);
+    Buffer<double> small(ctx(), g.points() - 1);
+    throws_with([&] { evaluate_grid(q, x.data(), n, d, g, small, o); }, "output buffer holds");
+  }
+}
+
+// d = 5 and 6, with the tile shape and cells chosen for them.
+TEST_CASE("kde_grid.five_and_six_dimensions") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t d : {5, 6}) {
+    const std::size_t n = 600;
+    const auto x = samples(n, d, seed + d);
+    const GridSpec g = box(d, -1.5, 2, std::vector<std::size_t>(d, d == 5 ? 7 : 5));
+    GridOptions o;
+    o.bandwidth = Bandwidth::scaled_covariance(0.9);
+    o.method = GridMethod::point_wise;
+    const auto p = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    o.method = GridMethod::sample_wise;
+    const auto s = evaluate_grid(ctx(), x.data(), n, d, g, o);
+    INFO("d " << d);
+    CHECK(relative_gap(s, p) <= 1e-13);
+    CHECK(*std::max_element(p.begin(), p.end()) > 0);
+  }
 }
 
 TEST_CASE("kde_grid.integrates_to_one") {

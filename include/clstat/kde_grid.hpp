@@ -22,13 +22,16 @@
 // kernels for the scalar and per-dimension forms of bounded kernels: a different estimator).
 //
 // Methods.
-//   sample_wise (S-KDE)  the samples are binned into cells of the grid's tiles (a stable counting
-//        sort, so sums run in sample order); one work-group owns a tile of 512 grid points and adds
-//        the samples of the cells within reach of the kernel's support, whose bounding box has
-//        half-widths c sqrt(H_kk) (c = 1 for bounded kernels; Lopez-Novoa sec. 3.2). Each term is
-//        computed only where the sample's ellipsoid can reach; no atomics, deterministic. Work:
-//        about n x (tile + box) points. Grids larger than the memory budget are computed in slabs
-//        of whole tile rows of the first dimension.
+//   sample_wise (S-KDE)  the samples are sorted on the device into cells of whole grid steps (a
+//        stable radix sort, so a point's terms are added in the samples' order); one work-group
+//        owns a tile of 512 grid points (its shape chosen for the support's extent) and adds the
+//        samples of the cells that can reach it: those within the support's bounding box, of
+//        half-widths c sqrt(H_kk) (c = 1 for bounded kernels; Lopez-Novoa sec. 3.2), and in each
+//        row of cells only the run whose part of the support's ellipsoid can reach the tile (the
+//        chop of sec. 3.3, by interval arithmetic). No atomics, deterministic, the same values
+//        whatever the slabs. Work: about n x (the ellipsoid grown by a tile) grid points, plus
+//        O(n + cells) for the sort. Grids larger than the memory budget are computed in slabs of
+//        first-dimension indices. Needs n < 2^32 - 1.
 //   point_wise (EP-KDE)  every grid point sums over every sample (clstat::kde with matrix(H)),
 //        in slabs of points: O(n x grid points); the baseline, and the only method for the
 //        Gaussian without a cut-off.
@@ -93,6 +96,14 @@ CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double
 /// grid). Slabs are read straight into it.
 CLSTAT_EXPORT void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                  const GridSpec& grid, double* out, const GridOptions& options = {});
+
+/// As evaluate_grid, into the device buffer `out` (at least grid.points() doubles, on q's context),
+/// in one pass whatever memory_budget_bytes says. The work is enqueued on q and the call returns
+/// without waiting for it (x is copied before it returns): later work on q sees the grid; wait
+/// with q.finish() before using `out` from another queue. Throws std::invalid_argument, as
+/// evaluate_grid, and when `out` is too small.
+CLSTAT_EXPORT void evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+                                 const Buffer<double>& out, const GridOptions& options = {});
 
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
 /// (a `.f64` file), slab by slab, so host memory stays bounded by the slab (memory_budget_bytes)

@@ -12,9 +12,10 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "build/program_cache.hpp"
+#include "kde/grid_bin.hpp"
+#include "kde/grid_layout.hpp"
 #include "kde/kde_plan.hpp"
 #include "runtime/launch.hpp"
 
@@ -27,150 +28,118 @@ constexpr const char* kOp = "clstat::evaluate_grid";
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(std::string(kOp) + ": " + what); }
 
-// Tiles of 512 points: 256 work-items with kPointsPerItem = 2 points each along the last
-// (fastest) dimension, the longest, for coalesced writes.
-constexpr std::size_t kPointsPerItem = 2;
-std::vector<std::size_t> tile_shape(std::size_t d) {
-  switch (d) {
-    case 1: return {512};
-    case 2: return {16, 32};
-    case 3: return {4, 8, 16};
-    case 4: return {4, 4, 4, 8};
-    case 5: return {2, 2, 4, 4, 8};
-    default: return {2, 2, 2, 2, 4, 8};
-  }
-}
-
 struct Geometry {
   std::size_t d = 0;
-  std::vector<std::size_t> count, tile, ncell, reach, ext;
+  std::vector<std::size_t> count;
   std::vector<double> lower, step;
+  std::vector<double> reach;  // the support's bounding-box half-width in grid steps
 };
 
 // Where the grid's values go, slab by slab, in order: place(first, count) gives the memory for
 // points [first, first + count) (the result itself, so slabs are read straight into it, or a
-// staging buffer), done(first, count) is called once they are there.
+// staging buffer), done(first, count) is called once they are there. With `device` set, the
+// kernel writes the whole grid there in one slab and nothing is read back.
 struct Sink {
   std::function<double*(std::size_t, std::size_t)> place;
   std::function<void(std::size_t, std::size_t)> done;
+  const cl::Buffer* device = nullptr;
 };
 
-void sample_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& A, double scale,
+// Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
+// sample, as finer cells than that cost more in offsets than they save in pairs).
+constexpr std::size_t kMaxCells = std::size_t{1} << 24;
+
+void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_t n, const Geometry& g, const Mat& A, double scale,
                  double r2, int kern, std::size_t budget, const Sink& sink) {
   const std::size_t d = g.d;
-  // Stable counting sort of the samples into the extended cells; samples out of reach of every
-  // grid point are dropped.
-  std::size_t cells = 1;
-  for (std::size_t k = 0; k < d; ++k) {
-    if (g.ext[k] > (std::size_t{1} << 40) / cells) bad("the grid has too many tiles for the cell index");
-    cells *= g.ext[k];
-  }
-  const auto t_bin = std::chrono::steady_clock::now();
-  // Each sample's cell, and its copy into sorted order, in parallel on the host's cores; the
-  // counting between them is one sequential pass.
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 65536 + 1));
-  auto parallel = [&](const std::function<void(std::size_t, std::size_t)>& body) {
-    std::vector<std::thread> pool;
-    const std::size_t per = (n + threads - 1) / threads;
-    for (std::size_t t = 1; t < threads; ++t)
-      pool.emplace_back([&, t] { body(std::min(n, t * per), std::min(n, (t + 1) * per)); });
-    body(0, std::min(n, per));
-    for (auto& th : pool) th.join();
-  };
-  std::vector<std::uint64_t> cell_of(n, cells);  // cells = dropped
-  parallel([&](std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) {
-      std::uint64_t c = 0;
-      bool in = true;
-      for (std::size_t k = 0; k < d && in; ++k) {
-        const double s = std::floor((x[i * d + k] - g.lower[k]) / g.step[k] / static_cast<double>(g.tile[k]));
-        const double lo = -static_cast<double>(g.reach[k]), hi = static_cast<double>(g.ncell[k] - 1 + g.reach[k]);
-        in = s >= lo && s <= hi;
-        if (in) c = c * g.ext[k] + static_cast<std::uint64_t>(s + static_cast<double>(g.reach[k]));
-      }
-      if (in) cell_of[i] = c;
-    }
-  });
-  std::vector<cl_ulong> off(cells + 1, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    if (cell_of[i] < cells) ++off[cell_of[i] + 1];
-  for (std::size_t c = 0; c < cells; ++c) off[c + 1] += off[c];
-  const std::size_t kept = off[cells];
-  std::vector<double> xs(std::max<std::size_t>(kept, 1) * d);
-  {
-    std::vector<cl_ulong> pos(off.begin(), off.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)  // the destination of each kept sample, in sample order
-      cell_of[i] = cell_of[i] < cells ? pos[cell_of[i]]++ : kept;
-    parallel([&](std::size_t i0, std::size_t i1) {
-      for (std::size_t i = i0; i < i1; ++i)
-        if (cell_of[i] < kept)
-          for (std::size_t k = 0; k < d; ++k) xs[cell_of[i] * d + k] = x[i * d + k];
-    });
-  }
   const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
-  auto ms_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-  };
-  if (trace) std::fprintf(stderr, "[grid] binning %.1f ms (%zu of %zu samples kept, %zu cells)\n", ms_since(t_bin), kept, n, cells);
-  std::vector<cl_ulong> geo(4 * d);
-  std::vector<double> prm(2 * d + d * d, 0.0);
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+  // Points per work-item along the last dimension; CLSTAT_GRID_PPI overrides it, for tuning.
+  std::size_t ppi = 2;
+  if (const char* e = std::getenv("CLSTAT_GRID_PPI")) ppi = std::max(1, std::min(8, std::atoi(e)));
+  // CLSTAT_GRID_MAX_CELLS lowers the cap, so tests reach coarse cells at small sizes.
+  std::size_t max_cells = std::min(kMaxCells, std::max<std::size_t>(std::size_t{1} << 16, 4 * n));
+  if (const char* e = std::getenv("CLSTAT_GRID_MAX_CELLS"))
+    max_cells = std::max<std::size_t>(1, std::min<std::size_t>(kMaxCells, std::strtoull(e, nullptr, 10)));
+  const auto lay = kde_detail::plan_grid_layout(g.count, g.reach, ppi, max_cells);
+  std::vector<cl_ulong> geo(5 * d);
+  std::vector<double> prm(3 * d + d * d, 0.0);
   for (std::size_t k = 0; k < d; ++k) {
     geo[k] = g.count[k];
-    geo[d + k] = g.ncell[k];
-    geo[2 * d + k] = g.ext[k];
-    geo[3 * d + k] = g.reach[k];
+    geo[d + k] = lay.ntile[k];
+    geo[2 * d + k] = lay.cext[k];
+    geo[3 * d + k] = lay.creach[k];
+    geo[4 * d + k] = lay.csize[k];
     prm[k] = g.lower[k];
     prm[d + k] = g.step[k];
     for (std::size_t b = 0; b <= k; ++b) prm[2 * d + k * d + b] = A(k, b);
+    prm[2 * d + d * d + k] = g.reach[k];
   }
   std::size_t inner_points = 1, inner_tiles = 1;  // per first-dimension index / tile row
   for (std::size_t k = 1; k < d; ++k) {
     inner_points *= g.count[k];
-    inner_tiles *= g.ncell[k];
+    inner_tiles *= lay.ntile[k];
   }
-  const std::size_t row_bytes = g.tile[0] * inner_points * sizeof(double);
-  const std::size_t rows_per_slab = std::max<std::size_t>(1, budget / row_bytes);
+  // Slabs of whole first-dimension indices (a tile that straddles two slabs computes its part of
+  // each: the same values, see kde_grid.cl).
+  const std::size_t rows_per_slab =
+      sink.device ? g.count[0] : std::max<std::size_t>(1, std::min(g.count[0], budget / (inner_points * sizeof(double))));
   auto ci = ctx.impl();
   detail::cl_guard(kOp, *ci, [&] {
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
-                      " -DKERN=" + std::to_string(kern) + " -DWG=256";
-    for (std::size_t k = 0; k < d; ++k)  // the work-items' layout: the tile, less the points per item
-      opt += " -DT" + std::to_string(k) + "=" + std::to_string(k + 1 == d ? g.tile[k] / kPointsPerItem : g.tile[k]);
-    opt += " -DPPI=" + std::to_string(kPointsPerItem);
-    // Runs staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
+                      " -DKERN=" + std::to_string(kern) + " -DWG=" + std::to_string(kde_detail::kGridItems) +
+                      " -DPPI=" + std::to_string(ppi);
+    for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(lay.items[k]);
+    // Rows staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
     if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
-      opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(512, std::atoi(e))));
+      opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(static_cast<int>(kde_detail::kGridItems), std::atoi(e))));
     auto prog = build::program(*ci, "kde/kde_grid", opt);
-    const Queue q = ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
-    cl::Buffer bx(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xs.size() * sizeof(double), xs.data());
-    cl::Buffer bo(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, off.size() * sizeof(cl_ulong), off.data());
+    const auto t_up = Clock::now();
+    cl::Buffer bx(ci->context, CL_MEM_READ_WRITE, n * d * sizeof(double));
+    cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
+    if (trace) std::fprintf(stderr, "[grid] upload %.1f ms (%zu samples)\n", ms_since(t_up), n);
+    const auto t_bin = Clock::now();
+    const auto bins = kde_detail::bin_samples(*ci, q, bx, n, lay, g.lower, g.step, kOp);
+    if (trace) {
+      cq.finish();
+      std::string shape;
+      for (std::size_t k = 0; k < d; ++k)
+        shape += (k ? " " : "") + std::to_string(lay.tile[k]) + "/" + std::to_string(lay.csize[k]);
+      std::fprintf(stderr, "[grid] binning %.1f ms (%zu cells; tile/cell per dimension: %s)\n", ms_since(t_bin),
+                   lay.cells(), shape.c_str());
+    }
     cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
-    const std::size_t slab_points = std::min(g.count[0], rows_per_slab * g.tile[0]) * inner_points;
-    cl::Buffer bout(ci->context, CL_MEM_WRITE_ONLY, slab_points * sizeof(double));
+    cl::Buffer bout = sink.device ? *sink.device
+                                  : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, rows_per_slab * inner_points * sizeof(double));
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
-    kk.setArg(0, bx);
-    kk.setArg(1, bo);
+    kk.setArg(0, bins.xs);
+    kk.setArg(1, bins.off);
     kk.setArg(2, bg);
     kk.setArg(3, bp);
     kk.setArg(4, scale);
     kk.setArg(5, r2);
-    kk.setArg(8, bout);
-    for (std::size_t c0 = 0; c0 < g.ncell[0]; c0 += rows_per_slab) {
-      const std::size_t c1 = std::min(g.ncell[0], c0 + rows_per_slab);
-      const std::size_t row0 = c0 * g.tile[0], row1 = std::min(g.count[0], c1 * g.tile[0]);
-      const std::size_t tiles = (c1 - c0) * inner_tiles;
+    kk.setArg(9, bout);
+    for (std::size_t row0 = 0; row0 < g.count[0]; row0 += rows_per_slab) {
+      const std::size_t row1 = std::min(g.count[0], row0 + rows_per_slab);
+      const std::size_t c0 = row0 / lay.tile[0], c1 = (row1 + lay.tile[0] - 1) / lay.tile[0];
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
-      const auto t_k = std::chrono::steady_clock::now();
-      detail::launch(q, kk, cl::NDRange(tiles * 256), cl::NDRange(256), {}, kOp);
+      kk.setArg(8, static_cast<cl_ulong>(row1));
+      const auto t_k = Clock::now();
+      detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
+                     cl::NDRange(kde_detail::kGridItems), {}, kOp);
       if (trace) cq.finish();
-      const auto t_r = std::chrono::steady_clock::now();
+      const auto t_r = Clock::now();
+      if (sink.device) {
+        if (trace) std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
+        break;
+      }
       const std::size_t pts = (row1 - row0) * inner_points;
       double* dst = sink.place(row0 * inner_points, pts);
-      const auto t_p = std::chrono::steady_clock::now();
+      const auto t_p = Clock::now();
       cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), dst);
       if (trace)
         std::fprintf(stderr, "[grid] slab rows %zu..%zu: kernel %.1f ms, place %.1f ms, read %.1f ms (%zu points)\n", row0,
@@ -212,8 +181,9 @@ void point_wise(const Context& ctx, const double* x, std::size_t n, const Geomet
 
 namespace {
 
-void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
               const GridOptions& o, const Sink& sink) {
+  const Context ctx = q.context();
   if (n == 0) bad("no samples (n = 0)");
   if (!x) bad("null sample pointer");
   if (d < 1 || d > 6) bad("d = " + std::to_string(d) + " is outside 1..6");
@@ -224,7 +194,6 @@ void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d,
   g.d = d;
   g.count = grid.count;
   g.lower = grid.lower;
-  g.tile = tile_shape(d);
   for (std::size_t k = 0; k < d; ++k) {
     if (!std::isfinite(grid.lower[k]) || !std::isfinite(grid.upper[k]) || !(grid.lower[k] < grid.upper[k]))
       bad("dimension " + std::to_string(k) + ": lower (" + std::to_string(grid.lower[k]) + ") must be below upper (" +
@@ -255,15 +224,11 @@ void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d,
   const double radius = gaussian ? o.gaussian_cutoff : 1.0;
   const double scale =
       std::exp(-log_det_half - std::log(radial_kernel_integral(o.kernel, d)) - std::log(static_cast<double>(n)));
-  // Reach of the support in tiles; the work of each method, to choose.
+  // Reach of the support in grid steps; the work of each method (pairs), to choose.
   double cost_s = static_cast<double>(n), cost_p = static_cast<double>(n);
   for (std::size_t k = 0; k < d; ++k) {
-    g.ncell.push_back((g.count[k] + g.tile[k] - 1) / g.tile[k]);
-    const double w = unbounded ? INFINITY : radius * std::sqrt(H(k, k)) / g.step[k];  // in grid steps
-    const double r = std::floor(w / static_cast<double>(g.tile[k])) + 1;
-    g.reach.push_back(static_cast<std::size_t>(std::min(r, static_cast<double>(g.ncell[k]))));
-    g.ext.push_back(g.ncell[k] + 2 * g.reach[k]);
-    cost_s *= static_cast<double>(std::min(g.count[k], g.tile[k] * (2 * g.reach[k] + 1)));
+    g.reach.push_back(unbounded ? INFINITY : radius * std::sqrt(H(k, k)) / g.step[k]);
+    cost_s *= std::min(static_cast<double>(g.count[k]), 2 * g.reach[k] + 1);
     cost_p *= static_cast<double>(g.count[k]);
   }
   GridMethod method = o.method;
@@ -274,7 +239,7 @@ void evaluate(const Context& ctx, const double* x, std::size_t n, std::size_t d,
   if (!info.fp64) throw UnsupportedFeature(kOp, ctx.info().name, "the grid kernel needs fp64");
   std::size_t budget = o.memory_budget_bytes;
   if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 4, info.max_alloc_bytes);
-  sample_wise(ctx, x, n, g, A, scale, radius * radius, kern, budget, sink);
+  sample_wise(ctx, q, x, n, g, A, scale, radius * radius, kern, budget, sink);
 }
 
 }  // namespace
@@ -319,7 +284,7 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
     return out.data() + first;
   };
   sink.done = [](std::size_t, std::size_t) {};
-  evaluate(ctx, x, n, d, grid, o, sink);
+  evaluate(ctx.queue(0), x, n, d, grid, o, sink);
   return out;
 }
 
@@ -329,7 +294,23 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
   Sink sink;
   sink.place = [&](std::size_t first, std::size_t) { return out + first; };
   sink.done = [](std::size_t, std::size_t) {};
-  evaluate(ctx, x, n, d, grid, o, sink);
+  evaluate(ctx.queue(0), x, n, d, grid, o, sink);
+}
+
+void evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+                   const Buffer<double>& out, const GridOptions& o) {
+  if (out.size() < grid.points())
+    bad("the output buffer holds " + std::to_string(out.size()) + " doubles, the grid has " +
+        std::to_string(grid.points()) + " points");
+  std::vector<double> staging;  // the point-wise method's slabs, written on
+  Sink sink;
+  sink.device = &out.raw().impl()->buffer;
+  sink.place = [&](std::size_t, std::size_t count) {
+    staging.resize(count);
+    return staging.data();
+  };
+  sink.done = [&](std::size_t first, std::size_t count) { out.write(q, staging.data(), count, first); };
+  evaluate(q, x, n, d, grid, o, sink);
 }
 
 std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
@@ -360,7 +341,7 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     if (progress) progress(written, total);
   };
   try {
-    evaluate(ctx, x, n, d, grid, o, sink);
+    evaluate(ctx.queue(0), x, n, d, grid, o, sink);
   } catch (...) {
     close();
     throw;
