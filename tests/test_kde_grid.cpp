@@ -328,6 +328,19 @@ TEST_CASE("kde_grid.to_file_in_slabs") {
   CHECK(std::fread(back.data(), sizeof(double), back.size(), f) == back.size());
   std::fclose(f);
   std::remove(path.c_str());
-  CHECK(back == evaluate_grid(ctx(), x.data(), n, d, g, o));
+  const auto direct = evaluate_grid(ctx(), x.data(), n, d, g, o);
+  CHECK(back == direct);
+  // As floats, rounded to nearest.
+  const std::string path32 = path.substr(0, path.size() - 4) + ".f32";
+  CHECK(evaluate_grid_to_file(ctx(), x.data(), n, d, g, path32, o) == g.points());
+  std::vector<float> back32(g.points() + 1);
+  f = std::fopen(path32.c_str(), "rb");
+  REQUIRE(f);
+  CHECK(std::fread(back32.data(), sizeof(float), back32.size(), f) == g.points());  // nothing more
+  std::fclose(f);
+  std::remove(path32.c_str());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < g.points(); ++i) same += back32[i] == static_cast<float>(direct[i]);
+  CHECK(same == g.points());
   CHECK_THROWS_AS(evaluate_grid_to_file(ctx(), x.data(), n, d, g, "/nonexistent-dir/x.f64", o), std::runtime_error);
 }

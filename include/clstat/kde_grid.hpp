@@ -72,8 +72,11 @@ struct GridOptions {
   Bandwidth bandwidth = Bandwidth::scaled_covariance(1.0);
   double gaussian_cutoff = 0;  ///< Gaussian only: support radius in kernel standard deviations
   GridMethod method = GridMethod::automatic;
-  /// Device memory for the grid values at once, in bytes; 0 = a quarter of the device's global
-  /// memory (capped by its largest allocation). Larger grids are computed slab by slab.
+  /// Device memory for one slab of grid values, in bytes; 0 = an eighth of the device's global
+  /// memory (capped by its largest allocation). Grids are computed in slabs of first-dimension
+  /// indices, at most this size each and about a twelfth of a grid over 192 MB, so that computing
+  /// one slab overlaps reading the last; two slabs are in flight, on the device and in pinned host
+  /// memory. The device-buffer form ignores it.
   std::size_t memory_budget_bytes = 0;
 };
 
@@ -106,9 +109,10 @@ CLSTAT_EXPORT void evaluate_grid(const Queue& q, const double* x, std::size_t n,
                                  const Buffer<double>& out, const GridOptions& options = {});
 
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
-/// (a `.f64` file), slab by slab, so host memory stays bounded by the slab (memory_budget_bytes)
-/// whatever the grid's size. `progress(done, total)` is called after each slab. Returns the
-/// number of values written. Throws std::runtime_error when the file cannot be written.
+/// (a `.f64` file), or as floats rounded to nearest when `path` ends in `.f32`, slab by slab, so
+/// host memory stays bounded by a few slabs (memory_budget_bytes) whatever the grid's size.
+/// `progress(done, total)` is called after each slab. Returns the number of values written.
+/// Throws std::runtime_error when the file cannot be written.
 CLSTAT_EXPORT std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                 const GridSpec& grid, const std::string& path,
                                                 const GridOptions& options = {},

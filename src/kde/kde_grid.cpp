@@ -12,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "build/program_cache.hpp"
 #include "kde/grid_bin.hpp"
@@ -45,6 +46,22 @@ struct Sink {
   const cl::Buffer* device = nullptr;
 };
 
+// dst[0..count) = src[0..count) by the host's threads (one thread copies about 10 GB/s).
+void parallel_copy(double* dst, const double* src, std::size_t count) {
+  const std::size_t chunk = std::size_t{1} << 20;  // values
+  const std::size_t threads = std::max<std::size_t>(
+      1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, (count + chunk - 1) / chunk}));
+  std::vector<std::thread> pool;
+  const std::size_t per = (count + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back([=] {
+      const std::size_t b = std::min(count, t * per), e = std::min(count, b + per);
+      std::copy(src + b, src + e, dst + b);
+    });
+  std::copy(src, src + std::min(count, per), dst);
+  for (auto& th : pool) th.join();
+}
+
 // Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
 // sample, as finer cells than that cost more in offsets than they save in pairs).
 constexpr std::size_t kMaxCells = std::size_t{1} << 24;
@@ -55,8 +72,12 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
   const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-  // Points per work-item along the last dimension; CLSTAT_GRID_PPI overrides it, for tuning.
-  std::size_t ppi = 2;
+  // Points per work-item along the last dimension: 4 share each sample's loads and first terms
+  // (3-d bench grid on the H100: kernel 72 ms against 97 ms with 2), unless the grid then has too
+  // few tiles to fill the device (560 x 540: 206 ms against 133 ms). CLSTAT_GRID_PPI overrides it.
+  std::size_t points = 1;
+  for (auto c : g.count) points *= c;
+  std::size_t ppi = points >= 16 * 1024 * std::max<std::size_t>(1, ctx.info().compute_units) ? 4 : 2;
   if (const char* e = std::getenv("CLSTAT_GRID_PPI")) ppi = std::max(1, std::min(8, std::atoi(e)));
   // CLSTAT_GRID_MAX_CELLS lowers the cap, so tests reach coarse cells at small sizes.
   std::size_t max_cells = std::min(kMaxCells, std::max<std::size_t>(std::size_t{1} << 16, 4 * n));
@@ -82,9 +103,17 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     inner_tiles *= lay.ntile[k];
   }
   // Slabs of whole first-dimension indices (a tile that straddles two slabs computes its part of
-  // each: the same values, see kde_grid.cl).
-  const std::size_t rows_per_slab =
-      sink.device ? g.count[0] : std::max<std::size_t>(1, std::min(g.count[0], budget / (inner_points * sizeof(double))));
+  // each: the same values, see kde_grid.cl), at most the budget each, and about a twelfth of a
+  // large grid so that computing, reading and copying the slabs overlap; whole tile rows where a
+  // slab holds some.
+  const std::size_t row_bytes = inner_points * sizeof(double);
+  std::size_t rows_per_slab = g.count[0];
+  if (!sink.device) {
+    rows_per_slab = std::min(rows_per_slab, std::max<std::size_t>(1, budget / row_bytes));
+    const std::size_t pipelined = std::max((g.count[0] + 11) / 12, (std::size_t{16} << 20) / row_bytes);
+    rows_per_slab = std::max<std::size_t>(1, std::min(rows_per_slab, pipelined));
+    if (rows_per_slab > lay.tile[0]) rows_per_slab -= rows_per_slab % lay.tile[0];
+  }
   auto ci = ctx.impl();
   detail::cl_guard(kOp, *ci, [&] {
     std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
@@ -112,8 +141,6 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     }
     cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
-    cl::Buffer bout = sink.device ? *sink.device
-                                  : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, rows_per_slab * inner_points * sizeof(double));
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
     kk.setArg(0, bins.xs);
     kk.setArg(1, bins.off);
@@ -121,32 +148,77 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     kk.setArg(3, bp);
     kk.setArg(4, scale);
     kk.setArg(5, r2);
-    kk.setArg(9, bout);
-    for (std::size_t row0 = 0; row0 < g.count[0]; row0 += rows_per_slab) {
-      const std::size_t row1 = std::min(g.count[0], row0 + rows_per_slab);
+    const std::size_t slabs = (g.count[0] + rows_per_slab - 1) / rows_per_slab;
+    auto slab_rows = [&](std::size_t s) {
+      return std::make_pair(s * rows_per_slab, std::min(g.count[0], (s + 1) * rows_per_slab));
+    };
+    // Two slabs in flight: kernel s + 2 waits for the read of slab s out of the same device buffer.
+    // Reads go on a second queue into pinned (mapped) host memory, at the link's full speed (a
+    // read into pageable memory went at 11 GB/s on the H100), and are copied on from there by
+    // the host's threads while the next slabs are computed and read.
+    const std::size_t slab_bytes = rows_per_slab * row_bytes;
+    std::vector<cl::Buffer> bout, pinned;
+    std::vector<double*> host(2, nullptr);
+    for (int i = 0; i < (sink.device ? 1 : std::min<int>(2, static_cast<int>(slabs))); ++i) {
+      bout.push_back(sink.device ? *sink.device : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, slab_bytes));
+      if (sink.device) break;
+      pinned.emplace_back(ci->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, slab_bytes);
+      host[i] = static_cast<double*>(cq.enqueueMapBuffer(pinned.back(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, slab_bytes));
+    }
+    const Queue qr = ctx.queue(ctx.queue_count() > 1 && q.index() == 0 ? 1 : 0);
+    const cl::CommandQueue& rq = detail::queue_of(qr);
+    std::vector<Event> kdone(slabs);
+    std::vector<cl::Event> rdone(slabs);
+    auto compute = [&](std::size_t s) {
+      const auto [row0, row1] = slab_rows(s);
       const std::size_t c0 = row0 / lay.tile[0], c1 = (row1 + lay.tile[0] - 1) / lay.tile[0];
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
       kk.setArg(8, static_cast<cl_ulong>(row1));
-      const auto t_k = Clock::now();
-      detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
-                     cl::NDRange(kde_detail::kGridItems), {}, kOp);
-      if (trace) cq.finish();
-      const auto t_r = Clock::now();
-      if (sink.device) {
-        if (trace) std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
-        break;
+      kk.setArg(9, bout[s % bout.size()]);
+      std::vector<Event> wait;
+      if (s >= 2) wait.push_back(detail::from_cl(rdone[s - 2]));
+      kdone[s] = detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
+                                cl::NDRange(kde_detail::kGridItems), wait, kOp);
+      cq.flush();
+      if (sink.device) return;
+      const auto [r0, r1] = slab_rows(s);
+      std::vector<cl::Event> kw = detail::to_cl({kdone[s]});
+      rq.enqueueReadBuffer(bout[s % 2], CL_FALSE, 0, (r1 - r0) * row_bytes, host[s % 2], &kw, &rdone[s]);
+      rq.flush();
+    };
+    const auto t_k = Clock::now();
+    for (std::size_t s = 0; s < std::min<std::size_t>(2, slabs); ++s) compute(s);
+    if (sink.device) {
+      for (std::size_t s = 1; s < slabs; ++s) compute(s);
+      if (trace) {
+        cq.finish();
+        std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
       }
+      return;
+    }
+    double wait_ms = 0, copy_ms = 0;
+    for (std::size_t s = 0; s < slabs; ++s) {
+      const auto t_w = Clock::now();
+      rdone[s].wait();
+      const auto t_c = Clock::now();
+      wait_ms += std::chrono::duration<double, std::milli>(t_c - t_w).count();
+      const auto [row0, row1] = slab_rows(s);
       const std::size_t pts = (row1 - row0) * inner_points;
       double* dst = sink.place(row0 * inner_points, pts);
-      const auto t_p = Clock::now();
-      cq.enqueueReadBuffer(bout, CL_TRUE, 0, pts * sizeof(double), dst);
-      if (trace)
-        std::fprintf(stderr, "[grid] slab rows %zu..%zu: kernel %.1f ms, place %.1f ms, read %.1f ms (%zu points)\n", row0,
-                     row1, std::chrono::duration<double, std::milli>(t_r - t_k).count(),
-                     std::chrono::duration<double, std::milli>(t_p - t_r).count(), ms_since(t_p), pts);
+      parallel_copy(dst, host[s % 2], pts);
+      copy_ms += ms_since(t_c);
       sink.done(row0 * inner_points, pts);
+      if (s + 2 < slabs) compute(s + 2);
     }
+    for (std::size_t i = 0; i < pinned.size(); ++i) {
+      cl::Event un;
+      cq.enqueueUnmapMemObject(pinned[i], host[i], nullptr, &un);
+      un.wait();
+    }
+    if (trace)
+      std::fprintf(stderr, "[grid] %zu slabs of %zu rows: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
+                   slabs, rows_per_slab, ms_since(t_k), wait_ms, copy_ms);
   });
 }
 
@@ -238,7 +310,7 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   const auto& info = ctx.info();
   if (!info.fp64) throw UnsupportedFeature(kOp, ctx.info().name, "the grid kernel needs fp64");
   std::size_t budget = o.memory_budget_bytes;
-  if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 4, info.max_alloc_bytes);
+  if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 8, info.max_alloc_bytes);
   sample_wise(ctx, q, x, n, g, A, scale, radius * radius, kern, budget, sink);
 }
 
@@ -323,7 +395,10 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     if (f) std::fclose(f);
     f = nullptr;
   };
+  // A path ending in .f32 gets float32 values (rounded to nearest), anything else doubles.
+  const bool single = path.size() >= 4 && path.compare(path.size() - 4, 4, ".f32") == 0;
   std::vector<double> staging;
+  std::vector<float> narrow;
   Sink sink;
   sink.place = [&](std::size_t, std::size_t count) {
     staging.resize(count);
@@ -335,8 +410,14 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
       if (!f) throw std::runtime_error(std::string(kOp) + ": cannot open " + path + " for writing");
     }
     if (first != written) throw std::logic_error(std::string(kOp) + ": slabs out of order");
-    if (std::fwrite(staging.data(), sizeof(double), count, f) != count)
-      throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
+    bool ok = true;
+    if (single) {
+      narrow.assign(staging.begin(), staging.begin() + static_cast<std::ptrdiff_t>(count));
+      ok = std::fwrite(narrow.data(), sizeof(float), count, f) == count;
+    } else {
+      ok = std::fwrite(staging.data(), sizeof(double), count, f) == count;
+    }
+    if (!ok) throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
     written += count;
     if (progress) progress(written, total);
   };

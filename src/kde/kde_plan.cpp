@@ -5,6 +5,8 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
+#include <functional>
+#include <thread>
 #include <cmath>
 #include <stdexcept>
 
@@ -137,11 +139,50 @@ void require_finite(const char* op, const char* what, const double* v, std::size
 }
 
 std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_t d) {
-  Eigen::Map<const Mat> X(x, static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
-  const Eigen::RowVectorXd mean = X.colwise().mean();
-  const Mat C = X.rowwise() - mean;
-  Mat S = (C.transpose() * C) / static_cast<double>(n - 1);
-  return std::vector<double>(S.data(), S.data() + d * d);
+  // Two passes (the mean, then centred cross-products) over blocks of rows, each block's sums
+  // kept apart and then added in block order: no n x d centred copy (Eigen's X.rowwise() - mean
+  // then C'C took 0.3 s for 5.89M x 2 on a 2-core host), the rounding of a blocked sum, and the
+  // same bits whatever the number of threads that fill the blocks.
+  constexpr std::size_t kBlock = 4096;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock, tri = d * (d + 1) / 2;
+  std::vector<double> part(blocks * std::max(d, tri), 0.0);
+  const std::size_t threads = std::max<std::size_t>(
+      1, std::min<std::size_t>(std::thread::hardware_concurrency(), blocks / 16));
+  auto each_block = [&](const std::function<void(std::size_t)>& body) {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (std::size_t b = t; b < blocks; b += threads) body(b);
+      });
+    for (std::size_t b = 0; b < blocks; b += threads) body(b);
+    for (auto& th : pool) th.join();
+  };
+  each_block([&](std::size_t b) {
+    double* p = &part[b * d];
+    for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i)
+      for (std::size_t k = 0; k < d; ++k) p[k] += x[i * d + k];
+  });
+  std::vector<double> mean(d, 0.0);
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (std::size_t k = 0; k < d; ++k) mean[k] += part[b * d + k];
+  for (auto& m : mean) m /= static_cast<double>(n);
+  std::fill(part.begin(), part.end(), 0.0);
+  each_block([&](std::size_t b) {
+    double* p = &part[b * tri];
+    std::vector<double> c(d);  // d is up to k_max_dim
+    for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+      for (std::size_t k = 0; k < d; ++k) c[k] = x[i * d + k] - mean[k];
+      for (std::size_t a = 0, t = 0; a < d; ++a)
+        for (std::size_t k = 0; k <= a; ++k, ++t) p[t] += c[a] * c[k];
+    }
+  });
+  std::vector<double> S(d * d, 0.0);
+  for (std::size_t b = 0; b < blocks; ++b)
+    for (std::size_t a = 0, t = 0; a < d; ++a)
+      for (std::size_t k = 0; k <= a; ++k, ++t) S[a * d + k] += part[b * tri + t];
+  for (std::size_t a = 0; a < d; ++a)
+    for (std::size_t k = 0; k <= a; ++k) S[k * d + a] = S[a * d + k] /= static_cast<double>(n - 1);
+  return S;
 }
 
 Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,

@@ -1,5 +1,5 @@
 // clstat grid: the density of CSV (or .f64) samples on a regular grid by clstat::evaluate_grid,
-// written as raw .f64 (slab by slab, bounded memory) or as CSV rows (coordinates, density);
+// written as raw .f64 or .f32 (slab by slab, bounded memory) or as CSV rows (coordinates, density);
 // progress on stderr for long runs and a one-line summary.
 #include "grid_command.hpp"
 
@@ -32,8 +32,10 @@ const char* k_usage =
     "  --bandwidth B      normal-scale (default: H = h^2 S with the normal reference h), S:h, h,\n"
     "                     h1,h2,... or H:... as clstat kde (radial kernels in every case)\n"
     "  --method M         auto (default), sample-wise (S-KDE) or point-wise (EP-KDE)\n"
-    "  --memory BYTES     device memory for grid values at once (default: a quarter of the device's)\n"
+    "  --memory BYTES     device memory for one slab of grid values (default: an eighth of the\n"
+    "                     device's); two slabs are in flight\n"
     "  --out FILE         .f64: raw little-endian doubles, row-major, first dimension slowest;\n"
+    "                     .f32: the same as floats;\n"
     "                     .csv: one row per point, its coordinates then the density\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Summary on stderr: grid size, time, and the integral of the density over the grid (the sum\n"
@@ -122,7 +124,8 @@ int grid_command(int argc, char** argv) {
     }
     if (std::fclose(f) != 0) throw std::runtime_error("writing " + out + " failed");
   } else {
-    if (!ends_with(out, ".f64")) throw std::invalid_argument("--out must end in .f64 or .csv");
+    const bool single = ends_with(out, ".f32");
+    if (!single && !ends_with(out, ".f64")) throw std::invalid_argument("--out must end in .f64, .f32 or .csv");
     auto last = std::chrono::steady_clock::now();
     clstat::evaluate_grid_to_file(ctx, t.values.data(), n, d, g, out, o, [&](std::size_t done, std::size_t total) {
       const auto now = std::chrono::steady_clock::now();
@@ -135,9 +138,11 @@ int grid_command(int argc, char** argv) {
     std::FILE* f = std::fopen(out.c_str(), "rb");
     if (!f) throw std::runtime_error("cannot reopen " + out);
     std::vector<double> buf(1 << 20);
+    std::vector<float> fbuf(single ? 1 << 20 : 0);
     std::size_t got;
-    while ((got = std::fread(buf.data(), sizeof(double), buf.size(), f)) > 0)
-      for (std::size_t i = 0; i < got; ++i) sum += buf[i];
+    while ((got = single ? std::fread(fbuf.data(), sizeof(float), fbuf.size(), f)
+                         : std::fread(buf.data(), sizeof(double), buf.size(), f)) > 0)
+      for (std::size_t i = 0; i < got; ++i) sum += single ? fbuf[i] : buf[i];
     std::fclose(f);
   }
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,17 +1,41 @@
 #!/bin/bash
-# Device run for the grid suite (issue 6): build, the grid tests on NVIDIA, then the bench with
-# phase traces and with PPI variants. Usage on the lent machine: bash tools/dev/grid_h100.sh
-# (writes under $OUT). Variants: GRID_PPIS="2 4".
+# Device run for the grid suite (issue 6). On the lent machine:
+#   COMMIT=<hash> STEPS="tests trace bench file" bash tools/dev/grid_h100.sh
+# tests: the grid tests on NVIDIA; trace: the grid bench once with phase times (GRID_PPIS lists
+# points-per-item variants, default the library's choice); bench: the grid suite, 5 repeats;
+# file: a 2048^3 = 2^33-point grid into a .f32 file by `clstat grid` with a 1 GiB slab budget,
+# its peak memory measured. Everything lands under $OUT.
 set -u
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+commit=${COMMIT:-unknown}
+steps=${STEPS:-tests trace bench}
 cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCLSTAT_GIT_COMMIT=$commit -G Ninja >/dev/null && cmake --build build-gpu -j16 >/dev/null || exit 1
 export CLSTAT_CACHE_DIR=$PWD/build-gpu/cache1
-CLSTAT_DEVICE=nvidia timeout 200 ./build-gpu/tests/clstat-tests -tc="kde_grid.*" > $OUT/grid-tests-nvidia.txt 2>&1; echo "nvidia grid tests rc=$?"; tail -3 $OUT/grid-tests-nvidia.txt
-for ppi in ${GRID_PPIS:-2}; do
-  CLSTAT_GRID_PPI=$ppi CLSTAT_GRID_TRACE=1 timeout 150 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 1 --no-peers --out $OUT/trace-ppi$ppi > $OUT/trace-ppi$ppi.log 2>&1
-  echo "== ppi $ppi trace"; grep -E "\[grid\] (binning|upload|slab)" $OUT/trace-ppi$ppi.log | sort | uniq -c | sort -rn | head -0
-  grep -E "grid\]|s-kde" $OUT/trace-ppi$ppi.log | awk 'NR%1==0' | tail -24
+for step in $steps; do
+  case $step in
+  tests)
+    CLSTAT_DEVICE=nvidia timeout 200 ./build-gpu/tests/clstat-tests -tc="kde_grid.*" > $OUT/grid-tests-nvidia-$commit.txt 2>&1
+    echo "nvidia grid tests rc=$?"; tail -3 $OUT/grid-tests-nvidia-$commit.txt ;;
+  trace)
+    for ppi in ${GRID_PPIS:-lib}; do
+      [ "$ppi" = lib ] && unset CLSTAT_GRID_PPI || export CLSTAT_GRID_PPI=$ppi
+      CLSTAT_GRID_TRACE=1 timeout 150 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 1 --no-peers --out $OUT/trace-$ppi > $OUT/trace-$ppi.log 2>&1
+      echo "== ppi $ppi trace"; grep -E "grid\]|s-kde" $OUT/trace-$ppi.log | grep -v "ep-kde" | awk '!seen[$0]++' | tail -14
+    done
+    unset CLSTAT_GRID_PPI ;;
+  bench)
+    timeout 240 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 5 --no-peers --out $OUT/h100-nvidia-grid-$commit > $OUT/bench-$commit.log 2>&1
+    echo "bench rc=$?"; grep -E "clstat-bench\]   " $OUT/bench-$commit.log ;;
+  file)
+    df -h . /tmp | tail -2
+    python3 -c "
+import numpy as np
+r = np.random.default_rng(5)
+z = r.standard_normal((100000, 3)); c = r.standard_normal((100000, 1))
+np.savetxt('/tmp/x3.csv', np.sqrt(0.5) * (z + c), delimiter=',', header='a,b,c', comments='', fmt='%.17g')"
+    /usr/bin/time -v ./build-gpu/tools/clstat/clstat grid --device nvidia --data /tmp/x3.csv --lower -4.5,-4.5,-4.5 --upper 4.5,4.5,4.5 \
+      --size 2048,2048,2048 --memory 1073741824 --out /tmp/grid2p33.f32 > $OUT/file-2p33-$commit.log 2>&1
+    echo "file rc=$?"; ls -l /tmp/grid2p33.f32; grep -E "clstat grid|Maximum resident|Elapsed" $OUT/file-2p33-$commit.log
+    rm -f /tmp/grid2p33.f32 ;;
+  esac
 done
-CLSTAT_GRID_PPI=${GRID_PPI_FINAL:-2} timeout 240 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 5 --no-peers --out $OUT/h100-nvidia-grid-$commit > $OUT/bench.log 2>&1
-echo "bench rc=$?"; grep -E "clstat-bench\]   " $OUT/bench.log
