@@ -44,6 +44,7 @@ struct Sink {
   std::function<double*(std::size_t, std::size_t)> place;
   std::function<void(std::size_t, std::size_t)> done;
   const cl::Buffer* device = nullptr;
+  bool direct = false;  // place() gives the result's own memory, distinct for every slab
 };
 
 // dst[0..count) = src[0..count) by the host's threads (one thread copies about 10 GB/s).
@@ -103,15 +104,16 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     inner_tiles *= lay.ntile[k];
   }
   // Slabs of whole first-dimension indices (a tile that straddles two slabs computes its part of
-  // each: the same values, see kde_grid.cl), at most the budget each, and about a twelfth of a
-  // large grid so that computing, reading and copying the slabs overlap; whole tile rows where a
-  // slab holds some.
+  // each: the same values, see kde_grid.cl), at most the budget each. A grid of many bytes is cut
+  // into up to 12 slabs of about 128 MB, so that reading one overlaps computing the next; a grid
+  // of few is one slab, as kernels on one queue run one after the other and each ends in a tail
+  // of unevenly loaded tiles (3800 x 3400 in 7 slabs: 285 ms against 195 ms in one). Whole tile
+  // rows where a slab holds some.
   const std::size_t row_bytes = inner_points * sizeof(double);
   std::size_t rows_per_slab = g.count[0];
   if (!sink.device) {
-    rows_per_slab = std::min(rows_per_slab, std::max<std::size_t>(1, budget / row_bytes));
-    const std::size_t pipelined = std::max((g.count[0] + 11) / 12, (std::size_t{16} << 20) / row_bytes);
-    rows_per_slab = std::max<std::size_t>(1, std::min(rows_per_slab, pipelined));
+    const std::size_t wanted = std::max<std::size_t>(1, std::min<std::size_t>(12, g.count[0] * row_bytes / (std::size_t{128} << 20)));
+    rows_per_slab = std::min((g.count[0] + wanted - 1) / wanted, std::max<std::size_t>(1, budget / row_bytes));
     if (rows_per_slab > lay.tile[0]) rows_per_slab -= rows_per_slab % lay.tile[0];
   }
   auto ci = ctx.impl();
@@ -152,16 +154,21 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     auto slab_rows = [&](std::size_t s) {
       return std::make_pair(s * rows_per_slab, std::min(g.count[0], (s + 1) * rows_per_slab));
     };
-    // Two slabs in flight: kernel s + 2 waits for the read of slab s out of the same device buffer.
-    // Reads go on a second queue into pinned (mapped) host memory, at the link's full speed (a
-    // read into pageable memory went at 11 GB/s on the H100), and are copied on from there by
-    // the host's threads while the next slabs are computed and read.
+    // Slabs in flight: kernel s + ring waits for the read of slab s out of the same device buffer.
+    // Reads go on a second queue, straight into the result when the sink allows (the driver
+    // copies pageable memory at 11 GB/s on the H100, and three slabs in flight keep the device
+    // busy meanwhile), else into pinned (mapped) host memory and on from there by the host's
+    // threads. CLSTAT_GRID_READ=pinned forces the second way, for comparison: its two pinned slabs
+    // cost 150 ms to allocate for the 3-d bench grid.
+    const char* read_mode = std::getenv("CLSTAT_GRID_READ");
+    const bool direct = sink.direct && !(read_mode && std::string(read_mode) == "pinned");
     const std::size_t slab_bytes = rows_per_slab * row_bytes;
+    const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(direct ? 3 : 2, slabs);
     std::vector<cl::Buffer> bout, pinned;
-    std::vector<double*> host(2, nullptr);
-    for (int i = 0; i < (sink.device ? 1 : std::min<int>(2, static_cast<int>(slabs))); ++i) {
+    std::vector<double*> host(ring, nullptr);
+    for (std::size_t i = 0; i < ring; ++i) {
       bout.push_back(sink.device ? *sink.device : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, slab_bytes));
-      if (sink.device) break;
+      if (sink.device || direct) continue;
       pinned.emplace_back(ci->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, slab_bytes);
       host[i] = static_cast<double*>(cq.enqueueMapBuffer(pinned.back(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, slab_bytes));
     }
@@ -169,34 +176,36 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
     const cl::CommandQueue& rq = detail::queue_of(qr);
     std::vector<Event> kdone(slabs);
     std::vector<cl::Event> rdone(slabs);
+    std::vector<double*> dest(slabs, nullptr);
     auto compute = [&](std::size_t s) {
       const auto [row0, row1] = slab_rows(s);
       const std::size_t c0 = row0 / lay.tile[0], c1 = (row1 + lay.tile[0] - 1) / lay.tile[0];
       kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
       kk.setArg(7, static_cast<cl_ulong>(row0));
       kk.setArg(8, static_cast<cl_ulong>(row1));
-      kk.setArg(9, bout[s % bout.size()]);
+      kk.setArg(9, bout[s % ring]);
       std::vector<Event> wait;
-      if (s >= 2) wait.push_back(detail::from_cl(rdone[s - 2]));
+      if (s >= ring && !sink.device) wait.push_back(detail::from_cl(rdone[s - ring]));
       kdone[s] = detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
                                 cl::NDRange(kde_detail::kGridItems), wait, kOp);
       cq.flush();
       if (sink.device) return;
-      const auto [r0, r1] = slab_rows(s);
+      const std::size_t pts = (row1 - row0) * inner_points;
+      dest[s] = direct ? sink.place(row0 * inner_points, pts) : host[s % ring];
       std::vector<cl::Event> kw = detail::to_cl({kdone[s]});
-      rq.enqueueReadBuffer(bout[s % 2], CL_FALSE, 0, (r1 - r0) * row_bytes, host[s % 2], &kw, &rdone[s]);
+      rq.enqueueReadBuffer(bout[s % ring], CL_FALSE, 0, pts * sizeof(double), dest[s], &kw, &rdone[s]);
       rq.flush();
     };
     const auto t_k = Clock::now();
-    for (std::size_t s = 0; s < std::min<std::size_t>(2, slabs); ++s) compute(s);
     if (sink.device) {
-      for (std::size_t s = 1; s < slabs; ++s) compute(s);
+      for (std::size_t s = 0; s < slabs; ++s) compute(s);
       if (trace) {
         cq.finish();
         std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
       }
       return;
     }
+    for (std::size_t s = 0; s < ring; ++s) compute(s);
     double wait_ms = 0, copy_ms = 0;
     for (std::size_t s = 0; s < slabs; ++s) {
       const auto t_w = Clock::now();
@@ -205,11 +214,10 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
       wait_ms += std::chrono::duration<double, std::milli>(t_c - t_w).count();
       const auto [row0, row1] = slab_rows(s);
       const std::size_t pts = (row1 - row0) * inner_points;
-      double* dst = sink.place(row0 * inner_points, pts);
-      parallel_copy(dst, host[s % 2], pts);
+      if (!direct) parallel_copy(sink.place(row0 * inner_points, pts), dest[s], pts);
       copy_ms += ms_since(t_c);
       sink.done(row0 * inner_points, pts);
-      if (s + 2 < slabs) compute(s + 2);
+      if (s + ring < slabs) compute(s + ring);
     }
     for (std::size_t i = 0; i < pinned.size(); ++i) {
       cl::Event un;
@@ -217,8 +225,8 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
       un.wait();
     }
     if (trace)
-      std::fprintf(stderr, "[grid] %zu slabs of %zu rows: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
-                   slabs, rows_per_slab, ms_since(t_k), wait_ms, copy_ms);
+      std::fprintf(stderr, "[grid] %zu slabs of %zu rows, read %s: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
+                   slabs, rows_per_slab, direct ? "directly" : "via pinned memory", ms_since(t_k), wait_ms, copy_ms);
   });
 }
 
@@ -356,6 +364,7 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
     return out.data() + first;
   };
   sink.done = [](std::size_t, std::size_t) {};
+  sink.direct = true;
   evaluate(ctx.queue(0), x, n, d, grid, o, sink);
   return out;
 }
@@ -366,6 +375,7 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
   Sink sink;
   sink.place = [&](std::size_t first, std::size_t) { return out + first; };
   sink.done = [](std::size_t, std::size_t) {};
+  sink.direct = true;
   evaluate(ctx.queue(0), x, n, d, grid, o, sink);
 }
 
