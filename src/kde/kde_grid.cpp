@@ -114,7 +114,7 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
   if (!sink.device) {
     const std::size_t wanted = std::max<std::size_t>(1, std::min<std::size_t>(12, g.count[0] * row_bytes / (std::size_t{128} << 20)));
     rows_per_slab = std::min((g.count[0] + wanted - 1) / wanted, std::max<std::size_t>(1, budget / row_bytes));
-    if (rows_per_slab > lay.tile[0]) rows_per_slab -= rows_per_slab % lay.tile[0];
+    if (rows_per_slab > lay.tile[0] && rows_per_slab < g.count[0]) rows_per_slab -= rows_per_slab % lay.tile[0];
   }
   auto ci = ctx.impl();
   detail::cl_guard(kOp, *ci, [&] {
@@ -294,8 +294,12 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   if (unbounded && o.method == GridMethod::sample_wise)
     bad("the Gaussian kernel has no bounded support: give gaussian_cutoff (in standard deviations) for the "
         "sample-wise method");
+  const auto t_prep = std::chrono::steady_clock::now();
   kde_detail::require_finite(kOp, "sample", x, n, d);
   const auto bf = kde_detail::bandwidth_factor(kOp, o.bandwidth, x, n, d);
+  if (std::getenv("CLSTAT_GRID_TRACE"))
+    std::fprintf(stderr, "[grid] samples checked and bandwidth in %.1f ms\n",
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_prep).count());
   const auto D = static_cast<Eigen::Index>(d);
   const Mat H = Eigen::Map<const Mat>(bf.H.data(), D, D), L = Eigen::Map<const Mat>(bf.L.data(), D, D);
   double log_det_half = 0;
