@@ -73,12 +73,14 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
   const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
   using Clock = std::chrono::steady_clock;
   auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-  // Points per work-item along the last dimension: 4 share each sample's loads and first terms
-  // (3-d bench grid on the H100: kernel 72 ms against 97 ms with 2), unless the grid then has too
-  // few tiles to fill the device (560 x 540: 206 ms against 133 ms). CLSTAT_GRID_PPI overrides it.
+  // Points per work-item along the last dimension. In d >= 3, 4 share each sample's loads and
+  // first d - 1 terms of q (3-d bench grid on the H100: 179 ms in all against 214 ms with 2),
+  // unless the grid then has too few tiles to fill the device; in 2-d the shared part is small
+  // and the wider tile gathers more samples (3800 x 3400: 216 ms against 201 ms with 2).
+  // CLSTAT_GRID_PPI overrides it, for tuning.
   std::size_t points = 1;
   for (auto c : g.count) points *= c;
-  std::size_t ppi = points >= 16 * 1024 * std::max<std::size_t>(1, ctx.info().compute_units) ? 4 : 2;
+  std::size_t ppi = d >= 3 && points >= 16 * 1024 * std::max<std::size_t>(1, ctx.info().compute_units) ? 4 : 2;
   if (const char* e = std::getenv("CLSTAT_GRID_PPI")) ppi = std::max(1, std::min(8, std::atoi(e)));
   // CLSTAT_GRID_MAX_CELLS lowers the cap, so tests reach coarse cells at small sizes.
   std::size_t max_cells = std::min(kMaxCells, std::max<std::size_t>(std::size_t{1} << 16, 4 * n));
@@ -155,25 +157,41 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
       return std::make_pair(s * rows_per_slab, std::min(g.count[0], (s + 1) * rows_per_slab));
     };
     // Slabs in flight: kernel s + ring waits for the read of slab s out of the same device buffer.
-    // Reads go on a second queue, straight into the result when the sink allows (the driver
-    // copies pageable memory at 11 GB/s on the H100, and three slabs in flight keep the device
-    // busy meanwhile), else into pinned (mapped) host memory and on from there by the host's
-    // threads. CLSTAT_GRID_READ=pinned forces the second way, for comparison: its two pinned slabs
-    // cost 150 ms to allocate for the 3-d bench grid.
+    // Reads go on a second queue into pinned host memory, pooled by the context (pinning 2 x 142
+    // MB took 125 ms on the H100's host: the first call pays it), and are copied on by the host's
+    // threads while the next slabs are computed and read: for the 3-d bench grid (1.56 GB) the
+    // slabs took 112-120 ms so against 167-210 ms read straight into the result, where the driver
+    // copies from its own staging (11 GB/s at best). CLSTAT_GRID_READ=direct reads straight into
+    // the result when the sink allows, for comparison.
     const char* read_mode = std::getenv("CLSTAT_GRID_READ");
-    const bool direct = sink.direct && !(read_mode && std::string(read_mode) == "pinned");
+    const bool direct = sink.direct && read_mode && std::string(read_mode) == "direct";
     const std::size_t slab_bytes = rows_per_slab * row_bytes;
     const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(direct ? 3 : 2, slabs);
-    std::vector<cl::Buffer> bout, pinned;
+    std::vector<cl::Buffer> bout;
+    std::vector<std::shared_ptr<detail::ContextImpl::PinnedBlock>> pinned;
+    struct GiveBack {  // the pinned blocks return to the pool however this scope ends, once no
+      detail::ContextImpl& ci;  // read into them is in flight
+      std::vector<std::shared_ptr<detail::ContextImpl::PinnedBlock>>& blocks;
+      const cl::CommandQueue* reads = nullptr;
+      ~GiveBack() {
+        try {
+          if (reads) reads->finish();
+        } catch (...) {
+          return;  // the blocks are dropped, not pooled
+        }
+        for (auto& b : blocks) ci.give_pinned(std::move(b));
+      }
+    } give_back{*ci, pinned};
     std::vector<double*> host(ring, nullptr);
     for (std::size_t i = 0; i < ring; ++i) {
       bout.push_back(sink.device ? *sink.device : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, slab_bytes));
       if (sink.device || direct) continue;
-      pinned.emplace_back(ci->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, slab_bytes);
-      host[i] = static_cast<double*>(cq.enqueueMapBuffer(pinned.back(), CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, slab_bytes));
+      pinned.push_back(ci->take_pinned(slab_bytes));
+      host[i] = static_cast<double*>(pinned.back()->host);
     }
     const Queue qr = ctx.queue(ctx.queue_count() > 1 && q.index() == 0 ? 1 : 0);
     const cl::CommandQueue& rq = detail::queue_of(qr);
+    give_back.reads = &rq;
     std::vector<Event> kdone(slabs);
     std::vector<cl::Event> rdone(slabs);
     std::vector<double*> dest(slabs, nullptr);
@@ -218,11 +236,6 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
       copy_ms += ms_since(t_c);
       sink.done(row0 * inner_points, pts);
       if (s + ring < slabs) compute(s + ring);
-    }
-    for (std::size_t i = 0; i < pinned.size(); ++i) {
-      cl::Event un;
-      cq.enqueueUnmapMemObject(pinned[i], host[i], nullptr, &un);
-      un.wait();
     }
     if (trace)
       std::fprintf(stderr, "[grid] %zu slabs of %zu rows, read %s: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",

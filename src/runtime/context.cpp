@@ -84,6 +84,45 @@ cl::Buffer ContextImpl::scratch(std::size_t queue, int slot, std::size_t bytes) 
   }
   return entry.first;
 }
+
+ContextImpl::PinnedBlock::~PinnedBlock() {
+  if (!host) return;
+  try {
+    queue.enqueueUnmapMemObject(buffer, host);
+    queue.finish();
+  } catch (...) {  // a destructor must not throw; the buffer is released either way
+  }
+}
+
+std::shared_ptr<ContextImpl::PinnedBlock> ContextImpl::take_pinned(std::size_t bytes) {
+  {
+    std::lock_guard<std::mutex> lock(pinned_mutex);
+    for (std::size_t i = 0; i < pinned_pool.size(); ++i)
+      if (pinned_pool[i]->bytes >= bytes) {
+        auto b = pinned_pool[i];
+        pinned_pool.erase(pinned_pool.begin() + static_cast<std::ptrdiff_t>(i));
+        return b;
+      }
+  }
+  auto b = std::make_shared<PinnedBlock>();
+  try {
+    b->buffer = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, std::max<std::size_t>(bytes, 4096));
+    b->queue = queues.at(0);
+    b->host = b->queue.enqueueMapBuffer(b->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, std::max<std::size_t>(bytes, 4096));
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "allocate " + std::to_string(bytes) + " bytes of pinned host memory", device_name());
+  }
+  b->bytes = std::max<std::size_t>(bytes, 4096);
+  return b;
+}
+
+void ContextImpl::give_pinned(std::shared_ptr<PinnedBlock> block) {
+  if (!block) return;
+  std::lock_guard<std::mutex> lock(pinned_mutex);
+  pinned_pool.push_back(std::move(block));
+  std::sort(pinned_pool.begin(), pinned_pool.end(), [](const auto& a, const auto& b) { return a->bytes < b->bytes; });
+  if (pinned_pool.size() > 2) pinned_pool.erase(pinned_pool.begin(), pinned_pool.end() - 2);
+}
 }  // namespace detail
 
 Queue::Queue(const Context& ctx, std::size_t index) : ctx_(ctx.impl()), index_(index) {

@@ -61,6 +61,22 @@ struct ContextImpl {
   std::mutex scratch_mutex;
   std::map<std::pair<std::size_t, int>, std::pair<cl::Buffer, std::size_t>> scratch_buffers;
 
+  /// Host memory pinned by the driver (a CL_MEM_ALLOC_HOST_PTR buffer, mapped for its life), for
+  /// transfers at the link's full speed. Pinning is slow (about 0.45 ms per MB on the H100's
+  /// host), so blocks are pooled: take_pinned lends one of at least `bytes` (allocating when none
+  /// is free) to one caller at a time, give_pinned returns it; the pool keeps the two largest.
+  struct PinnedBlock {
+    cl::Buffer buffer;
+    cl::CommandQueue queue;  // the one it was mapped on, to unmap it
+    void* host = nullptr;
+    std::size_t bytes = 0;
+    ~PinnedBlock();
+  };
+  std::shared_ptr<PinnedBlock> take_pinned(std::size_t bytes);
+  void give_pinned(std::shared_ptr<PinnedBlock> block);
+  std::mutex pinned_mutex;
+  std::vector<std::shared_ptr<PinnedBlock>> pinned_pool;
+
   const DeviceInfo& info() const { return device.info(); }
   /// A device scratch buffer of at least `bytes` for queue `queue`, slot `slot`, reused across
   /// calls. Safe because queues are in order: the next user of the same queue and slot runs after
