@@ -4,7 +4,7 @@
 //
 //   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid]
 //                [--tune kde]
-//                [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
+//                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
 // PREFIX.csv (default bench-results.json / .csv in the current directory).
@@ -30,7 +30,7 @@ namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
             << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid] [--tune kde]"
-               " [--tune-classes LIST] [--repeat N] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
+               " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
 }
@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   std::string tune, tune_classes, peers_dir = CLSTAT_PEERS_DIR;
   bool peers = true;
   int repeat = -1, max_log2 = -1, pair_log2 = -1, kde_log2 = -1;
+  bool grid_large = false;  // the paper's grid shapes on CPU devices too
   for (int i = 1; i < argc; ++i) {
     command += std::string(" ") + argv[i];
     const std::string a = argv[i];
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
     if (a == "--device" && (v = value())) device_spec = v;
     else if (a == "--suite" && (v = value())) suite = v;
     else if (a == "--repeat" && (v = value())) repeat = std::atoi(v);
+    else if (a == "--grid-large") grid_large = true;
     else if (a == "--max-log2" && (v = value())) max_log2 = std::atoi(v);
     else if (a == "--pair-max-log2" && (v = value())) pair_log2 = std::atoi(v);
     else if (a == "--out" && (v = value())) out = v;
@@ -137,7 +139,9 @@ int main(int argc, char** argv) {
       if (suite == "all" || suite == "grid") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": density grids\n";
         bench::GridBenchOptions go;
-        go.large = !cpu;
+        go.large = !cpu || grid_large;
+        go.repeats = repeat > 0 ? repeat : 3;
+        go.ep_points = cpu ? (1u << 12) : (1u << 16);
         for (auto& r : bench::run_grid(ctx, go)) rep.rows.push_back(r);
       }
       if (suite == "all" || suite == "robust") {

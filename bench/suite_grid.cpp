@@ -127,7 +127,7 @@ std::vector<Row> run_grid(const clstat::Context& ctx, const GridBenchOptions& o)
     clstat::GridSpec part = g;
     std::size_t inner = 1;
     for (std::size_t k = 1; k < d; ++k) inner *= g.count[k];
-    const std::size_t want = o.large ? (1u << 16) : (1u << 12);
+    const std::size_t want = o.ep_points;
     part.count[0] = std::max<std::size_t>(2, std::min(g.count[0], (want + inner - 1) / inner));
     part.upper[0] = g.lower[0] + (g.upper[0] - g.lower[0]) * static_cast<double>(part.count[0] - 1) /
                                      static_cast<double>(g.count[0] - 1);

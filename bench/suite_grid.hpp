@@ -21,7 +21,8 @@ namespace bench {
 
 struct GridBenchOptions {
   int repeats = 3;
-  bool large = true;
+  bool large = true;        ///< the paper's shapes, else a tenth of their samples on smaller grids
+  std::size_t ep_points = 1 << 16;  ///< grid points EP-KDE is timed on (then projected)
 };
 
 std::vector<Row> run_grid(const clstat::Context& ctx, const GridBenchOptions& o);

@@ -157,10 +157,14 @@ std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_
     for (std::size_t b = 0; b < blocks; b += threads) body(b);
     for (auto& th : pool) th.join();
   };
+  // Each block sums into its own locals and writes its partials once: blocks of different
+  // threads share cache lines of `part`.
   each_block([&](std::size_t b) {
-    double* p = &part[b * d];
+    std::vector<double> acc(d, 0.0);
+    double* __restrict a = acc.data();
     for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i)
-      for (std::size_t k = 0; k < d; ++k) p[k] += x[i * d + k];
+      for (std::size_t k = 0; k < d; ++k) a[k] += x[i * d + k];
+    std::copy(acc.begin(), acc.end(), part.begin() + static_cast<std::ptrdiff_t>(b * d));
   });
   std::vector<double> mean(d, 0.0);
   for (std::size_t b = 0; b < blocks; ++b)
@@ -168,13 +172,15 @@ std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_
   for (auto& m : mean) m /= static_cast<double>(n);
   std::fill(part.begin(), part.end(), 0.0);
   each_block([&](std::size_t b) {
-    double* p = &part[b * tri];
-    std::vector<double> c(d);  // d is up to k_max_dim
+    std::vector<double> acc(tri, 0.0), cen(d);  // d is up to k_max_dim
+    double* __restrict p = acc.data();
+    double* __restrict c = cen.data();
     for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
       for (std::size_t k = 0; k < d; ++k) c[k] = x[i * d + k] - mean[k];
       for (std::size_t a = 0, t = 0; a < d; ++a)
         for (std::size_t k = 0; k <= a; ++k, ++t) p[t] += c[a] * c[k];
     }
+    std::copy(acc.begin(), acc.end(), part.begin() + static_cast<std::ptrdiff_t>(b * tri));
   });
   std::vector<double> S(d * d, 0.0);
   for (std::size_t b = 0; b < blocks; ++b)

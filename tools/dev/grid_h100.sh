@@ -4,7 +4,8 @@
 # tests: the grid tests on NVIDIA; trace: the grid bench once with phase times (GRID_PPIS lists
 # points-per-item variants and GRID_READS read modes, default the library's choices); bench: the grid suite, 5 repeats;
 # file: a 2048^3 = 2^33-point grid into a .f32 file by `clstat grid` with a 1 GiB slab budget,
-# its peak memory measured. Everything lands under $OUT.
+# its peak memory measured; pocl: the grid suite at the paper's shapes on PoCL (the host's CPU).
+# Everything lands under $OUT.
 set -u
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 commit=${COMMIT:-unknown}
@@ -38,5 +39,8 @@ np.savetxt('/tmp/x3.csv', np.sqrt(0.5) * (z + c), delimiter=',', header='a,b,c',
       --size 2048,2048,2048 --memory 1073741824 --out /tmp/grid2p33.f32 > $OUT/file-2p33-$commit.log 2>&1
     echo "file rc=$?"; ls -l /tmp/grid2p33.f32; grep -E "clstat grid|Maximum resident|Elapsed" $OUT/file-2p33-$commit.log
     rm -f /tmp/grid2p33.f32 ;;
+  pocl)
+    timeout 500 ./build-gpu/bench/clstat-bench --device pocl --suite grid --repeat 1 --grid-large --no-peers --out $OUT/h100host-pocl-grid-$commit > $OUT/pocl-$commit.log 2>&1
+    echo "pocl rc=$?"; grep -E "clstat-bench\]   " $OUT/pocl-$commit.log ;;
   esac
 done
