@@ -198,8 +198,9 @@ TEST_CASE("kde_grid.cells_and_row_bounds_drop_no_term") {
     }
     const Queue q = ctx().queue(ctx().queue_count() - 1);
     Buffer<double> dev(ctx(), g.points() + 5);
-    dev.fill_async(q, -1.0);
-    evaluate_grid(q, x.data(), n, d, g, dev, o);
+    const Event filled = dev.fill_async(ctx().queue(0), -1.0);  // another queue: the wait list orders it
+    const Event written = evaluate_grid(q, x.data(), n, d, g, dev, o, {filled});
+    written.wait();
     auto back = dev.to_host(q);
     CHECK(back[g.points()] == -1.0);  // nothing past the grid
     back.resize(g.points());

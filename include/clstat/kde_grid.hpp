@@ -101,12 +101,14 @@ CLSTAT_EXPORT void evaluate_grid(const Context& ctx, const double* x, std::size_
                                  const GridSpec& grid, double* out, const GridOptions& options = {});
 
 /// As evaluate_grid, into the device buffer `out` (at least grid.points() doubles, on q's context),
-/// in one pass whatever memory_budget_bytes says. The work is enqueued on q and the call returns
-/// without waiting for it (x is copied before it returns): later work on q sees the grid; wait
-/// with q.finish() before using `out` from another queue. Throws std::invalid_argument, as
-/// evaluate_grid, and when `out` is too small.
-CLSTAT_EXPORT void evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
-                                 const Buffer<double>& out, const GridOptions& options = {});
+/// in one pass whatever memory_budget_bytes says. The sample-wise work is enqueued on q after
+/// `wait` and the call returns without waiting for it (x is copied before it returns), with the
+/// event of the kernel that writes `out`: later work on q sees the grid. The point-wise method
+/// waits for `wait`, writes `out` and returns a default (complete) event. Throws
+/// std::invalid_argument, as evaluate_grid, and when `out` is too small.
+CLSTAT_EXPORT Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+                                  const Buffer<double>& out, const GridOptions& options = {},
+                                  const std::vector<Event>& wait = {});
 
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
 /// (a `.f64` file), or as floats rounded to nearest when `path` ends in `.f32`, slab by slab, so

@@ -44,6 +44,8 @@ struct Sink {
   std::function<double*(std::size_t, std::size_t)> place;
   std::function<void(std::size_t, std::size_t)> done;
   const cl::Buffer* device = nullptr;
+  std::vector<Event> wait;  // with `device`: what must finish before the grid is written
+  Event* finished = nullptr;  // with `device`: set to the event of the last write
   bool direct = false;  // place() gives the result's own memory, distinct for every slab
 };
 
@@ -202,12 +204,15 @@ void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_
       kk.setArg(7, static_cast<cl_ulong>(row0));
       kk.setArg(8, static_cast<cl_ulong>(row1));
       kk.setArg(9, bout[s % ring]);
-      std::vector<Event> wait;
+      std::vector<Event> wait = sink.device ? sink.wait : std::vector<Event>{};
       if (s >= ring && !sink.device) wait.push_back(detail::from_cl(rdone[s - ring]));
       kdone[s] = detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
                                 cl::NDRange(kde_detail::kGridItems), wait, kOp);
       cq.flush();
-      if (sink.device) return;
+      if (sink.device) {
+        if (sink.finished) *sink.finished = kdone[s];
+        return;
+      }
       const std::size_t pts = (row1 - row0) * inner_points;
       dest[s] = direct ? sink.place(row0 * inner_points, pts) : host[s % ring];
       std::vector<cl::Event> kw = detail::to_cl({kdone[s]});
@@ -396,20 +401,30 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
   evaluate(ctx.queue(0), x, n, d, grid, o, sink);
 }
 
-void evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
-                   const Buffer<double>& out, const GridOptions& o) {
+Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
+                    const Buffer<double>& out, const GridOptions& o, const std::vector<Event>& wait) {
   if (out.size() < grid.points())
     bad("the output buffer holds " + std::to_string(out.size()) + " doubles, the grid has " +
         std::to_string(grid.points()) + " points");
   std::vector<double> staging;  // the point-wise method's slabs, written on
+  Event last;
+  bool waited = false;
   Sink sink;
   sink.device = &out.raw().impl()->buffer;
+  sink.wait = wait;
+  sink.finished = &last;
   sink.place = [&](std::size_t, std::size_t count) {
     staging.resize(count);
     return staging.data();
   };
-  sink.done = [&](std::size_t first, std::size_t count) { out.write(q, staging.data(), count, first); };
+  sink.done = [&](std::size_t first, std::size_t count) {
+    if (!waited)
+      for (const auto& e : wait) e.wait();
+    waited = true;
+    out.write(q, staging.data(), count, first);  // blocking: `staging` is reused
+  };
   evaluate(q, x, n, d, grid, o, sink);
+  return last;
 }
 
 std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
