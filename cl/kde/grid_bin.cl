@@ -17,21 +17,18 @@
 #define SCAN_PER 8                      // values per work-item in the scans
 #define SCAN_TILE (BIN_WG * SCAN_PER)
 
-// Exclusive scan of s[0..BIN_WG) in place (Hillis-Steele); returns the total. All work-items call it.
-inline uint scan_local(__local uint* s, uint l) {
-  const uint mine = s[l];
-  for (uint off = 1; off < BIN_WG; off <<= 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint t = l >= off ? s[l - off] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    s[l] += t;
-  }
+#include "local_scan.clh"
+
+// h[digit * BIN_WG + l] = the count of the 4-bit digit (at `shift`) among work-item l's keys of
+// this group's tile; returns after a barrier.
+inline void tile_digit_counts(__global const uint* key, uint n, uint shift, __local uint* h) {
+  const uint l = get_local_id(0), base = get_group_id(0) * BIN_TILE + l * BIN_PER;
+  uint c[16];
+  for (int b = 0; b < 16; ++b) c[b] = 0;
+  for (uint j = 0; j < BIN_PER; ++j)
+    if (base + j < n) ++c[(key[base + j] >> shift) & 15u];
+  for (int b = 0; b < 16; ++b) h[b * BIN_WG + l] = c[b];
   barrier(CLK_LOCAL_MEM_FENCE);
-  const uint total = s[BIN_WG - 1];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  s[l] -= mine;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return total;
 }
 
 // Each sample's cell: e_k = floor(((x_k - lower_k) / step_k) / csize_k) + creach_k, dropped
@@ -59,13 +56,7 @@ __kernel __attribute__((reqd_work_group_size(BIN_WG, 1, 1)))
 void grid_radix_count(__global const uint* key, uint n, uint shift, __global uint* gcount) {
   __local uint h[16 * BIN_WG];
   const uint l = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
-  uint c[16];
-  for (int b = 0; b < 16; ++b) c[b] = 0;
-  const uint base = g * BIN_TILE + l * BIN_PER;
-  for (uint j = 0; j < BIN_PER; ++j)
-    if (base + j < n) ++c[(key[base + j] >> shift) & 15u];
-  for (int b = 0; b < 16; ++b) h[b * BIN_WG + l] = c[b];
-  barrier(CLK_LOCAL_MEM_FENCE);
+  tile_digit_counts(key, n, shift, h);
   for (uint w = BIN_WG / 2; w > 0; w >>= 1) {  // 16 tree sums over the work-items
     if (l < w)
       for (int b = 0; b < 16; ++b) h[b * BIN_WG + l] += h[b * BIN_WG + l + w];
@@ -83,19 +74,14 @@ void grid_radix_scatter(__global const uint* key, __global const uint* val, uint
   __local uint h[16 * BIN_WG];
   __local uint part[BIN_WG];
   const uint l = get_local_id(0), g = get_group_id(0), groups = get_num_groups(0);
-  uint c[16];
-  for (int b = 0; b < 16; ++b) c[b] = 0;
+  tile_digit_counts(key, n, shift, h);
   const uint base = g * BIN_TILE + l * BIN_PER;
-  for (uint j = 0; j < BIN_PER; ++j)
-    if (base + j < n) ++c[(key[base + j] >> shift) & 15u];
-  for (int b = 0; b < 16; ++b) h[b * BIN_WG + l] = c[b];
-  barrier(CLK_LOCAL_MEM_FENCE);
   // Exclusive scan of h (digit-major): each work-item scans 16 consecutive entries, then the
   // work-items' totals are scanned.
   uint run = 0;
   for (int t = 0; t < 16; ++t) run += h[l * 16 + t];
   part[l] = run;
-  scan_local(part, l);
+  local_exclusive_scan(part, l, BIN_WG);
   run = part[l];
   for (int t = 0; t < 16; ++t) {
     const uint v = h[l * 16 + t];
@@ -130,7 +116,7 @@ void grid_scan_tiles(__global const uint* in, uint m, __global uint* out, __glob
     run += v[j];
   }
   s[l] = run;
-  const uint total = scan_local(s, l);
+  const uint total = local_exclusive_scan(s, l, BIN_WG);
   run = s[l];
   for (uint j = 0; j < SCAN_PER; ++j) {
     if (base + j < m) out[base + j] = run;
@@ -147,7 +133,7 @@ void grid_scan_totals(__global uint* tile_total, uint tiles, __global uint* out,
   uint run = 0;
   for (uint b = b0; b < b1; ++b) run += tile_total[b];
   s[l] = run;
-  const uint total = scan_local(s, l);
+  const uint total = local_exclusive_scan(s, l, BIN_WG);
   run = s[l];
   for (uint b = b0; b < b1; ++b) {
     const uint v = tile_total[b];

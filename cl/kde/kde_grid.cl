@@ -46,6 +46,8 @@
 #define T5 1
 #endif
 
+#include "local_scan.clh"
+
 __constant uint tile_dim[6] = {T0, T1, T2, T3, T4, T5};
 
 // k(q) for q within the support (the caller checks q <= r2).
@@ -86,7 +88,7 @@ void grid_skde(__global const double* xs, __global const uint* off, __global con
                __global const double* prm, double scale, double r2, ulong tile0, ulong row0, ulong row1,
                __global double* out) {
   __local double ls[WG * D];
-  __local uint run_begin[ROWS_MAX], run_len[WG], grand[1];
+  __local uint run_begin[ROWS_MAX], run_len[WG];
   const uint l = get_local_id(0);
   // This group's tile, and this item's point in it.
   ulong t = tile0 + get_group_id(0);
@@ -182,18 +184,8 @@ void grid_skde(__global const double* xs, __global const uint* off, __global con
     }
     // Exclusive prefix sums of the run lengths: where each run starts in the concatenation.
     run_len[l] = len;
-    for (uint o = 1; o < WG; o <<= 1) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      const uint v = l >= o ? run_len[l - o] : 0;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      run_len[l] += v;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == WG - 1) grand[0] = run_len[l];
-    run_len[l] -= len;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint sum = local_exclusive_scan(run_len, l, WG);
     __local const uint* starts = run_len;
-    const uint sum = grand[0];
     for (uint s0 = 0; s0 < sum; s0 += WG) {
       const uint e = s0 + l;
       if (e < sum) {
