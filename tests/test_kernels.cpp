@@ -46,6 +46,8 @@ std::vector<Variant> representative() {
       v.push_back({"robust/lts_block", "-DQ=32 -DM=64 -DWG=64 -DTILE=16 -DNACC=9 -DMODE=0", dbl});
       v.push_back({"kde/kde_grid", "-DD=3 -DKERN=1 -DWG=256 -DT0=4 -DT1=8 -DT2=8", dbl});
       v.push_back({"kde/kde_grid", "-DD=1 -DKERN=0 -DWG=256 -DT0=256 -DROWS_MAX=2", dbl});
+      v.push_back({"kde/kde_grid", "-DD=2 -DKERN=5 -DWG=256 -DT0=32 -DT1=8 -DPPI=4", dbl});
+      v.push_back({"kde/grid_bin", "-DD=3", dbl});
       v.push_back({"robust/lts_full", "-DQ=11 -DKC=10 -DWG=256 -DTILE=32 -DCH=1024 -DNACC=4", dbl});
       for (int term = 1; term <= 3; ++term)
         v.push_back({"bandwidth/pair_sums", "-DTERM=" + std::to_string(term) +
