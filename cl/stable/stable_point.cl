@@ -59,7 +59,12 @@ typedef struct {
 // is exact, so the factors that vanish at the ends (sin(alpha (theta0 + theta)) = sin(alpha u) at
 // lo = -theta0, cos(theta) = sin(v) at hi = pi/2, and cos(theta) = sin(u) at lo = -pi/2 when
 // alpha = 1) keep their relative precision; computing them from theta loses it to cancellation.
+// STABLE_NOINLINE (an experiment) makes log_g a real function: it has 14 call sites.
+#ifdef STABLE_NOINLINE
+__attribute__((noinline)) double log_g(const Setup* s, double u, double v) {
+#else
 inline double log_g(const Setup* s, double u, double v) {
+#endif
   if (s->one) {
     const double c = sin(u < v ? u : v);                            // cos(theta)
     const double tn = u < v ? -1.0 / tan(u) : 1.0 / tan(v);        // tan(theta)
