@@ -59,11 +59,13 @@ typedef struct {
 // is exact, so the factors that vanish at the ends (sin(alpha (theta0 + theta)) = sin(alpha u) at
 // lo = -theta0, cos(theta) = sin(v) at hi = pi/2, and cos(theta) = sin(u) at lo = -pi/2 when
 // alpha = 1) keep their relative precision; computing them from theta loses it to cancellation.
-// STABLE_NOINLINE (an experiment) makes log_g a real function: it has 14 call sites.
-#ifdef STABLE_NOINLINE
-__attribute__((noinline)) double log_g(const Setup* s, double u, double v) {
-#else
+// log_g is a real function, not inlined at its 14 call sites: on the H100 that made pdf and cdf
+// 1.2-1.6x faster and the cold build 9 s instead of 30 s (bench/results/README.md, "Stable,
+// 2026-11-23"). STABLE_INLINE_LOGG (CLSTAT_STABLE_INLINE=1) inlines it, for comparison.
+#ifdef STABLE_INLINE_LOGG
 inline double log_g(const Setup* s, double u, double v) {
+#else
+__attribute__((noinline)) double log_g(const Setup* s, double u, double v) {
 #endif
   if (s->one) {
     const double c = sin(u < v ? u : v);                            // cos(theta)

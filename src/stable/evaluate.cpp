@@ -112,8 +112,8 @@ std::string program_options(const detail::ContextImpl& ci, const char* op, bool 
   std::string o = build::base_options(ci, true, op);
   if (!paired) o += " -DPAIRED=0";
   if (const std::size_t p = env_size("CLSTAT_STABLE_PANELS", 0)) o += " -DSTABLE_PANELS=" + std::to_string(p);
-  // CLSTAT_STABLE_NOINLINE=1 builds log_g as a real function (an experiment on build time and speed).
-  if (env_size("CLSTAT_STABLE_NOINLINE", 0)) o += " -DSTABLE_NOINLINE=1";
+  // CLSTAT_STABLE_INLINE=1 inlines log_g at its call sites (the build before 2026-11-23), for comparison.
+  if (env_size("CLSTAT_STABLE_INLINE", 0)) o += " -DSTABLE_INLINE_LOGG=1";
   return o;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # A stable_point build variant on the lent H100: its cold build time, the stable tests and the
-# stable suite with it. Usage: VAR_ENV="CLSTAT_STABLE_NOINLINE=1" VAR_OPT="-DSTABLE_NOINLINE=1" \
+# stable suite with it. Usage: VAR_ENV="CLSTAT_STABLE_INLINE=1" VAR_OPT="-DSTABLE_INLINE_LOGG=1" \
 #   COMMIT=<c> bash tools/dev/stable_variant_h100.sh
 set -u
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
