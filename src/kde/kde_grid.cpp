@@ -1,6 +1,6 @@
-// Density on a regular grid (issue 6): the sample-wise gather of cl/kde/kde_grid.cl (S-KDE) over a
-// host counting sort of the samples into tile cells, computed slab by slab; and the point-wise
-// baseline (EP-KDE) through clstat::kde.
+// Density on a regular grid (issue 6): the API, its checks, the bandwidth and the choice of method;
+// the sample-wise method (S-KDE) is in grid_sample_wise.cpp, the point-wise baseline (EP-KDE) here,
+// through clstat::kde; and the sinks: a vector, caller memory, a device buffer, a file.
 #include "clstat/kde_grid.hpp"
 
 #include <Eigen/Dense>
@@ -12,13 +12,9 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
-#include "build/program_cache.hpp"
-#include "kde/grid_bin.hpp"
-#include "kde/grid_layout.hpp"
+#include "kde/grid_sample_wise.hpp"
 #include "kde/kde_plan.hpp"
-#include "runtime/launch.hpp"
 
 namespace clstat {
 
@@ -29,227 +25,8 @@ constexpr const char* kOp = "clstat::evaluate_grid";
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(std::string(kOp) + ": " + what); }
 
-struct Geometry {
-  std::size_t d = 0;
-  std::vector<std::size_t> count;
-  std::vector<double> lower, step;
-  std::vector<double> reach;  // the support's bounding-box half-width in grid steps
-};
-
-// Where the grid's values go, slab by slab, in order: place(first, count) gives the memory for
-// points [first, first + count) (the result itself, so slabs are read straight into it, or a
-// staging buffer), done(first, count) is called once they are there. With `device` set, the
-// kernel writes the whole grid there in one slab and nothing is read back.
-struct Sink {
-  std::function<double*(std::size_t, std::size_t)> place;
-  std::function<void(std::size_t, std::size_t)> done;
-  const cl::Buffer* device = nullptr;
-  std::vector<Event> wait;  // with `device`: what must finish before the grid is written
-  Event* finished = nullptr;  // with `device`: set to the event of the last write
-  bool direct = false;  // place() gives the result's own memory, distinct for every slab
-};
-
-// dst[0..count) = src[0..count) by the host's threads (one thread copies about 10 GB/s).
-void parallel_copy(double* dst, const double* src, std::size_t count) {
-  const std::size_t chunk = std::size_t{1} << 20;  // values
-  const std::size_t threads = std::max<std::size_t>(
-      1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, (count + chunk - 1) / chunk}));
-  std::vector<std::thread> pool;
-  const std::size_t per = (count + threads - 1) / threads;
-  for (std::size_t t = 1; t < threads; ++t)
-    pool.emplace_back([=] {
-      const std::size_t b = std::min(count, t * per), e = std::min(count, b + per);
-      std::copy(src + b, src + e, dst + b);
-    });
-  std::copy(src, src + std::min(count, per), dst);
-  for (auto& th : pool) th.join();
-}
-
-// Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
-// sample, as finer cells than that cost more in offsets than they save in pairs).
-constexpr std::size_t kMaxCells = std::size_t{1} << 24;
-
-void sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_t n, const Geometry& g, const Mat& A, double scale,
-                 double r2, int kern, std::size_t budget, const Sink& sink) {
-  const std::size_t d = g.d;
-  const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
-  // Points per work-item along the last dimension. In d >= 3, 4 share each sample's loads and
-  // first d - 1 terms of q (3-d bench grid on the H100: 179 ms in all against 214 ms with 2),
-  // unless the grid then has too few tiles to fill the device; in 2-d the shared part is small
-  // and the wider tile gathers more samples (3800 x 3400: 216 ms against 201 ms with 2).
-  // CLSTAT_GRID_PPI overrides it, for tuning.
-  std::size_t points = 1;
-  for (auto c : g.count) points *= c;
-  std::size_t ppi = d >= 3 && points >= 16 * 1024 * std::max<std::size_t>(1, ctx.info().compute_units) ? 4 : 2;
-  if (const char* e = std::getenv("CLSTAT_GRID_PPI")) ppi = std::max(1, std::min(8, std::atoi(e)));
-  // CLSTAT_GRID_MAX_CELLS lowers the cap, so tests reach coarse cells at small sizes.
-  std::size_t max_cells = std::min(kMaxCells, std::max<std::size_t>(std::size_t{1} << 16, 4 * n));
-  if (const char* e = std::getenv("CLSTAT_GRID_MAX_CELLS"))
-    max_cells = std::max<std::size_t>(1, std::min<std::size_t>(kMaxCells, std::strtoull(e, nullptr, 10)));
-  const auto lay = kde_detail::plan_grid_layout(g.count, g.reach, ppi, max_cells);
-  std::vector<cl_ulong> geo(5 * d);
-  std::vector<double> prm(3 * d + d * d, 0.0);
-  for (std::size_t k = 0; k < d; ++k) {
-    geo[k] = g.count[k];
-    geo[d + k] = lay.ntile[k];
-    geo[2 * d + k] = lay.cext[k];
-    geo[3 * d + k] = lay.creach[k];
-    geo[4 * d + k] = lay.csize[k];
-    prm[k] = g.lower[k];
-    prm[d + k] = g.step[k];
-    for (std::size_t b = 0; b <= k; ++b) prm[2 * d + k * d + b] = A(k, b);
-    prm[2 * d + d * d + k] = g.reach[k];
-  }
-  std::size_t inner_points = 1, inner_tiles = 1;  // per first-dimension index / tile row
-  for (std::size_t k = 1; k < d; ++k) {
-    inner_points *= g.count[k];
-    inner_tiles *= lay.ntile[k];
-  }
-  // Slabs of whole first-dimension indices (a tile that straddles two slabs computes its part of
-  // each: the same values, see kde_grid.cl), at most the budget each. A grid of many bytes is cut
-  // into up to 12 slabs of about 128 MB, so that reading one overlaps computing the next; a grid
-  // of few is one slab, as kernels on one queue run one after the other and each ends in a tail
-  // of unevenly loaded tiles (3800 x 3400 in 7 slabs: 285 ms against 195 ms in one). Whole tile
-  // rows where a slab holds some.
-  const std::size_t row_bytes = inner_points * sizeof(double);
-  std::size_t rows_per_slab = g.count[0];
-  if (!sink.device) {
-    const std::size_t wanted = std::max<std::size_t>(1, std::min<std::size_t>(12, g.count[0] * row_bytes / (std::size_t{128} << 20)));
-    rows_per_slab = std::min((g.count[0] + wanted - 1) / wanted, std::max<std::size_t>(1, budget / row_bytes));
-    if (rows_per_slab > lay.tile[0] && rows_per_slab < g.count[0]) rows_per_slab -= rows_per_slab % lay.tile[0];
-  }
-  auto ci = ctx.impl();
-  detail::cl_guard(kOp, *ci, [&] {
-    std::string opt = build::base_options(*ci, true, kOp) + " -DD=" + std::to_string(d) +
-                      " -DKERN=" + std::to_string(kern) + " -DWG=" + std::to_string(kde_detail::kGridItems) +
-                      " -DPPI=" + std::to_string(ppi);
-    for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(lay.items[k]);
-    // Rows staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
-    if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
-      opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(static_cast<int>(kde_detail::kGridItems), std::atoi(e))));
-    auto prog = build::program(*ci, "kde/kde_grid", opt);
-    const cl::CommandQueue& cq = detail::queue_of(q);
-    const auto t_up = Clock::now();
-    cl::Buffer bx(ci->context, CL_MEM_READ_WRITE, n * d * sizeof(double));
-    cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
-    if (trace) std::fprintf(stderr, "[grid] upload %.1f ms (%zu samples)\n", ms_since(t_up), n);
-    const auto t_bin = Clock::now();
-    const auto bins = kde_detail::bin_samples(*ci, q, bx, n, lay, g.lower, g.step, kOp);
-    if (trace) {
-      cq.finish();
-      std::string shape;
-      for (std::size_t k = 0; k < d; ++k)
-        shape += (k ? " " : "") + std::to_string(lay.tile[k]) + "/" + std::to_string(lay.csize[k]);
-      std::fprintf(stderr, "[grid] binning %.1f ms (%zu cells; tile/cell per dimension: %s)\n", ms_since(t_bin),
-                   lay.cells(), shape.c_str());
-    }
-    cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
-    cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
-    cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
-    kk.setArg(0, bins.xs);
-    kk.setArg(1, bins.off);
-    kk.setArg(2, bg);
-    kk.setArg(3, bp);
-    kk.setArg(4, scale);
-    kk.setArg(5, r2);
-    const std::size_t slabs = (g.count[0] + rows_per_slab - 1) / rows_per_slab;
-    auto slab_rows = [&](std::size_t s) {
-      return std::make_pair(s * rows_per_slab, std::min(g.count[0], (s + 1) * rows_per_slab));
-    };
-    // Slabs in flight: kernel s + ring waits for the read of slab s out of the same device buffer.
-    // Reads go on a second queue into pinned host memory, pooled by the context (pinning 2 x 142
-    // MB took 125 ms on the H100's host: the first call pays it), and are copied on by the host's
-    // threads while the next slabs are computed and read: for the 3-d bench grid (1.56 GB) the
-    // slabs took 112-120 ms so against 167-210 ms read straight into the result, where the driver
-    // copies from its own staging (11 GB/s at best). CLSTAT_GRID_READ=direct reads straight into
-    // the result when the sink allows, for comparison.
-    const char* read_mode = std::getenv("CLSTAT_GRID_READ");
-    const bool direct = sink.direct && read_mode && std::string(read_mode) == "direct";
-    const std::size_t slab_bytes = rows_per_slab * row_bytes;
-    const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(direct ? 3 : 2, slabs);
-    std::vector<cl::Buffer> bout;
-    std::vector<std::shared_ptr<detail::ContextImpl::PinnedBlock>> pinned;
-    struct GiveBack {  // the pinned blocks return to the pool however this scope ends, once no
-      detail::ContextImpl& ci;  // read into them is in flight
-      std::vector<std::shared_ptr<detail::ContextImpl::PinnedBlock>>& blocks;
-      const cl::CommandQueue* reads = nullptr;
-      ~GiveBack() {
-        try {
-          if (reads) reads->finish();
-        } catch (...) {
-          return;  // the blocks are dropped, not pooled
-        }
-        for (auto& b : blocks) ci.give_pinned(std::move(b));
-      }
-    } give_back{*ci, pinned};
-    std::vector<double*> host(ring, nullptr);
-    for (std::size_t i = 0; i < ring; ++i) {
-      bout.push_back(sink.device ? *sink.device : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, slab_bytes));
-      if (sink.device || direct) continue;
-      pinned.push_back(ci->take_pinned(slab_bytes));
-      host[i] = static_cast<double*>(pinned.back()->host);
-    }
-    const Queue qr = ctx.queue(ctx.queue_count() > 1 && q.index() == 0 ? 1 : 0);
-    const cl::CommandQueue& rq = detail::queue_of(qr);
-    give_back.reads = &rq;
-    std::vector<Event> kdone(slabs);
-    std::vector<cl::Event> rdone(slabs);
-    std::vector<double*> dest(slabs, nullptr);
-    auto compute = [&](std::size_t s) {
-      const auto [row0, row1] = slab_rows(s);
-      const std::size_t c0 = row0 / lay.tile[0], c1 = (row1 + lay.tile[0] - 1) / lay.tile[0];
-      kk.setArg(6, static_cast<cl_ulong>(c0 * inner_tiles));
-      kk.setArg(7, static_cast<cl_ulong>(row0));
-      kk.setArg(8, static_cast<cl_ulong>(row1));
-      kk.setArg(9, bout[s % ring]);
-      std::vector<Event> wait = sink.device ? sink.wait : std::vector<Event>{};
-      if (s >= ring && !sink.device) wait.push_back(detail::from_cl(rdone[s - ring]));
-      kdone[s] = detail::launch(q, kk, cl::NDRange((c1 - c0) * inner_tiles * kde_detail::kGridItems),
-                                cl::NDRange(kde_detail::kGridItems), wait, kOp);
-      cq.flush();
-      if (sink.device) {
-        if (sink.finished) *sink.finished = kdone[s];
-        return;
-      }
-      const std::size_t pts = (row1 - row0) * inner_points;
-      dest[s] = direct ? sink.place(row0 * inner_points, pts) : host[s % ring];
-      std::vector<cl::Event> kw = detail::to_cl({kdone[s]});
-      rq.enqueueReadBuffer(bout[s % ring], CL_FALSE, 0, pts * sizeof(double), dest[s], &kw, &rdone[s]);
-      rq.flush();
-    };
-    const auto t_k = Clock::now();
-    if (sink.device) {
-      for (std::size_t s = 0; s < slabs; ++s) compute(s);
-      if (trace) {
-        cq.finish();
-        std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
-      }
-      return;
-    }
-    for (std::size_t s = 0; s < ring; ++s) compute(s);
-    double wait_ms = 0, copy_ms = 0;
-    for (std::size_t s = 0; s < slabs; ++s) {
-      const auto t_w = Clock::now();
-      rdone[s].wait();
-      const auto t_c = Clock::now();
-      wait_ms += std::chrono::duration<double, std::milli>(t_c - t_w).count();
-      const auto [row0, row1] = slab_rows(s);
-      const std::size_t pts = (row1 - row0) * inner_points;
-      if (!direct) parallel_copy(sink.place(row0 * inner_points, pts), dest[s], pts);
-      copy_ms += ms_since(t_c);
-      sink.done(row0 * inner_points, pts);
-      if (s + ring < slabs) compute(s + ring);
-    }
-    if (trace)
-      std::fprintf(stderr, "[grid] %zu slabs of %zu rows, read %s: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
-                   slabs, rows_per_slab, direct ? "directly" : "via pinned memory", ms_since(t_k), wait_ms, copy_ms);
-  });
-}
-
-void point_wise(const Context& ctx, const double* x, std::size_t n, const Geometry& g, const Mat& H, Kernel kernel,
-                const Sink& sink) {
+void point_wise(const Context& ctx, const double* x, std::size_t n, const kde_detail::GridGeometry& g, const Mat& H, Kernel kernel,
+                const kde_detail::GridSink& sink) {
   const std::size_t d = g.d;
   std::size_t total = 1;
   for (auto c : g.count) total *= c;
@@ -280,7 +57,7 @@ void point_wise(const Context& ctx, const double* x, std::size_t n, const Geomet
 namespace {
 
 void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
-              const GridOptions& o, const Sink& sink) {
+              const GridOptions& o, const kde_detail::GridSink& sink) {
   const Context ctx = q.context();
   if (n == 0) bad("no samples (n = 0)");
   if (!x) bad("null sample pointer");
@@ -288,7 +65,7 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   if (grid.lower.size() != d || grid.upper.size() != d || grid.count.size() != d)
     bad("the grid has " + std::to_string(grid.lower.size()) + " lower, " + std::to_string(grid.upper.size()) +
         " upper and " + std::to_string(grid.count.size()) + " count values for d = " + std::to_string(d));
-  Geometry g;
+  kde_detail::GridGeometry g;
   g.d = d;
   g.count = grid.count;
   g.lower = grid.lower;
@@ -341,7 +118,10 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   if (!info.fp64) throw UnsupportedFeature(kOp, ctx.info().name, "the grid kernel needs fp64");
   std::size_t budget = o.memory_budget_bytes;
   if (budget == 0) budget = std::min<std::size_t>(info.global_mem_bytes / 8, info.max_alloc_bytes);
-  sample_wise(ctx, q, x, n, g, A, scale, radius * radius, kern, budget, sink);
+  std::vector<double> a(d * d, 0.0);
+  for (std::size_t k = 0; k < d; ++k)
+    for (std::size_t b = 0; b <= k; ++b) a[k * d + b] = A(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(b));
+  kde_detail::grid_sample_wise(ctx, q, x, n, g, a, scale, radius * radius, kern, budget, sink, kOp);
 }
 
 }  // namespace
@@ -380,7 +160,7 @@ double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n) {
 std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                   const GridSpec& grid, const GridOptions& o) {
   std::vector<double> out;
-  Sink sink;
+  kde_detail::GridSink sink;
   sink.place = [&](std::size_t first, std::size_t) {
     if (out.empty()) out.resize(grid.points());  // after validation: a bad grid throws first
     return out.data() + first;
@@ -394,7 +174,7 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
 void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
                    double* out, const GridOptions& o) {
   if (!out) bad("null output pointer");
-  Sink sink;
+  kde_detail::GridSink sink;
   sink.place = [&](std::size_t first, std::size_t) { return out + first; };
   sink.done = [](std::size_t, std::size_t) {};
   sink.direct = true;
@@ -409,7 +189,7 @@ Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t 
   std::vector<double> staging;  // the point-wise method's slabs, written on
   Event last;
   bool waited = false;
-  Sink sink;
+  kde_detail::GridSink sink;
   sink.device = &out.raw().impl()->buffer;
   sink.wait = wait;
   sink.finished = &last;
@@ -441,7 +221,7 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
   const bool single = path.size() >= 4 && path.compare(path.size() - 4, 4, ".f32") == 0;
   std::vector<double> staging;
   std::vector<float> narrow;
-  Sink sink;
+  kde_detail::GridSink sink;
   sink.place = [&](std::size_t, std::size_t count) {
     staging.resize(count);
     return staging.data();
