@@ -1,7 +1,9 @@
 #!/bin/bash
 # Cold NVIDIA build times of stable/stable_point before and after the gk15 change (one integrand
 # call site, loops not unrolled), then the stable tests on NVIDIA. On the lent machine:
-#   bash tools/dev/stable_compile_h100.sh   (tools/dev/stable_point_before.cl: the file before)
+#   git show 96700f3~1:cl/stable/stable_point.cl > tools/dev/stable_point_before.cl  (untracked: the
+#   file before the change; it travels with the working tree)
+#   bash tools/dev/stable_compile_h100.sh
 set -u
 echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 rm -rf /tmp/before && mkdir -p /tmp/before && cp -r CMakeLists.txt cmake* include src cl tools tests bench /tmp/before/ 2>/dev/null
