@@ -5,12 +5,11 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
-#include <functional>
-#include <thread>
 #include <cmath>
 #include <stdexcept>
 
 #include "build/program_cache.hpp"
+#include "runtime/host_parallel.hpp"
 
 namespace clstat {
 
@@ -146,17 +145,8 @@ std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_
   constexpr std::size_t kBlock = 4096;
   const std::size_t blocks = (n + kBlock - 1) / kBlock, tri = d * (d + 1) / 2;
   std::vector<double> part(blocks * std::max(d, tri), 0.0);
-  const std::size_t threads = std::max<std::size_t>(
-      1, std::min<std::size_t>(std::thread::hardware_concurrency(), blocks / 16));
-  auto each_block = [&](const std::function<void(std::size_t)>& body) {
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        for (std::size_t b = t; b < blocks; b += threads) body(b);
-      });
-    for (std::size_t b = 0; b < blocks; b += threads) body(b);
-    for (auto& th : pool) th.join();
-  };
+  // At least 16 blocks a thread, so small inputs stay on one.
+  auto each_block = [&](auto&& body) { detail::parallel_tasks(blocks, std::max<std::size_t>(1, blocks / 16), body); };
   // Each block sums into its own locals and writes its partials once: blocks of different
   // threads share cache lines of `part`.
   each_block([&](std::size_t b) {
