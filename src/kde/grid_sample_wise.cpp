@@ -7,38 +7,36 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 
 #include "build/program_cache.hpp"
 #include "kde/grid_bin.hpp"
 #include "kde/grid_layout.hpp"
+#include "runtime/host_parallel.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::kde_detail {
 
 namespace {
 
-// dst[0..count) = src[0..count) by the host's threads (one thread copies about 10 GB/s).
+// dst[0..count) = src[0..count) by up to 8 host threads, in chunks of 2^20 values (one thread
+// copies about 10 GB/s).
 void parallel_copy(double* dst, const double* src, std::size_t count) {
-  const std::size_t chunk = std::size_t{1} << 20;  // values
-  const std::size_t threads = std::max<std::size_t>(
-      1, std::min<std::size_t>({std::thread::hardware_concurrency(), 8, (count + chunk - 1) / chunk}));
-  std::vector<std::thread> pool;
-  const std::size_t per = (count + threads - 1) / threads;
-  for (std::size_t t = 1; t < threads; ++t)
-    pool.emplace_back([=] {
-      const std::size_t b = std::min(count, t * per), e = std::min(count, b + per);
-      std::copy(src + b, src + e, dst + b);
-    });
-  std::copy(src, src + std::min(count, per), dst);
-  for (auto& th : pool) th.join();
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  detail::parallel_tasks((count + kChunk - 1) / kChunk, 8, [&](std::size_t t) {
+    const std::size_t b = t * kChunk, e = std::min(count, b + kChunk);
+    std::copy(src + b, src + e, dst + b);
+  });
 }
 
-}  // namespace
+// Scratch slots (ContextImpl::scratch) of the sample-wise method: the samples as given, the two
+// slab buffers; bin_samples uses kSlotBins (72) onwards.
+constexpr int kSlotSamples = 70, kSlotSlab = 71;
 
 // Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
 // sample, as finer cells than that cost more in offsets than they save in pairs).
 constexpr std::size_t kMaxCells = std::size_t{1} << 24;
+
+}  // namespace
 
 void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::size_t n, const GridGeometry& g,
                       const std::vector<double>& A, double scale, double r2, int kern, std::size_t budget,
@@ -104,7 +102,7 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
     auto prog = build::program(*ci, "kde/kde_grid", opt);
     const cl::CommandQueue& cq = detail::queue_of(q);
     const auto t_up = Clock::now();
-    cl::Buffer bx(ci->context, CL_MEM_READ_WRITE, n * d * sizeof(double));
+    cl::Buffer bx = ci->scratch(q.index(), kSlotSamples, n * d * sizeof(double));
     cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
     if (trace) std::fprintf(stderr, "[grid] upload %.1f ms (%zu samples)\n", ms_since(t_up), n);
     const auto t_bin = Clock::now();
@@ -130,17 +128,14 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
     auto slab_rows = [&](std::size_t s) {
       return std::make_pair(s * rows_per_slab, std::min(g.count[0], (s + 1) * rows_per_slab));
     };
-    // Slabs in flight: kernel s + ring waits for the read of slab s out of the same device buffer.
-    // Reads go on a second queue into pinned host memory, pooled by the context (pinning 2 x 142
-    // MB took 125 ms on the H100's host: the first call pays it), and are copied on by the host's
-    // threads while the next slabs are computed and read: for the 3-d bench grid (1.56 GB) the
-    // slabs took 112-120 ms so against 167-210 ms read straight into the result, where the driver
-    // copies from its own staging (11 GB/s at best). CLSTAT_GRID_READ=direct reads straight into
-    // the result when the sink allows, for comparison.
-    const char* read_mode = std::getenv("CLSTAT_GRID_READ");
-    const bool direct = sink.direct && read_mode && std::string(read_mode) == "direct";
+    // Two slabs in flight: kernel s + 2 waits for the read of slab s out of the same device
+    // buffer. Reads go on a second queue into pinned host memory, pooled by the context (pinning
+    // 2 x 142 MB took 125 ms on the H100's host: the first call pays it), and are copied on by the
+    // host's threads while the next slabs are computed and read: for the 3-d bench grid (1.56 GB)
+    // the slabs took 112-120 ms so, against 167-210 ms read straight into the result, where the
+    // driver copies through its own staging (11 GB/s at best; bench/results/sweeps/).
     const std::size_t slab_bytes = rows_per_slab * row_bytes;
-    const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(direct ? 3 : 2, slabs);
+    const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(2, slabs);
     std::vector<cl::Buffer> bout;
     std::vector<std::shared_ptr<detail::ContextImpl::PinnedBlock>> pinned;
     struct GiveBack {  // the pinned blocks return to the pool however this scope ends, once no
@@ -156,19 +151,19 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
         for (auto& b : blocks) ci.give_pinned(std::move(b));
       }
     } give_back{*ci, pinned};
-    std::vector<double*> host(ring, nullptr);
     for (std::size_t i = 0; i < ring; ++i) {
-      bout.push_back(sink.device ? *sink.device : cl::Buffer(ci->context, CL_MEM_WRITE_ONLY, slab_bytes));
-      if (sink.device || direct) continue;
+      if (sink.device) {
+        bout.push_back(*sink.device);
+        break;
+      }
+      bout.push_back(ci->scratch(q.index(), kSlotSlab + static_cast<int>(i), slab_bytes));
       pinned.push_back(ci->take_pinned(slab_bytes));
-      host[i] = static_cast<double*>(pinned.back()->host);
     }
     const Queue qr = ctx.queue(ctx.queue_count() > 1 && q.index() == 0 ? 1 : 0);
     const cl::CommandQueue& rq = detail::queue_of(qr);
     give_back.reads = &rq;
     std::vector<Event> kdone(slabs);
     std::vector<cl::Event> rdone(slabs);
-    std::vector<double*> dest(slabs, nullptr);
     auto compute = [&](std::size_t s) {
       const auto [row0, row1] = slab_rows(s);
       const std::size_t c0 = row0 / lay.tile[0], c1 = (row1 + lay.tile[0] - 1) / lay.tile[0];
@@ -186,9 +181,8 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
         return;
       }
       const std::size_t pts = (row1 - row0) * inner_points;
-      dest[s] = direct ? sink.place(row0 * inner_points, pts) : host[s % ring];
       std::vector<cl::Event> kw = detail::to_cl({kdone[s]});
-      rq.enqueueReadBuffer(bout[s % ring], CL_FALSE, 0, pts * sizeof(double), dest[s], &kw, &rdone[s]);
+      rq.enqueueReadBuffer(bout[s % ring], CL_FALSE, 0, pts * sizeof(double), pinned[s % ring]->host, &kw, &rdone[s]);
       rq.flush();
     };
     const auto t_k = Clock::now();
@@ -209,14 +203,14 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
       wait_ms += std::chrono::duration<double, std::milli>(t_c - t_w).count();
       const auto [row0, row1] = slab_rows(s);
       const std::size_t pts = (row1 - row0) * inner_points;
-      if (!direct) parallel_copy(sink.place(row0 * inner_points, pts), dest[s], pts);
+      parallel_copy(sink.place(row0 * inner_points, pts), static_cast<const double*>(pinned[s % ring]->host), pts);
       copy_ms += ms_since(t_c);
       sink.done(row0 * inner_points, pts);
       if (s + ring < slabs) compute(s + ring);
     }
     if (trace)
-      std::fprintf(stderr, "[grid] %zu slabs of %zu rows, read %s: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
-                   slabs, rows_per_slab, direct ? "directly" : "via pinned memory", ms_since(t_k), wait_ms, copy_ms);
+      std::fprintf(stderr, "[grid] %zu slabs of %zu rows: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
+                   slabs, rows_per_slab, ms_since(t_k), wait_ms, copy_ms);
   });
 }
 

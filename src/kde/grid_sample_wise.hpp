@@ -28,7 +28,6 @@ struct GridSink {
   const cl::Buffer* device = nullptr;
   std::vector<Event> wait;  // with `device`: what must finish before the grid is written
   Event* finished = nullptr;  // with `device`: set to the event of the last write
-  bool direct = false;  // place() gives the result's own memory, distinct for every slab
 };
 
 /// The grid of `g` from the n samples x (n x d, row-major) with u = A (y - x) (A: d x d row-major,

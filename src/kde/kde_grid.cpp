@@ -166,7 +166,6 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
     return out.data() + first;
   };
   sink.done = [](std::size_t, std::size_t) {};
-  sink.direct = true;
   evaluate(ctx.queue(0), x, n, d, grid, o, sink);
   return out;
 }
@@ -177,7 +176,6 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
   kde_detail::GridSink sink;
   sink.place = [&](std::size_t first, std::size_t) { return out + first; };
   sink.done = [](std::size_t, std::size_t) {};
-  sink.direct = true;
   evaluate(ctx.queue(0), x, n, d, grid, o, sink);
 }
 

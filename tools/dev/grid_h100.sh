@@ -2,7 +2,7 @@
 # Device run for the grid suite (issue 6). On the lent machine:
 #   COMMIT=<hash> STEPS="tests trace bench file" bash tools/dev/grid_h100.sh
 # tests: the grid tests on NVIDIA; trace: the grid bench once with phase times (GRID_PPIS lists
-# points-per-item variants and GRID_READS read modes, default the library's choices); bench: the grid suite, 5 repeats;
+# points-per-item variants, default the library's choice); bench: the grid suite, 5 repeats;
 # file: a FILE_SIZE^3-point grid (default 2048^3 = 2^33) into a .f32 file by `clstat grid` with a 1 GiB slab budget,
 # its peak memory measured; pocl: the grid suite at the paper's shapes on PoCL (the host's CPU).
 # Everything lands under $OUT.
@@ -18,13 +18,12 @@ for step in $steps; do
     CLSTAT_DEVICE=nvidia timeout 200 ./build-gpu/tests/clstat-tests -tc="kde_grid.*" > $OUT/grid-tests-nvidia-$commit.txt 2>&1
     echo "nvidia grid tests rc=$?"; tail -3 $OUT/grid-tests-nvidia-$commit.txt ;;
   trace)
-    for ppi in ${GRID_PPIS:-lib}; do for rd in ${GRID_READS:-lib}; do
+    for ppi in ${GRID_PPIS:-lib}; do
       [ "$ppi" = lib ] && unset CLSTAT_GRID_PPI || export CLSTAT_GRID_PPI=$ppi
-      [ "$rd" = lib ] && unset CLSTAT_GRID_READ || export CLSTAT_GRID_READ=$rd
-      CLSTAT_GRID_TRACE=1 timeout 150 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 2 --no-peers --out $OUT/trace-$ppi-$rd > $OUT/trace-$ppi-$rd.log 2>&1
-      echo "== ppi $ppi read $rd"; grep -E "grid\]|s-kde" $OUT/trace-$ppi-$rd.log | grep -v "ep-kde\|upload\|binning" | awk '!seen[$0]++' | tail -9
-    done; done
-    unset CLSTAT_GRID_PPI CLSTAT_GRID_READ ;;
+      CLSTAT_GRID_TRACE=1 timeout 150 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 2 --no-peers --out $OUT/trace-$ppi > $OUT/trace-$ppi.log 2>&1
+      echo "== ppi $ppi"; grep -E "grid\]|s-kde" $OUT/trace-$ppi.log | grep -v "ep-kde\|upload\|binning" | awk '!seen[$0]++' | tail -9
+    done
+    unset CLSTAT_GRID_PPI ;;
   bench)
     timeout 240 ./build-gpu/bench/clstat-bench --device nvidia --suite grid --repeat 5 --no-peers --out $OUT/h100-nvidia-grid-$commit > $OUT/bench-$commit.log 2>&1
     echo "bench rc=$?"; grep -E "clstat-bench\]   " $OUT/bench-$commit.log ;;
