@@ -44,7 +44,9 @@ BinnedSamples bin_samples(detail::ContextImpl& ci, const Queue& q, const cl::Buf
     cgeo[2 * d + k] = g.cext[k];
   }
   const std::size_t nn = std::max<std::size_t>(n, 1), groups = (nn + kRadixTile - 1) / kRadixTile;
-  auto make = [&](std::size_t bytes) { return cl::Buffer(ci.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16)); };
+  // The context's scratch buffers, reused call after call (queues are in order).
+  int slot = kSlotBins;
+  auto make = [&](std::size_t bytes) { return ci.scratch(q.index(), slot++, std::max<std::size_t>(bytes, 16)); };
   cl::Buffer bprm(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
   cl::Buffer bgeo(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, cgeo.size() * sizeof(cl_ulong), cgeo.data());
   cl::Buffer key[2] = {make(nn * 4), make(nn * 4)}, val[2] = {make(nn * 4), make(nn * 4)};
