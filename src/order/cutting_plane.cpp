@@ -133,7 +133,7 @@ class CuttingPlane final : public Selector<T> {
                         std::to_string(elem_kind<T>()) + " -DWG=256";
       auto prog = build::program(*ci, "order/radix_select", opt);
       const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-      cl::Buffer cnt = ci->scratch(q_.index(), 51, sizeof(cl_uint));
+      cl::Buffer cnt = ci->scratch(q_.index(), 56, sizeof(cl_uint));  // 51 is radix_select's plan
       const cl_uint zero = 0;
       cq.enqueueWriteBuffer(cnt, CL_FALSE, 0, sizeof zero, &zero);
       cl::Kernel k = build::kernel(*prog, "select_copy_values_between", q_.index());
