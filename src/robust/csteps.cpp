@@ -73,17 +73,23 @@ bool solve_gram(const double* tri, std::size_t q, double* beta) {
   return true;
 }
 
+// `count` runs from the starts `beta`, none stepped yet: objectives infinite, no steps.
+Runs not_run(std::vector<double> beta, std::size_t count) {
+  Runs out;
+  out.beta = std::move(beta);
+  out.obj.assign(count, INFINITY);
+  out.steps.assign(count, 0);
+  out.converged.assign(count, 0);
+  return out;
+}
+
 }  // namespace
 
 Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& blocks,
                 const std::vector<std::uint32_t>& start_block, std::vector<double> beta, unsigned max_steps,
                 BlockMode mode, const char* op) {
   const std::size_t q = d.q, count = start_block.size();
-  Runs out;
-  out.beta = std::move(beta);
-  out.obj.assign(count, INFINITY);
-  out.steps.assign(count, 0);
-  out.converged.assign(count, 0);
+  Runs out = not_run(std::move(beta), count);
   if (count == 0) return out;
   std::vector<double> zb, yb;
   std::vector<cl_uint> off, m, h;
@@ -153,11 +159,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
               const char* op) {
   const std::size_t q = d.q, n = d.n, kc = beta.size() / q, nx = ntri(q) + 3;
   constexpr std::size_t kChunk = 1024, kTile = 32;
-  Runs out;
-  out.beta = std::move(beta);
-  out.obj.assign(kc, INFINITY);
-  out.steps.assign(kc, 0);
-  out.converged.assign(kc, 0);
+  Runs out = not_run(std::move(beta), kc);
   if (kc == 0) return out;
   auto ci = ctx.impl();
   const Queue qu = ctx.queue(0);
