@@ -24,7 +24,8 @@
 // Methods.
 //   sample_wise (S-KDE)  the samples are sorted on the device into cells of whole grid steps (a
 //        stable radix sort, so a point's terms are added in the samples' order); one work-group
-//        owns a tile of 512 grid points (its shape chosen for the support's extent) and adds the
+//        owns a tile of 512 grid points, 1024 in d >= 3 on large grids (its shape chosen for the
+//        support's extent), and adds the
 //        samples of the cells that can reach it: those within the support's bounding box, of
 //        half-widths c sqrt(H_kk) (c = 1 for bounded kernels; Lopez-Novoa sec. 3.2), and in each
 //        row of cells only the run whose part of the support's ellipsoid can reach the tile (the
