@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "bandwidth/bandwidth_input.hpp"
+#include "kde/kde_plan.hpp"
 #include "clstat/bandwidth.hpp"
 
 namespace clstat::bandwidth {
@@ -43,9 +44,9 @@ std::vector<double> silverman_rot(const double* x, std::size_t n, std::size_t d)
 
 double epanechnikov_constant(std::size_t d) {
   if (d == 0) throw std::invalid_argument("clstat::bandwidth::epanechnikov_constant: d must be at least 1");
-  const double dd = static_cast<double>(d);
-  const double cd = std::pow(M_PI, dd / 2) / std::tgamma(dd / 2 + 1);  // volume of the unit d-ball
-  return std::pow(8 * (dd + 4) * std::pow(2 * std::sqrt(M_PI), dd) / cd, 1 / (dd + 4));
+  // [8 (d + 4) (2 sqrt(pi))^d / c_d]^(1/(d+4)), c_d the unit ball's volume: the radial rule's
+  // constant for the spherical Epanechnikov, shared with grid_normal_scale.
+  return kde_detail::normal_scale_factor("clstat::bandwidth::epanechnikov_constant", Kernel::epanechnikov, d);
 }
 
 double epanechnikov_normal_scale(std::size_t n, std::size_t d) {

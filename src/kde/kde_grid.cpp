@@ -128,33 +128,8 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
 
 double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n) {
   if (n == 0 || d == 0) bad("grid_normal_scale needs n >= 1 and d >= 1");
-  const double dd = static_cast<double>(d), h = dd / 2;
-  double log_r = 0, log_mu2 = 0;  // log R(K), log mu_2(K)
-  if (kernel == Kernel::gaussian) {
-    log_r = -h * std::log(4 * M_PI);
-    log_mu2 = 0;
-  } else {
-    double m = 0;
-    switch (kernel) {
-      case Kernel::uniform: m = 0; break;
-      case Kernel::epanechnikov: m = 1; break;
-      case Kernel::biweight: m = 2; break;
-      case Kernel::triweight: m = 3; break;
-      default: bad("kernel " + std::to_string(static_cast<int>(kernel)) + " is not one of the grid's radial kernels");
-    }
-    // Over the unit ball, with V_d its volume: int (1 - |x|^2)^a = V_d G(h+1) G(a+1) / G(h+a+1) and
-    // int |x|^2 (1 - |x|^2)^m = (d V_d / 2) G(h+1) G(m+1) / G(h+m+2) (Beta integrals).
-    const double log_vd = h * std::log(M_PI) - std::lgamma(h + 1);
-    auto log_ball = [&](double a) { return log_vd + std::lgamma(h + 1) + std::lgamma(a + 1) - std::lgamma(h + a + 1); };
-    const double log_c = log_ball(m);
-    log_r = log_ball(2 * m) - 2 * log_c;
-    log_mu2 = std::log(dd / 2) + log_vd + std::lgamma(h + 1) + std::lgamma(m + 1) - std::lgamma(h + m + 2) -
-              std::log(dd) - log_c;
-  }
-  const double log_h = ((dd + 2) * std::log(2.0) + h * std::log(M_PI) + log_r - std::log(dd + 2) -
-                        std::log(static_cast<double>(n)) - 2 * log_mu2) /
-                       (dd + 4);
-  return std::exp(log_h);
+  return kde_detail::normal_scale_factor(kOp, kernel, d) *
+         std::pow(static_cast<double>(n), -1 / (static_cast<double>(d) + 4));
 }
 
 std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,

@@ -137,6 +137,36 @@ void require_finite(const char* op, const char* what, const double* v, std::size
                   ", column " + std::to_string(i % d));
 }
 
+double normal_scale_factor(const char* op, Kernel kernel, std::size_t d) {
+  // h^{d+4} = 2^{d+2} pi^{d/2} R(K) / ((d + 2) n mu_2(K)^2) (Wand & Jones 1995, sec. 4.3, for
+  // H = h^2 S and normal data); the factor is the n-free part.
+  const double dd = static_cast<double>(d), h = dd / 2;
+  double log_r = 0, log_mu2 = 0;  // log R(K), log mu_2(K)
+  if (kernel == Kernel::gaussian) {
+    log_r = -h * std::log(4 * M_PI);
+  } else {
+    double m = 0;
+    switch (kernel) {
+      case Kernel::uniform: m = 0; break;
+      case Kernel::epanechnikov: m = 1; break;
+      case Kernel::biweight: m = 2; break;
+      case Kernel::triweight: m = 3; break;
+      default:
+        bad(op, "kernel " + std::to_string(static_cast<int>(kernel)) +
+                    " has no radial normal-scale rule (gaussian, uniform, epanechnikov, biweight, triweight)");
+    }
+    // Over the unit ball, with V_d its volume: int (1 - |x|^2)^a = V_d G(h+1) G(a+1) / G(h+a+1) and
+    // int |x|^2 (1 - |x|^2)^m = (d V_d / 2) G(h+1) G(m+1) / G(h+m+2) (Beta integrals).
+    const double log_vd = h * std::log(M_PI) - std::lgamma(h + 1);
+    auto log_ball = [&](double a) { return log_vd + std::lgamma(h + 1) + std::lgamma(a + 1) - std::lgamma(h + a + 1); };
+    const double log_c = log_ball(m);
+    log_r = log_ball(2 * m) - 2 * log_c;
+    log_mu2 = std::log(dd / 2) + log_vd + std::lgamma(h + 1) + std::lgamma(m + 1) - std::lgamma(h + m + 2) -
+              std::log(dd) - log_c;
+  }
+  return std::exp(((dd + 2) * std::log(2.0) + h * std::log(M_PI) + log_r - std::log(dd + 2) - 2 * log_mu2) / (dd + 4));
+}
+
 std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_t d) {
   // Two passes (the mean, then centred cross-products) over blocks of rows, each block's sums
   // kept apart and then added in block order: no n x d centred copy (Eigen's X.rowwise() - mean

@@ -65,6 +65,12 @@ void require_finite(const char* op, const char* what, const double* v, std::size
 /// The (n - 1)-denominator sample covariance of n x d row-major data, row-major d x d.
 std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_t d);
 
+/// The normal-scale (normal reference) constant of a radial kernel in d dimensions: the h of
+/// H = h^2 S that minimises the AMISE for normal data with covariance S is this times
+/// n^(-1/(d+4)). Gaussian, or the ball kernels (1 - |x|^2)^m: uniform (m = 0), Epanechnikov (1),
+/// biweight (2), triweight (3); other kernels throw std::invalid_argument naming `op`. O(1).
+double normal_scale_factor(const char* op, Kernel kernel, std::size_t d);
+
 /// The -D options shared by kde_prepare and kde_eval.
 std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const char* op);
 
