@@ -92,6 +92,10 @@ CLSTAT_EXPORT double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t
 
 /// The density at every point of `grid` from n samples x (n x d row-major, d = grid dimension,
 /// 1..6), in double, as a dense row-major array of grid.points() values. Blocks until done.
+/// Complexity: sample_wise about n x (the support's ellipsoid grown by a tile, in grid points)
+/// kernel terms plus O(n + grid points) memory traffic; point_wise n x grid points (see Methods).
+/// The first sample-wise call on a context also pins two slabs of host memory, kept for later
+/// calls. Errors: as listed at the top of this file.
 CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                 const GridSpec& grid, const GridOptions& options = {});
 
