@@ -123,7 +123,7 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
         opt.method = m;
         double got = 0;
         time_order(ctx, r, radix ? o.repeats : std::max(1, o.repeats / 3),
-                   [&] { got = clstat::order::median(q, dev, 0, n, opt); });
+                   [&] { got = clstat::order::median_async(q, dev, 0, n, opt).get(); });
         if (m == clstat::order::Method::sort) {
           // Boost.Compute's sort kernels are not in clstat's profile: its time is the wall time.
           r.kernel_ms = r.wall_ms;
@@ -153,7 +153,7 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
       r.ceiling_name = "copy";
       r.ceiling = c.copy_gbs;
       std::vector<T> got;
-      time_order(ctx, r, o.repeats, [&] { got = clstat::order::kth_smallest(q, dev, 0, n, ks); });
+      time_order(ctx, r, o.repeats, [&] { got = clstat::order::kth_smallest_async(q, dev, 0, n, ks).get(); });
       const auto want = reference(x, n, ks);
       r.check = "10 order statistics == std::sort's";
       r.pass = got.size() == want.size();
@@ -167,7 +167,7 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
       k.unit = "GB/s";
       k.ceiling_name = "copy";
       k.ceiling = c.copy_gbs;
-      time_order(ctx, k, o.repeats, [&] { got = clstat::order::kth_smallest(q, dev, 0, n, {n / 10}); });
+      time_order(ctx, k, o.repeats, [&] { got = clstat::order::kth_smallest_async(q, dev, 0, n, {n / 10}).get(); });
       k.check = "== std::sort's";
       k.pass = same_bits(got.at(0), reference(x, n, {n / 10})[0]);
       k.error = k.pass ? 0 : 1;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,14 +39,20 @@ double ulp_distance(T a, T b) {
   return std::fabs(static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(u);
 }
 
-/// Sets an environment variable for the scope (tuning overrides are read when a Context is made).
+/// Sets an environment variable for the scope (CLSTAT_TUNING_FILE and CLSTAT_CACHE_DIR are read
+/// when a Context is made).
 struct ScopedEnv {
   std::string name;
   ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
   ~ScopedEnv() { unsetenv(name.c_str()); }
 };
 
-/// A new context on the device under test, so tuning overrides set now take effect.
+/// A new context on the device under test, so tuning settings made now take effect.
 inline clstat::Context fresh_ctx() { return clstat::Context(ctx().device()); }
+
+/// A new context on the device under test with tuning entries replaced.
+inline clstat::Context tuned_ctx(const std::map<std::string, std::size_t>& tuning) {
+  return clstat::Context(ctx().device(), 4, tuning);
+}
 
 }  // namespace clstat_test

@@ -5,7 +5,6 @@
 #include "support.hpp"
 
 using namespace clstat;
-using clstat_test::ScopedEnv;
 
 TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
   if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
@@ -18,8 +17,7 @@ TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
     Extrema<T> e0{};
     bool first = true;
     for (std::size_t wg : {16ul, 64ul, 256ul, 1024ul}) {
-      ScopedEnv env("CLSTAT_TUNE_REDUCE_WG", std::to_string(wg));
-      const Context c = clstat_test::fresh_ctx();
+      const Context c = clstat_test::tuned_ctx({{"reduce.wg", wg}});
       const T s = sum(c, x.data(), n), tr = transform_reduce(c, x.data(), n, Transform::sq_dev, T(1000));
       const Moments<T> m = moments(c, x.data(), n);
       const Extrema<T> e = extrema(c, x.data(), n);
@@ -48,9 +46,7 @@ TEST_CASE_TEMPLATE("determinism.pairwise_any_work_group", T, float, double) {
     std::vector<double> ref;
     // Work-group sizes (rows per work-item = tile / wg) and launch batches of 1, 4 or 2^16 tiles.
     for (auto [wg, batch] : {std::pair<std::size_t, std::size_t>{128, 65536}, {16, 65536}, {32, 4}, {64, 1}, {256, 65536}}) {
-      ScopedEnv e1("CLSTAT_TUNE_PAIR_WG", std::to_string(wg));
-      ScopedEnv e2("CLSTAT_TUNE_PAIR_BATCH", std::to_string(batch));
-      const Context c = clstat_test::fresh_ctx();
+      const Context c = clstat_test::tuned_ctx({{"pair.wg", wg}, {"pair.batch_tiles", batch}});
       const auto s = pairwise_sum(c, x.data(), n, d, PairFunction::gaussian, {1.0, 0.25});
       INFO("d " << d << " wg " << wg << " batch " << batch);
       if (ref.empty()) ref = s;
@@ -58,9 +54,7 @@ TEST_CASE_TEMPLATE("determinism.pairwise_any_work_group", T, float, double) {
     }
     std::vector<T> pref;
     for (auto [wg, rows] : {std::pair<std::size_t, std::size_t>{64, 4}, {32, 1}, {256, 2}, {128, 8}}) {
-      ScopedEnv e1("CLSTAT_TUNE_POINTS_WG", std::to_string(wg));
-      ScopedEnv e2("CLSTAT_TUNE_POINTS_ROWS", std::to_string(rows));
-      const Context c = clstat_test::fresh_ctx();
+      const Context c = clstat_test::tuned_ctx({{"points.wg", wg}, {"points.rows", rows}});
       const auto p = pairwise_points_sum(c, x.data(), 333, x.data(), n, d, PairFunction::gaussian, {1.0});
       INFO("points d " << d << " wg " << wg << " rows " << rows);
       if (pref.empty()) pref = p;

@@ -140,8 +140,8 @@ TEST_CASE("kde_grid.slabs_equal_one_pass_and_runs_repeat") {
   CHECK(evaluate_grid(ctx(), x.data(), n, d, g, o) == slabs);
   // The runs of neighbouring cells staged two at a time instead of all together: same sums.
   {
-    clstat_test::ScopedEnv rows("CLSTAT_GRID_ROWS_MAX", "2");
-    CHECK(evaluate_grid(ctx(), x.data(), n, d, g, o) == one);
+    const Context two_rows = clstat_test::tuned_ctx({{"grid.rows_max", 2}});
+    CHECK(evaluate_grid(two_rows, x.data(), n, d, g, o) == one);
   }
   // Into caller memory: the same values.
   std::vector<double> mine(g.points(), -1.0);
@@ -189,12 +189,12 @@ TEST_CASE("kde_grid.cells_and_row_bounds_drop_no_term") {
     INFO("kernel " << kernel);
     CHECK(relative_gap(s, p) <= 1e-13);
     {
-      clstat_test::ScopedEnv cap("CLSTAT_GRID_MAX_CELLS", "300");
-      CHECK(relative_gap(evaluate_grid(ctx(), x.data(), n, d, g, o), p) <= 1e-13);
+      const Context capped = clstat_test::tuned_ctx({{"grid.max_cells", 300}});
+      CHECK(relative_gap(evaluate_grid(capped, x.data(), n, d, g, o), p) <= 1e-13);
     }
     {
-      clstat_test::ScopedEnv ppi("CLSTAT_GRID_PPI", "4");
-      CHECK(relative_gap(evaluate_grid(ctx(), x.data(), n, d, g, o), p) <= 1e-13);
+      const Context four = clstat_test::tuned_ctx({{"grid.ppi", 4}});
+      CHECK(relative_gap(evaluate_grid(four, x.data(), n, d, g, o), p) <= 1e-13);
     }
     const Queue q = ctx().queue(ctx().queue_count() - 1);
     Buffer<double> dev(ctx(), g.points() + 5);

@@ -390,15 +390,19 @@ TEST_CASE("order.device_buffer_with_offset") {
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   const auto x = clstat_ref::order_data<std::int32_t>("beta25", 50000, seed);
-  Buffer<std::int32_t> b(ctx(), x.data(), x.size());
+  // The queue forms: the data's upload is the wait list, on another queue than the selection's.
+  Buffer<std::int32_t> b(ctx(), x.size());
+  const Event up = b.raw().write_async(ctx().queue(1), x.data(), x.size() * sizeof(std::int32_t), 0);
   const std::vector<std::int32_t> part(x.begin() + 1000, x.begin() + 41000);
   const auto s = clstat_ref::sorted_total(part);
-  const auto got = order::kth_smallest(ctx().queue(0), b, 1000, 40000, {1, 20000, 40000});
+  const auto got = order::kth_smallest_async(ctx().queue(0), b, 1000, 40000, {1, 20000, 40000}, {}, {up}).get();
   CHECK(got == std::vector<std::int32_t>{s[0], s[19999], s[39999]});
-  CHECK(order::median(ctx().queue(0), b, 1000, 40000) == (double(s[19999]) + double(s[20000])) / 2);
-  const auto q = order::quantiles(ctx().queue(0), b, 1000, 40000, {0.25}, 1);
+  auto med = order::median_async(ctx().queue(2), b, 1000, 40000, {}, {up});
+  CHECK(med.get() == (double(s[19999]) + double(s[20000])) / 2);
+  CHECK(med.event().complete());
+  const auto q = order::quantiles_async(ctx().queue(0), b, 1000, 40000, {0.25}, 1, {}, {up}).get();
   CHECK(q[0] == double(s[9999]));
-  const auto t = order::top_k(ctx().queue(0), b, 1000, 40000, 3);
+  const auto t = order::top_k_async(ctx().queue(3), b, 1000, 40000, 3, true, {}, {up}).get();
   CHECK(t.values == std::vector<std::int32_t>{s[39999], s[39998], s[39997]});
   for (std::size_t i = 0; i < 3; ++i) CHECK(part[t.indices[i]] == t.values[i]);
 }
@@ -420,13 +424,16 @@ TEST_CASE("order.bad_input") {
   CHECK_THROWS_WITH_AS(order::quantiles(ctx(), x.data(), 3, {0.5}, 0), doctest::Contains("type must be 1..9"),
                        std::invalid_argument);
   Buffer<float> b(ctx(), x.data(), 3);
-  CHECK_THROWS_WITH_AS(order::median(ctx().queue(0), b, 2, 2), doctest::Contains("run past"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(order::kth_smallest(ctx().queue(0), b, 1, 3, {1}), doctest::Contains("run past"),
+  CHECK_THROWS_WITH_AS(order::median_async(ctx().queue(0), b, 2, 2), doctest::Contains("run past"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(order::quantiles(ctx().queue(0), b, 4, 1, {0.5}), doctest::Contains("run past"),
+  CHECK_THROWS_WITH_AS(order::kth_smallest_async(ctx().queue(0), b, 1, 3, {1}), doctest::Contains("run past"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(order::top_k(ctx().queue(0), b, 1, 3, 1), doctest::Contains("run past"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(order::median(ctx().queue(0), b, 0, 0), doctest::Contains("empty input"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::quantiles_async(ctx().queue(0), b, 4, 1, {0.5}), doctest::Contains("run past"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k_async(ctx().queue(0), b, 1, 3, 1), doctest::Contains("run past"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::median_async(ctx().queue(0), b, 0, 0), doctest::Contains("empty input"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(order::median_low(ctx(), x.data(), 0), doctest::Contains("empty input"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(order::median_high<float>(ctx(), nullptr, 3), doctest::Contains("null"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(order::top_k<float>(ctx(), nullptr, 3, 1), doctest::Contains("null"), std::invalid_argument);

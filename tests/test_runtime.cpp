@@ -123,8 +123,14 @@ TEST_CASE("runtime.tuning_summary") {
   const std::string s = ctx().tuning_summary();
   CHECK(s.find("reduce_wg=") != std::string::npos);
   CHECK(s.find("native_exp=") != std::string::npos);
-  clstat_test::ScopedEnv env("CLSTAT_TUNE_REDUCE_WG", "100");  // rounded down to a power of two
-  CHECK(clstat_test::fresh_ctx().tuning_summary().find("reduce_wg=64") != std::string::npos);
+  CHECK(clstat_test::tuned_ctx({{"reduce.wg", 64}}).tuning_summary().find("reduce_wg=64") != std::string::npos);
+  // A value that cannot work is refused by name, never run (a reduction of groups of 1 never ends).
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"reduce.wg", 1}}), doctest::Contains("reduce.wg = 1"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"reduce.wg", 100}}), doctest::Contains("powers of two"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f32.d1.wgg", 64}}), doctest::Contains("unknown tunable"),
+                       std::invalid_argument);
 }
 
 TEST_CASE("runtime.measure_ceilings") {

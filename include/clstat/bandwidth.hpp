@@ -76,6 +76,10 @@ struct PluginOptions {
 /// a long-double evaluation of the same formulas.
 CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                          const PluginOptions& options = {});
+/// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready.
+CLSTAT_EXPORT Future<std::vector<double>> plugin_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                       const PluginOptions& options = {},
+                                                       const std::vector<Event>& wait = {});
 
 // ---- least-squares cross-validation (device) ----
 
@@ -87,6 +91,8 @@ CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, const double* x, st
 /// here (the objective is finite at any fixed H).
 CLSTAT_EXPORT double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                     const std::vector<double>& H);
+CLSTAT_EXPORT Future<double> lscv_objective_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                  const std::vector<double>& H, const std::vector<Event>& wait = {});
 
 /// The same objective for one data set at many H, with the centred data kept on the device: what
 /// lscv_H evaluates at each Nelder-Mead step, for surfaces, profiles or an optimiser of your own.
@@ -94,7 +100,8 @@ CLSTAT_EXPORT double lscv_objective(const Context& ctx, const double* x, std::si
 /// work and one transfer; throws std::invalid_argument on bad data and UnsupportedFeature without
 /// fp64. Each call: H row-major d x d, symmetric positive definite (else std::invalid_argument);
 /// one whitening and one fused pass over the pairs on the device, O(n^2 d / 2), one wait.
-/// Not thread-safe: one call at a time per object.
+/// Thread-safe: calls from several threads run at once, each on a queue of its own (the data are
+/// kept in a buffer of the object's, not in a queue's scratch).
 class CLSTAT_EXPORT LscvObjective {
  public:
   LscvObjective(const Context& ctx, const double* x, std::size_t n, std::size_t d);
@@ -102,6 +109,8 @@ class CLSTAT_EXPORT LscvObjective {
   LscvObjective(const LscvObjective&) = delete;
   LscvObjective& operator=(const LscvObjective&) = delete;
   double operator()(const std::vector<double>& H) const;
+  /// Asynchronous form on q; the object must outlive the Future.
+  Future<double> evaluate_async(const Queue& q, const std::vector<double>& H, const std::vector<Event>& wait = {}) const;
   std::size_t n() const;
   std::size_t d() const;
 
@@ -137,6 +146,8 @@ struct LscvResult {
 /// not Brent's serial steps). O(n^2 (d + n_h)) on the device.
 CLSTAT_EXPORT LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                 const LscvOptions& options = {});
+CLSTAT_EXPORT Future<LscvResult> lscv_h_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                              const LscvOptions& options = {}, const std::vector<Event>& wait = {});
 
 struct LscvMatrixOptions {
   std::size_t restarts = 3;            ///< extra Nelder-Mead runs from scaled starts (H_NS / 2, 2 H_NS, ...)
@@ -161,5 +172,9 @@ struct LscvMatrixResult {
 /// exponentials. O(evaluations n^2 d / 2).
 CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                       const LscvMatrixOptions& options = {});
+/// Asynchronous form; options.progress is called from the task's thread.
+CLSTAT_EXPORT Future<LscvMatrixResult> lscv_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                    const LscvMatrixOptions& options = {},
+                                                    const std::vector<Event>& wait = {});
 
 }  // namespace clstat::bandwidth

@@ -53,9 +53,11 @@
 // number of non-NaN values under omit raises std::out_of_range). OpenCL failures raise
 // clstat::Error; an input larger than the device's largest allocation raises UnsupportedFeature.
 //
-// Host-array forms copy the data to the device and wait. Device-buffer forms read n elements of
-// `x` from element `offset`, enqueue on `q` and wait for each pass's small histogram (a few host
-// round trips per call), so they block until the result is known.
+// Host-array forms copy the data to the device and wait. The *_async forms read n elements of
+// `x` from element `offset` after the events of `wait`, on queue `q`, and return at once: the
+// selection waits for each pass's small histogram (a few host round trips per call) in a task of
+// its own, which holds q until it is done (clstat/runtime.hpp). The Future's event completes
+// when the result is known.
 #pragma once
 
 #include <cstddef>
@@ -84,8 +86,9 @@ template <class T>
 CLSTAT_EXPORT std::vector<T> kth_smallest(const Context& ctx, const T* x, std::size_t n,
                                           const std::vector<std::uint64_t>& ks, const Options& o = {});
 template <class T>
-CLSTAT_EXPORT std::vector<T> kth_smallest(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                                          const std::vector<std::uint64_t>& ks, const Options& o = {});
+CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                        std::size_t n, const std::vector<std::uint64_t>& ks,
+                                                        const Options& o = {}, const std::vector<Event>& wait = {});
 
 /// The median: the middle value for odd n, the mean of the two middle values for even n (as R
 /// and NumPy), returned as double. For float and int32 input the mean is exact; for double it is
@@ -93,8 +96,8 @@ CLSTAT_EXPORT std::vector<T> kth_smallest(const Queue& q, const Buffer<T>& x, st
 template <class T>
 CLSTAT_EXPORT double median(const Context& ctx, const T* x, std::size_t n, const Options& o = {});
 template <class T>
-CLSTAT_EXPORT double median(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                            const Options& o = {});
+CLSTAT_EXPORT Future<double> median_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                          const Options& o = {}, const std::vector<Event>& wait = {});
 
 /// The lower median, the (floor((n + 1) / 2))-th smallest, and the upper median, the
 /// (floor(n / 2) + 1)-th smallest (Python's statistics.median_low / median_high).
@@ -119,8 +122,9 @@ template <class T>
 CLSTAT_EXPORT TopK<T> top_k(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, bool largest = true,
                             const Options& o = {});
 template <class T>
-CLSTAT_EXPORT TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k,
-                            bool largest = true, const Options& o = {});
+CLSTAT_EXPORT Future<TopK<T>> top_k_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                          std::uint64_t k, bool largest = true, const Options& o = {},
+                                          const std::vector<Event>& wait = {});
 
 /// Sample quantiles of Hyndman & Fan (1996) type 1..9, computed exactly as R's
 /// quantile(x, probs, type) (R >= 4.0, including its 4 * DBL_EPSILON fuzz for types 4-9 and its
@@ -130,8 +134,10 @@ template <class T>
 CLSTAT_EXPORT std::vector<double> quantiles(const Context& ctx, const T* x, std::size_t n,
                                             const std::vector<double>& probs, int type = 7, const Options& o = {});
 template <class T>
-CLSTAT_EXPORT std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                                            const std::vector<double>& probs, int type = 7, const Options& o = {});
+CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                          std::size_t n, const std::vector<double>& probs,
+                                                          int type = 7, const Options& o = {},
+                                                          const std::vector<Event>& wait = {});
 
 // ----------------------------------------------------------------------------------------------
 // Batched forms: x is a row-major rows x cols matrix and each row is one data set (NaN policy per
@@ -140,17 +146,34 @@ CLSTAT_EXPORT std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, 
 // local memory) are sorted by one work-group each, all rows in one launch; longer rows take the
 // radix selection one after another. rows >= 1 and cols >= 1.
 
+// The *_async forms read rows x cols elements of `x` from element `offset`.
 /// Result [r * ks.size() + j] is the ks[j]-th smallest value of row r.
 template <class T>
 CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
                                                const std::vector<std::uint64_t>& ks, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                             std::size_t rows, std::size_t cols,
+                                                             const std::vector<std::uint64_t>& ks,
+                                                             const Options& o = {},
+                                                             const std::vector<Event>& wait = {});
 /// The median of each row, as median().
 template <class T>
 CLSTAT_EXPORT std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
                                               const Options& o = {});
+template <class T>
+CLSTAT_EXPORT Future<std::vector<double>> median_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                            std::size_t rows, std::size_t cols, const Options& o = {},
+                                                            const std::vector<Event>& wait = {});
 /// Result [r * probs.size() + j] is row r's quantile at probs[j], as quantiles().
 template <class T>
 CLSTAT_EXPORT std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
                                                  const std::vector<double>& probs, int type = 7, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT Future<std::vector<double>> quantiles_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                               std::size_t rows, std::size_t cols,
+                                                               const std::vector<double>& probs, int type = 7,
+                                                               const Options& o = {},
+                                                               const std::vector<Event>& wait = {});
 
 }  // namespace clstat::order

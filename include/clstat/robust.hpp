@@ -88,6 +88,9 @@ struct LtsFit {
 /// QR, as R's lm.fit). Memory: x and y on the device once, plus 10 n doubles.
 CLSTAT_EXPORT LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y,
                          const LtsOptions& o = {});
+/// Asynchronous form (clstat/runtime.hpp): x and y must stay valid until the Future is ready.
+CLSTAT_EXPORT Future<LtsFit> lts_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
+                                       const LtsOptions& options = {}, const std::vector<Event>& wait = {});
 
 struct LmsOptions {
   std::size_t h = 0;         // the order statistic minimised; 0: floor((n + q + 1) / 2)
@@ -121,6 +124,9 @@ struct LmsFit {
 /// memory, subset by subset, O(n log n) or O(n) each.
 CLSTAT_EXPORT LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y,
                          const LmsOptions& o = {});
+/// Asynchronous form (clstat/runtime.hpp): x and y must stay valid until the Future is ready.
+CLSTAT_EXPORT Future<LmsFit> lms_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
+                                       const LmsOptions& options = {}, const std::vector<Event>& wait = {});
 
 /// robustbase's h.alpha.n(alpha, n, q), the coverage above. O(1). Throws std::invalid_argument
 /// for alpha outside [0.5, 1] or q > n.

@@ -1,13 +1,53 @@
 // clstat/runtime.hpp: platforms, devices, contexts, queues, events and device buffers.
 //
 // These types hide OpenCL handles behind shared ownership, so copies are cheap and refer to the
-// same object. Include clstat/interop/opencl.hpp to reach the native handles with CLHPP.
+// same object. Include clstat/interop/opencl.hpp to adopt an application's own OpenCL context,
+// queues and buffers, or to reach the native handles with CLHPP.
+//
+// THE CONVENTION EVERY PUBLIC OPERATION FOLLOWS
+//   Plain form     f(const Context& ctx, <host arrays>, ..., const XOptions& = {}) -> value.
+//                  Takes any free queue of ctx's pool, uploads, runs, waits, returns the result.
+//   Async form     f_async(const Queue& q, <host arrays or device buffers>, ..., const XOptions&,
+//                          const std::vector<Event>& wait = {}) -> Future<XResult>, or Event when
+//                  the result is written into a device buffer the caller passed. Its commands
+//                  go on q after every event of `wait`. Host arrays given to an async form must
+//                  stay valid and unchanged until the Future is ready (as with a non-blocking
+//                  OpenCL write). Operations that decide on the host between passes (selection,
+//                  optimisers, fits, C-steps) run those decisions in a task of their own, so the
+//                  async form returns at once in every area.
+//   Device buffers Buffer<T> plus an element offset and a count: (buf, offset, n). Samples and
+//                  points are row-major n x d (point i's coordinate k at offset + i * d + k), as
+//                  in the host forms.
+//   Names          options structs are <Area>Options or <Operation>Options, results are
+//                  <Operation>Result or a plain value; counts are std::size_t, seeds uint64_t.
+//
+// THREAD SAFETY
+//   A Context may be used by any number of host threads at once, with no locking by the caller.
+//   Each operation holds a queue of the pool by lease for as long as it enqueues: the queue's
+//   kernel objects and its scratch memory belong to that lease, so two threads never touch
+//   them at once. A plain-form call takes any free queue (waiting for one when every queue is
+//   held), so up to queue_count() calls run concurrently on the device and the rest queue up
+//   on the host. An async call on queue q waits while another thread's call holds q, so calls
+//   on one queue are serialised in the order their threads reach it; calls on different queues
+//   overlap. Results never depend on which queue ran a call, nor on what else ran.
+//   Event: any thread may wait on, query or copy it. Future: copies share one result; get() may
+//   be called from any thread, any number of times, and runs the host step once. Buffer, Queue,
+//   Device and Context are handles: copying and destroying them is thread-safe; reads and writes
+//   of one Buffer's contents are ordered only by the queues and events the caller uses.
+//   A default-constructed or moved-from Context, Queue or Buffer raises std::logic_error when
+//   used; it never crashes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <future>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -95,31 +135,67 @@ class CLSTAT_EXPORT Event {
   std::shared_ptr<detail::EventImpl> impl_;
 };
 
-/// An asynchronous result: the event of the last command, and a host step that turns what it
-/// read back into T. get() waits, runs that step once and returns the value.
+/// An asynchronous result: the event of its last command, and either a host step that turns what
+/// was read back into T, or a host task that computes T (the operations that decide on the host
+/// between passes; their event then completes when the task ends). get() waits and returns the
+/// value, or rethrows the operation's exception. Copies share the result; get() is thread-safe.
 template <class T>
 class Future {
  public:
   Future() = default;
-  Future(Event done, std::function<T()> finish) : done_(std::move(done)), finish_(std::move(finish)) {}
-  const Event& event() const noexcept { return done_; }
-  T get() {
-    if (!value_) {
-      done_.wait();
-      value_ = std::make_shared<T>(finish_());
-    }
-    return *value_;
+  Future(Event done, std::function<T()> finish) : s_(std::make_shared<State>()) {
+    s_->done = std::move(done);
+    s_->finish = std::move(finish);
+  }
+  Future(Event done, std::shared_future<T> task) : s_(std::make_shared<State>()) {
+    s_->done = std::move(done);
+    s_->task = std::move(task);
+  }
+  /// False for a default-constructed Future.
+  bool valid() const noexcept { return static_cast<bool>(s_); }
+  /// The event of the operation's last command (a completed default Event when there is none).
+  const Event& event() const {
+    check();
+    return s_->done;
+  }
+  /// Blocks until the result is ready. Throws std::logic_error on a default-constructed Future.
+  T get() const {
+    check();
+    std::call_once(s_->once, [this] {
+      try {
+        if (s_->task.valid()) {
+          s_->value.emplace(s_->task.get());
+        } else {
+          s_->done.wait();
+          s_->value.emplace(s_->finish());
+        }
+      } catch (...) {
+        s_->error = std::current_exception();
+      }
+    });
+    if (s_->error) std::rethrow_exception(s_->error);
+    return *s_->value;
   }
 
  private:
-  Event done_;
-  std::function<T()> finish_;
-  std::shared_ptr<T> value_;
+  struct State {
+    Event done;
+    std::function<T()> finish;
+    std::shared_future<T> task;
+    std::once_flag once;
+    std::optional<T> value;
+    std::exception_ptr error;
+  };
+  void check() const {
+    if (!s_) throw std::logic_error("clstat::Future: get() or event() on a default-constructed Future");
+  }
+  std::shared_ptr<State> s_;
 };
 
 /// An in-order, profiling-enabled command queue from a Context's pool.
 class CLSTAT_EXPORT Queue {
  public:
+  Queue() = default;
   Queue(const Context& ctx, std::size_t index);
   Context context() const;
   std::size_t index() const noexcept { return index_; }
@@ -128,17 +204,22 @@ class CLSTAT_EXPORT Queue {
 
  private:
   std::shared_ptr<detail::ContextImpl> ctx_;
-  std::size_t index_;
+  std::size_t index_ = 0;
 };
 
 /// One cl::Context on one device, with a pool of in-order queues (independent work on different
-/// queues can overlap), the program cache and the tuning table of that device.
+/// queues can overlap), the program cache, the tuning table of that device and the scratch pool.
+/// Thread-safe: see the top of this header.
 class CLSTAT_EXPORT Context {
  public:
   /// On default_device().
   Context();
   /// On `device`; `queues` in-order queues (at least 1).
   explicit Context(const Device& device, std::size_t queues = 4);
+  /// The same with tuning entries that replace the table's (names and ranges as in the tuning
+  /// file, clstat/tuning.hpp), for measurements and `clstat-bench --tune`. An unknown name or a
+  /// value out of its range raises std::invalid_argument naming both.
+  Context(const Device& device, std::size_t queues, const std::map<std::string, std::size_t>& tuning);
   const Device& device() const;
   const DeviceInfo& info() const { return device().info(); }
   std::size_t queue_count() const;
@@ -146,6 +227,19 @@ class CLSTAT_EXPORT Context {
   Queue queue(std::size_t i = 0) const;
   /// Blocks until all queues are idle.
   void finish() const;
+
+  /// Scratch memory: operations keep the device buffers they need between calls, per queue, so
+  /// repeated calls allocate nothing. scratch_bytes() is what the pool holds now (device bytes);
+  /// release_scratch() frees every buffer of the queues that no operation holds at the moment
+  /// (all of them when the context is idle), and the pinned host blocks of the grid's transfers.
+  /// The pool never keeps more than scratch_limit() bytes (default a quarter of the device's
+  /// global memory) beyond what running operations need: past it, the least recently used
+  /// buffers of idle queues are freed first. Thread-safe. O(number of pooled buffers).
+  std::size_t scratch_bytes() const;
+  std::size_t scratch_buffers() const;
+  void release_scratch() const;
+  std::size_t scratch_limit() const;
+  void set_scratch_limit(std::size_t bytes) const;
   /// The tuning table entry in use and its values, e.g. "nvidia-gpu reduce_wg=256 pair_wg=128 ...".
   std::string tuning_summary() const;
 
@@ -159,8 +253,13 @@ class CLSTAT_EXPORT Context {
   void set_profiling(bool on) const;
   /// Waits for the recorded kernels, returns them in enqueue order and clears the record.
   std::vector<KernelRecord> take_profile() const;
-  std::shared_ptr<detail::ContextImpl> impl() const noexcept { return impl_; }
+  /// The implementation; throws std::logic_error for a moved-from Context.
+  const std::shared_ptr<detail::ContextImpl>& impl() const;
   explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
+  Context(const Context&) = default;
+  Context& operator=(const Context&) = default;
+  Context(Context&&) noexcept = default;
+  Context& operator=(Context&&) noexcept = default;
 
  private:
   std::shared_ptr<detail::ContextImpl> impl_;
@@ -174,9 +273,11 @@ class CLSTAT_EXPORT RawBuffer {
   /// exceeds the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE, naming both numbers.
   RawBuffer(const Context& ctx, std::size_t bytes);
   std::size_t bytes() const noexcept { return bytes_; }
-  /// Blocking copies (offsets and sizes in bytes; range-checked, std::out_of_range).
+  /// Blocking copies. Each copy holds q's lease while it enqueues (see the top of this header). (offsets and sizes in bytes; range-checked, std::out_of_range).
   void write(const Queue& q, const void* src, std::size_t bytes, std::size_t offset = 0) const;
   void read(const Queue& q, void* dst, std::size_t bytes, std::size_t offset = 0) const;
+  /// Blocking upload of `bytes` from `src` at offset 0 through any free queue of ctx.
+  void upload(const Context& ctx, const void* src, std::size_t bytes) const;
   /// Non-blocking forms; the host memory must stay valid until the event completes.
   Event write_async(const Queue& q, const void* src, std::size_t bytes, std::size_t offset,
                     const std::vector<Event>& wait = {}) const;
@@ -185,7 +286,10 @@ class CLSTAT_EXPORT RawBuffer {
   /// Fills with the byte pattern `pattern` of `pattern_size` bytes (1, 2, 4, 8, 16).
   Event fill_async(const Queue& q, const void* pattern, std::size_t pattern_size,
                    const std::vector<Event>& wait = {}) const;
-  std::shared_ptr<detail::BufferImpl> impl() const noexcept { return impl_; }
+  /// The implementation; throws std::logic_error for a default-constructed or moved-from buffer.
+  const std::shared_ptr<detail::BufferImpl>& impl() const;
+  bool valid() const noexcept { return static_cast<bool>(impl_); }
+  explicit RawBuffer(std::shared_ptr<detail::BufferImpl> impl, std::size_t bytes) : impl_(std::move(impl)), bytes_(bytes) {}
 
  private:
   std::shared_ptr<detail::BufferImpl> impl_;
@@ -197,9 +301,12 @@ template <class T>
 class Buffer {
  public:
   Buffer() = default;
-  Buffer(const Context& ctx, std::size_t n) : raw_(ctx, n * sizeof(T)), n_(n) {}
-  /// Allocates and uploads `n` values from `host`.
-  Buffer(const Context& ctx, const T* host, std::size_t n) : Buffer(ctx, n) { write(ctx.queue(0), host, n); }
+  /// n elements (0 < n, n * sizeof(T) without overflow, else std::invalid_argument).
+  Buffer(const Context& ctx, std::size_t n) : raw_(ctx, bytes_for(n)), n_(n) {}
+  /// Wraps `raw` (see clstat/interop/opencl.hpp) as raw.bytes() / sizeof(T) elements.
+  explicit Buffer(RawBuffer raw) : raw_(std::move(raw)), n_(raw_.bytes() / sizeof(T)) {}
+  /// Allocates and uploads `n` values from `host` (on any free queue of ctx; blocking).
+  Buffer(const Context& ctx, const T* host, std::size_t n) : Buffer(ctx, n) { raw_.upload(ctx, host, n * sizeof(T)); }
   std::size_t size() const noexcept { return n_; }
   void write(const Queue& q, const T* src, std::size_t n, std::size_t offset = 0) const {
     raw_.write(q, src, n * sizeof(T), offset * sizeof(T));
@@ -218,6 +325,11 @@ class Buffer {
   const RawBuffer& raw() const noexcept { return raw_; }
 
  private:
+  static std::size_t bytes_for(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T))
+      throw std::invalid_argument("clstat::Buffer: " + std::to_string(n) + " elements overflow the byte count");
+    return n * sizeof(T);
+  }
   RawBuffer raw_;
   std::size_t n_ = 0;
 };

@@ -82,6 +82,12 @@ CLSTAT_EXPORT Event evaluate_async(const Queue& q, unsigned fns, const Buffer<do
                                    const Params& p, const Buffer<double>& out, bool errors = false,
                                    double rel_tol = 1e-13, const std::vector<Event>& wait = {});
 
+/// Asynchronous host-array form of evaluate (clstat/runtime.hpp): runs on q after `wait`; x must
+/// stay valid until the Future is ready. Throws as evaluate, before anything is enqueued.
+CLSTAT_EXPORT Future<Values> evaluate_async(const Queue& q, unsigned fns, const double* x, std::size_t n,
+                                            const Params& p, bool errors = false, double rel_tol = 1e-13,
+                                            const std::vector<Event>& wait = {});
+
 /// Density and distribution function with error estimates (evaluate with fn_pdf | fn_cdf and
 /// errors), kept for its name: the paper's PCDF.
 struct PdfCdf {
@@ -113,6 +119,13 @@ CLSTAT_EXPORT std::vector<double> quantile(const Context& ctx, const double* p, 
                                            double tol = 1e-12, bool nan_for_invalid = false);
 CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& params,
                                       double tol = 1e-12, bool nan_for_invalid = false);
+
+/// Asynchronous form of quantile (upper = false) and isf (upper = true); p must stay valid until
+/// the Future is ready.
+CLSTAT_EXPORT Future<std::vector<double>> quantile_async(const Queue& q, const double* p, std::size_t n,
+                                                         const Params& params, bool upper = false, double tol = 1e-12,
+                                                         bool nan_for_invalid = false,
+                                                         const std::vector<Event>& wait = {});
 
 /// Batched quantiles: element i solves cdf(x) = prob[i] (upper = false) or sf(x) = prob[i]
 /// (upper = true) under its own law params[i]. Same accuracy, cost and errors as quantile.

@@ -54,11 +54,19 @@ struct FitResult {
 /// (naming its index), data without spread (the quartiles equal), or bad options;
 /// UnsupportedFeature on a device without fp64.
 CLSTAT_EXPORT FitResult fit(const Context& ctx, const double* x, std::size_t n, const FitOptions& options = {});
+/// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready;
+/// options.progress is called from the task's thread.
+CLSTAT_EXPORT Future<FitResult> fit_async(const Queue& q, const double* x, std::size_t n,
+                                          const FitOptions& options = {}, const std::vector<Event>& wait = {});
 
 /// Fits each data set; the MLE's likelihood passes of all sets go to the device together, one
 /// batched call per round. Results in the order of `sets`. Throws as fit, naming the set.
 CLSTAT_EXPORT std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
                                               const FitOptions& options = {});
+/// Asynchronous form; the sets are copied before it returns.
+CLSTAT_EXPORT Future<std::vector<FitResult>> fit_many_async(const Queue& q, const std::vector<std::vector<double>>& sets,
+                                                            const FitOptions& options = {},
+                                                            const std::vector<Event>& wait = {});
 
 /// McCulloch's quantile functions at (alpha, beta) (alpha in [0.3, 2], beta in [-1, 1]), from
 /// the committed table src/stable/mcculloch_table.inc (computed by our own quantiles),

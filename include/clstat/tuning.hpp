@@ -3,7 +3,8 @@
 // Tunables (work-group size, tile size, points per work-item, unroll, ...) change speed, never
 // results beyond rounding. Each Context starts from shipped defaults for its device class (NVIDIA,
 // AMD, other GPU, CPU), then applies the entries stored for its device in the tuning file, then
-// the CLSTAT_TUNE_* environment overrides.
+// the entries given to the Context's constructor. Every entry is range-checked when a Context is
+// made (an unknown name or a value that cannot work raises std::invalid_argument).
 //
 // The file is JSON: one object per device key, each mapping tunable names to non-negative
 // integers, e.g. {"nvidia-h100-80gb-hbm3": {"kde.f32.d1.ppt": 8, "kde.f32.d1.wg": 256}}.
@@ -18,8 +19,8 @@
 namespace clstat {
 
 /// Path of the tuning file: $CLSTAT_TUNING_FILE, else <cache dir>/tuning.json where the cache dir
-/// is $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat; empty when none of
-/// those variables is set. The file need not exist. Never throws.
+/// is $CLSTAT_CACHE_DIR, else ~/.cache/clstat (the home directory from the password database);
+/// empty when neither is known. The file need not exist. Never throws.
 CLSTAT_EXPORT std::string tuning_file();
 
 /// The device's key in the tuning file: its name in lower case, runs of other characters

@@ -7,6 +7,7 @@
 #include "build/program_cache.hpp"
 #include "clstat/primitives.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::bandwidth_detail {
 namespace {
@@ -17,6 +18,12 @@ constexpr std::size_t k_kb = 4;  // scale factors per work-group row of lscv_gri
 std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
 
 constexpr std::size_t k_zw = 64;  // lscv_zoom's work-group
+
+// LSCV_h's buffers: the uploaded rows, [A, mu], mu alone, the whitened points, the stored pair
+// distances, the grid's partial sums and the search state. LSCV_H's: A, the prepared rows, the
+// two sums.
+enum class LscvScratch { rows_in, a_mu, mu, whitened, distances, partials, state };
+enum class LscvMatrixScratch { a, rows, sums };
 
 // Work-groups per scale-factor row: about 16 pairs per work-item, from the pair count alone (at
 // n = 1024 a zoom pass then has 5 x 128 groups).
@@ -42,7 +49,7 @@ double lscv_value(double log_det_H, std::size_t n, std::size_t d, double s4, dou
 }
 
 struct PairDistances::Impl {
-  Context ctx;
+  Queue q;
   const char* op;
   std::size_t n, d;
   cl::Buffer z, D;
@@ -51,7 +58,7 @@ struct PairDistances::Impl {
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
 
-  Impl(const Context& c, const char* o) : ctx(c), op(o) {}
+  Impl(const Queue& qu, const char* o) : q(qu), op(o) {}
 
   Event distances(std::size_t b, const std::vector<Event>& deps) {
     const std::size_t r0 = cuts[b], rows = cuts[b + 1] - r0;
@@ -61,12 +68,12 @@ struct PairDistances::Impl {
     dist.setArg(3, static_cast<cl_uint>(rows));
     dist.setArg(4, static_cast<cl_ulong>(row_start(r0, n)));
     dist.setArg(5, D);
-    return detail::launch(ctx.queue(0), dist, cl::NDRange(round_up(n, 64), rows), cl::NDRange(64, 1), deps, op);
+    return detail::launch(q, dist, cl::NDRange(round_up(n, 64), rows), cl::NDRange(64, 1), deps, op);
   }
   std::uint64_t pairs(std::size_t b) const { return row_start(cuts[b + 1], n) - row_start(cuts[b], n); }
 
   // Sums for the nh bandwidths h[h_at ..] over every block of pairs. Every block but the last is
-  // finished into out[out_at ..] here; the last block's G partials (in scratch slot 12) are left to
+  // finished into out[out_at ..] here; the last block's G partials (LscvScratch::partials) are left to
   // the caller's lscv_zoom or lscv_finish, with `accumulate` set when earlier blocks wrote out.
   struct Pending {
     Event ev;
@@ -75,8 +82,6 @@ struct PairDistances::Impl {
   };
   Pending pass(const cl::Buffer& h, std::size_t h_at, std::size_t nh, const cl::Buffer& out, std::size_t out_at,
                Event after) {
-    auto ci = ctx.impl();
-    const Queue q = ctx.queue(0);
     std::vector<Event> deps{after};
     Event ev = after;
     const std::size_t blocks = cuts.size() - 1;
@@ -85,7 +90,7 @@ struct PairDistances::Impl {
       if (!stored) deps = {distances(b, deps)};
       const std::uint64_t P = pairs(b);
       G = groups_for(P);
-      cl::Buffer partial = ci->scratch(0, 12, 2 * nh * G * sizeof(double));
+      cl::Buffer partial = detail::scratch(q, LscvScratch::partials, 2 * nh * G * sizeof(double));
       grid.setArg(0, D);
       grid.setArg(1, static_cast<cl_ulong>(P));
       grid.setArg(2, h);
@@ -102,50 +107,51 @@ struct PairDistances::Impl {
 
   Event finish_pass(std::size_t out_at, std::size_t nh, std::size_t G, bool accumulate, const cl::Buffer& out,
                     Event after) {
-    auto ci = ctx.impl();
-    finish.setArg(0, ci->scratch(0, 12, 2 * nh * G * sizeof(double)));
+    finish.setArg(0, detail::scratch(q, LscvScratch::partials, 2 * nh * G * sizeof(double)));
     finish.setArg(1, static_cast<cl_uint>(G));
     finish.setArg(2, static_cast<cl_uint>(2 * nh));
     finish.setArg(3, out);
     finish.setArg(4, static_cast<cl_uint>(out_at));
     finish.setArg(5, static_cast<cl_uint>(accumulate ? 1 : 0));
-    return detail::launch(ctx.queue(0), finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {after}, op);
+    return detail::launch(q, finish, cl::NDRange(round_up(2 * nh, 64)), cl::NDRange(64), {after}, op);
   }
 };
 
-PairDistances::PairDistances(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
+PairDistances::PairDistances(const Queue& q, const char* op, const double* x, std::size_t n, std::size_t d,
                              const Mat& A, const Eigen::VectorXd& mu, std::size_t budget)
-    : impl_(std::make_unique<Impl>(ctx, op)) {
+    : impl_(std::make_unique<Impl>(q, op)) {
   Impl& m = *impl_;
   m.n = n;
   m.d = d;
+  detail::require_lease(q, op);
+  const Context ctx = q.context();
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, m.d, op));
-    m.dist = build::kernel(*prog, "lscv_distances", 0);
-    m.grid = build::kernel(*prog, "lscv_grid", 0);
-    m.finish = build::kernel(*prog, "lscv_finish", 0);
-    m.zoom = build::kernel(*prog, "lscv_zoom", 0);
-    cl::Kernel whiten = build::kernel(*prog, "lscv_whiten", 0);
-    const cl::CommandQueue& cq = detail::queue_of(ctx.queue(0));
+    m.dist = build::kernel(*prog, "lscv_distances", q.index());
+    m.grid = build::kernel(*prog, "lscv_grid", q.index());
+    m.finish = build::kernel(*prog, "lscv_finish", q.index());
+    m.zoom = build::kernel(*prog, "lscv_zoom", q.index());
+    cl::Kernel whiten = build::kernel(*prog, "lscv_whiten", q.index());
+    const cl::CommandQueue& cq = detail::queue_of(q);
     // The whitening runs on the device, from the caller's rows: one upload of x and of [A, mu].
     m.am = row_major(A);
     m.am.insert(m.am.end(), mu.data(), mu.data() + mu.size());
-    cl::Buffer xb = ci->scratch(0, 25, n * d * sizeof(double));
-    cl::Buffer ab = ci->scratch(0, 26, m.am.size() * sizeof(double));
-    m.z = ci->scratch(0, 24, n * d * sizeof(double));
+    cl::Buffer xb = detail::scratch(q, LscvScratch::rows_in, n * d * sizeof(double));
+    cl::Buffer ab = detail::scratch(q, LscvScratch::a_mu, m.am.size() * sizeof(double));
+    m.z = detail::scratch(q, LscvScratch::whitened, n * d * sizeof(double));
     cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), x);
     cq.enqueueWriteBuffer(ab, CL_FALSE, 0, m.am.size() * sizeof(double), m.am.data());
     // A and mu as two arguments into one buffer: mu starts at d * d (a sub-buffer would need
     // the device's base-address alignment).
-    cl::Buffer mub = ci->scratch(0, 27, d * sizeof(double));
+    cl::Buffer mub = detail::scratch(q, LscvScratch::mu, d * sizeof(double));
     cq.enqueueCopyBuffer(ab, mub, d * d * sizeof(double), 0, d * sizeof(double));
     whiten.setArg(0, xb);
     whiten.setArg(1, static_cast<cl_uint>(n));
     whiten.setArg(2, ab);
     whiten.setArg(3, mub);
     whiten.setArg(4, m.z);
-    detail::launch(ctx.queue(0), whiten, cl::NDRange(round_up(n, 64)), cl::NDRange(64), {}, op);
+    detail::launch(q, whiten, cl::NDRange(round_up(n, 64)), cl::NDRange(64), {}, op);
     // Row blocks of at most `cap` pairs.
     const auto& info = ctx.info();
     std::uint64_t cap_bytes = budget ? budget : info.global_mem_bytes / 4;
@@ -161,7 +167,7 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const double* x
     m.cuts.push_back(m.n - 1);
     std::uint64_t largest = 0;
     for (std::size_t b = 0; b + 1 < m.cuts.size(); ++b) largest = std::max(largest, m.pairs(b));
-    m.D = ci->scratch(0, 17, std::max<std::uint64_t>(largest, 1) * sizeof(double));
+    m.D = detail::scratch(q, LscvScratch::distances, std::max<std::uint64_t>(largest, 1) * sizeof(double));
     m.stored = m.cuts.size() == 2;
     if (m.stored) m.distances(0, {});
   });
@@ -170,27 +176,28 @@ PairDistances::PairDistances(const Context& ctx, const char* op, const double* x
 PairDistances::~PairDistances() {
   // The uploads may still be in flight if search() never ran (an exception between).
   try {
-    detail::queue_of(impl_->ctx.queue(0)).finish();
+    detail::queue_of(impl_->q).finish();
   } catch (...) {
   }
 }
 
 PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std::size_t passes, std::size_t points) {
   Impl& m = *impl_;
-  auto ci = m.ctx.impl();
+  const Queue& q = m.q;
+  detail::require_lease(q, m.op);
+  auto ci = q.context().impl();
   const std::size_t nh = grid.size(), total = nh + passes * points;
   Trace t;
   // One scratch buffer [bracket (2) | h (total) | sums (2 total)]: one write of the bracket and
   // the grid, one read of every h and sum (each command costs ~15 us of host time on the H100).
   std::vector<double> state(2 + 3 * total);
   detail::cl_guard(m.op, *ci, [&] {
-    const Queue q = m.ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
     state[0] = grid.front();
     state[1] = grid.back();
     std::copy(grid.begin(), grid.end(), state.begin() + 2);
     const std::size_t h0 = 2, s0 = 2 + total;
-    cl::Buffer st = ci->scratch(0, 13, state.size() * sizeof(double));
+    cl::Buffer st = detail::scratch(q, LscvScratch::state, state.size() * sizeof(double));
     cq.enqueueWriteBuffer(st, CL_FALSE, 0, (2 + nh) * sizeof(double), state.data());
     Impl::Pending pend = m.pass(st, h0, nh, st, s0, Event());
     Event ev = pend.ev;
@@ -200,7 +207,7 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
       m.zoom.setArg(0, st);
       m.zoom.setArg(1, st);
       m.zoom.setArg(2, static_cast<cl_uint>(s0 + 2 * at));
-      m.zoom.setArg(3, ci->scratch(0, 12, 2 * k_in * pend.G * sizeof(double)));
+      m.zoom.setArg(3, detail::scratch(q, LscvScratch::partials, 2 * k_in * pend.G * sizeof(double)));
       m.zoom.setArg(4, static_cast<cl_uint>(pend.G));
       m.zoom.setArg(5, static_cast<cl_uint>(pend.accumulate ? 1 : 0));
       m.zoom.setArg(6, static_cast<cl_uint>(h0 + at));
@@ -228,9 +235,8 @@ struct WhitenedPairs::Impl {
   Context ctx;
   const char* op;
   std::size_t n, d;
-  cl::Buffer x;
-  std::vector<double> a;  // host copy of A, alive until the read that ends sums()
-  cl::Kernel prep;
+  cl::Buffer x;  // the centred data, owned: it outlives any one lease
+  std::shared_ptr<detail::BuiltProgram> prog;
   std::unique_ptr<PairSumPass> pass;
   Impl(const Context& c, const char* o) : ctx(c), op(o) {}
 };
@@ -245,7 +251,7 @@ WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, d, op));
-    m.prep = build::kernel(*prog, "lscv_rows", 0);
+    m.prog = prog;
     m.pass = std::make_unique<PairSumPass>(ctx, op, PairTerm::lscv, d);
     std::vector<double> mu(d, 0.0), xd(n * d);
     for (std::size_t i = 0; i < n; ++i)
@@ -259,26 +265,28 @@ WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x
 
 WhitenedPairs::~WhitenedPairs() = default;
 
-void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) {
-  Impl& m = *impl_;
+void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) const {
+  const Impl& m = *impl_;
   auto ci = m.ctx.impl();
-  const Queue q = m.ctx.queue(0);
+  detail::Lease lease = detail::Lease::any(m.ctx);
+  const Queue q = lease.queue();
   double host[2];
   detail::cl_guard(m.op, *ci, [&] {
     const cl::CommandQueue& cq = detail::queue_of(q);
     // Scratch buffers: A, the prepared rows and the two sums live only within this call.
-    cl::Buffer Ab = ci->scratch(0, 18, m.d * m.d * sizeof(double));
-    cl::Buffer rows = ci->scratch(0, 19, m.n * row_stride(m.d) * sizeof(double));
-    cl::Buffer out = ci->scratch(0, 20, 2 * sizeof(double));
-    m.a = row_major(A);
+    cl::Buffer Ab = detail::scratch(q, LscvMatrixScratch::a, m.d * m.d * sizeof(double));
+    cl::Buffer rows = detail::scratch(q, LscvMatrixScratch::rows, m.n * row_stride(m.d) * sizeof(double));
+    cl::Buffer out = detail::scratch(q, LscvMatrixScratch::sums, 2 * sizeof(double));
+    const std::vector<double> a = row_major(A);  // alive until the blocking read below
     cl::Event w;
-    cq.enqueueWriteBuffer(Ab, CL_FALSE, 0, m.a.size() * sizeof(double), m.a.data(), nullptr, &w);
-    m.prep.setArg(0, m.x);
-    m.prep.setArg(1, static_cast<cl_uint>(m.n));
-    m.prep.setArg(2, Ab);
-    m.prep.setArg(3, rows);
-    Event ev = detail::launch(q, m.prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
-    ev = m.pass->enqueue(rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
+    cq.enqueueWriteBuffer(Ab, CL_FALSE, 0, a.size() * sizeof(double), a.data(), nullptr, &w);
+    cl::Kernel prep = build::kernel(*m.prog, "lscv_rows", q.index());
+    prep.setArg(0, m.x);
+    prep.setArg(1, static_cast<cl_uint>(m.n));
+    prep.setArg(2, Ab);
+    prep.setArg(3, rows);
+    Event ev = detail::launch(q, prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
+    ev = m.pass->enqueue(q, rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
     cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * sizeof(double), host);
   });
   s4 = host[0];

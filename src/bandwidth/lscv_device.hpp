@@ -16,7 +16,8 @@ class PairDistances {
  public:
   /// x: the caller's n x d row-major data; the upload is not waited for, so x must outlive the
   /// object (the destructor waits for the queue). A lower triangular d x d, mu the column means.
-  PairDistances(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d, const Mat& A,
+  /// q: a queue the caller holds for the object's life (its buffers are q's scratch).
+  PairDistances(const Queue& q, const char* op, const double* x, std::size_t n, std::size_t d, const Mat& A,
                 const Eigen::VectorXd& mu, std::size_t budget);
   ~PairDistances();
 
@@ -43,7 +44,8 @@ class WhitenedPairs {
   ~WhitenedPairs();
   /// With A lower triangular (d x d) and q_ij = |A (x_i - x_j)|^2: s4 = sum_{i<j} exp(-q/4),
   /// s2 = sum_{i<j} exp(-q/2), in one fused pass (pair_sums.cl, one exp per pair).
-  void sums(const Mat& A, double& s4, double& s2);
+  /// Thread-safe: each call holds a queue of the context for its passes.
+  void sums(const Mat& A, double& s4, double& s2) const;
 
  private:
   struct Impl;

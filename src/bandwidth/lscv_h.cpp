@@ -26,23 +26,31 @@
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/lscv_device.hpp"
 #include "clstat/bandwidth.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
 
 using namespace bandwidth_detail;
 
-LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
-  const char* op = "clstat::bandwidth::lscv_h";
+namespace {
+
+void check_lscv_h(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                  const LscvOptions& o) {
   check_data(op, x, n, d);
   if (o.grid < 3) throw std::invalid_argument(std::string(op) + ": the grid needs at least 3 points");
   if (!(o.rel_tol > 0 && o.rel_tol < 0.1)) throw std::invalid_argument(std::string(op) + ": rel_tol must be in (0, 0.1)");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_h";
+  detail::Lease lease = detail::Lease::named(q);
   Eigen::VectorXd mu;
   const Mat S = covariance(op, x, n, d, &mu);
   reject_duplicates(op, x, n, d);
   const Mat A = whitening(S);
   const double log_det_S = -2 * A.diagonal().array().log().sum();  // A = L^-1, so |S| = prod(1 / A_kk)^2
-  PairDistances pairs(ctx, op, x, n, d, A, mu, o.memory_budget_bytes);
+  PairDistances pairs(q, op, x, n, d, A, mu, o.memory_budget_bytes);
 
   LscvResult r;
   const double dd = static_cast<double>(d);
@@ -75,6 +83,20 @@ LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_
   r.h = h;
   r.H = row_major(S * (h * h));
   return r;
+}
+
+}  // namespace
+
+LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
+  check_lscv_h("clstat::bandwidth::lscv_h", ctx, x, n, d, o);
+  detail::Lease lease = detail::Lease::any(ctx);
+  return lscv_h_on(lease.queue(), x, n, d, o);
+}
+
+Future<LscvResult> lscv_h_async(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvOptions& o,
+                                const std::vector<Event>& wait) {
+  check_lscv_h("clstat::bandwidth::lscv_h_async", q.context(), x, n, d, o);
+  return detail::host_task<LscvResult>(q, wait, [=] { return lscv_h_on(q, x, n, d, o); });
 }
 
 }  // namespace clstat::bandwidth

@@ -12,6 +12,7 @@
 #include "bandwidth/lscv_device.hpp"
 #include "bandwidth/nelder_mead.hpp"
 #include "clstat/bandwidth.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
 
@@ -25,7 +26,7 @@ struct Evaluator {
   Evaluator(const Context& ctx, const char* op, const double* x, std::size_t n_, std::size_t d_)
       : pairs(ctx, op, x, n_, d_), n(n_), d(d_) {}
   // LSCV at H = L L' (L lower triangular with a positive diagonal).
-  double at_factor(const Mat& L) {
+  double at_factor(const Mat& L) const {
     const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
     double s4 = 0, s2 = 0;
     pairs.sums(A, s4, s2);
@@ -84,25 +85,46 @@ double LscvObjective::operator()(const std::vector<double>& H) const {
   return impl_->e.at_factor(Eigen::LLT<Mat>(M).matrixL());
 }
 
+Future<double> LscvObjective::evaluate_async(const Queue& q, const std::vector<double>& H,
+                                             const std::vector<Event>& wait) const {
+  const Mat M = checked_matrix("clstat::bandwidth::LscvObjective::evaluate_async", H, impl_->e.d);
+  const Mat L = Eigen::LLT<Mat>(M).matrixL();
+  const Impl* impl = impl_.get();  // the object must outlive the Future (documented)
+  return detail::host_task<double>(q, wait, [impl, L] { return impl->e.at_factor(L); });
+}
+
 std::size_t LscvObjective::n() const { return impl_->e.n; }
 std::size_t LscvObjective::d() const { return impl_->e.d; }
 
-double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d, const std::vector<double>& H) {
+Future<double> lscv_objective_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                    const std::vector<double>& H, const std::vector<Event>& wait) {
   const char* op = "clstat::bandwidth::lscv_objective";
+  const Context ctx = q.context();
   check_data(op, x, n, d);
   const Mat M = checked_matrix(op, H, d);
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-  Evaluator e(ctx, op, x, n, d);
-  return e.at_factor(Eigen::LLT<Mat>(M).matrixL());
+  const Mat L = Eigen::LLT<Mat>(M).matrixL();
+  return detail::host_task<double>(q, wait, [=] {
+    Evaluator e(q.context(), op, x, n, d);
+    return e.at_factor(L);
+  });
 }
 
-LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
-  const char* op = "clstat::bandwidth::lscv_H";
+namespace {
+
+void check_lscv_H(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                  const LscvMatrixOptions& o) {
   check_data(op, x, n, d);
   if (!(o.rel_tol > 0)) throw std::invalid_argument(std::string(op) + ": rel_tol must be positive");
   if (o.restarts > 6) throw std::invalid_argument(std::string(op) + ": at most 6 restarts");
   if (o.max_evaluations < 10) throw std::invalid_argument(std::string(op) + ": max_evaluations must be at least 10");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_H";
+  detail::Lease lease = detail::Lease::named(q);  // every evaluation below runs on q
+  const Context ctx = q.context();
   const Mat S = covariance(op, x, n, d);
   reject_duplicates(op, x, n, d);
   const double dd = static_cast<double>(d);
@@ -137,6 +159,25 @@ LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std:
   }
   best.evaluations = evaluations;
   return best;
+}
+
+}  // namespace
+
+LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
+  check_lscv_H("clstat::bandwidth::lscv_H", ctx, x, n, d, o);
+  detail::Lease lease = detail::Lease::any(ctx);
+  return lscv_H_on(lease.queue(), x, n, d, o);
+}
+
+Future<LscvMatrixResult> lscv_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                      const LscvMatrixOptions& o, const std::vector<Event>& wait) {
+  check_lscv_H("clstat::bandwidth::lscv_H_async", q.context(), x, n, d, o);
+  return detail::host_task<LscvMatrixResult>(q, wait, [=] { return lscv_H_on(q, x, n, d, o); });
+}
+
+double lscv_objective(const Context& ctx, const double* x, std::size_t n, std::size_t d, const std::vector<double>& H) {
+  detail::Lease lease = detail::Lease::any(ctx);  // the async form then runs inline on it
+  return lscv_objective_async(lease.queue(), x, n, d, H).get();
 }
 
 }  // namespace clstat::bandwidth

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "build/program_cache.hpp"
-#include "runtime/env.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::bandwidth_detail {
 namespace {
@@ -15,10 +15,8 @@ constexpr std::size_t k_chunk = 32;         // columns summed in double before t
 constexpr std::size_t k_finish_wg = 256;    // fixed: the merge order of the tile partials
 constexpr std::uint64_t k_max_tiles = std::uint64_t(1) << 22;  // tiles per launch
 
-std::size_t env_pow2(const char* name, std::size_t fallback) {
-  const std::size_t v = detail::env_size(name, fallback);
-  return (v & (v - 1)) == 0 ? v : fallback;
-}
+// The tile partials of one pass.
+enum class PairSumScratch { partials };
 
 }  // namespace
 
@@ -30,7 +28,7 @@ struct PairSumPass::Impl {
   const char* op;
   PairTerm term;
   std::size_t dim, rs = 1, wg = 1, rows = 1, tile = 1;
-  cl::Kernel sums, finish;
+  std::shared_ptr<detail::BuiltProgram> prog;
 };
 
 PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim, std::size_t n_hint)
@@ -47,8 +45,8 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
   // 512-row tiles (64 x 8) beyond (1.48 s at 2^20 against 1.58 s): the sweep in
   // bench/results/sweeps/2026-11-22-h100-nvidia-bandwidth-psi-wg*.json.
   const bool small = n_hint <= 65536;
-  m.wg = env_pow2(lscv ? "CLSTAT_BW_LSCV_WG" : "CLSTAT_BW_PSI_WG", gpu ? (lscv ? 64 : small ? 32 : 64) : 32);
-  m.rows = env_pow2(lscv ? "CLSTAT_BW_LSCV_ROWS" : "CLSTAT_BW_PSI_ROWS", lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4));
+  m.wg = gpu ? (lscv ? 64 : small ? 32 : 64) : 32;
+  m.rows = lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4);
   m.tile = m.wg * m.rows;
   if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
   detail::cl_guard(op, *ci, [&] {
@@ -56,9 +54,7 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
                     " -DWG=" + std::to_string(m.wg) + " -DROWS=" + std::to_string(m.rows) +
                     " -DCHUNK=" + std::to_string(k_chunk) + " -DFWG=" + std::to_string(k_finish_wg);
     if (lscv) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
-    auto prog = build::program(*ci, "bandwidth/pair_sums", o);
-    m.sums = build::kernel(*prog, "pair_sums", 0);
-    m.finish = build::kernel(*prog, "pair_finish", 0);
+    m.prog = build::program(*ci, "bandwidth/pair_sums", o);
   });
 }
 
@@ -66,13 +62,13 @@ PairSumPass::~PairSumPass() = default;
 
 std::size_t PairSumPass::row_stride() const { return impl_->rs; }
 
-Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,
+Event PairSumPass::enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,
                            unsigned scale_at, double scale_value,
                            const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                            const Pilot* pilot) {
   Impl& m = *impl_;
   auto ci = m.ctx.impl();
-  const Queue q = m.ctx.queue(0);
+  detail::require_lease(q, m.op);
   const std::size_t nout = m.term == PairTerm::lscv ? 2 : 1;
   const std::uint64_t nb = (n + m.tile - 1) / m.tile;
   const std::uint64_t tiles = nb * (nb + 1) / 2;
@@ -82,37 +78,39 @@ Event PairSumPass::enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n,
                                 std::to_string(nout * tiles * state) +
                                 " bytes of tile partials, more than one device allocation allows");
   return detail::cl_guard(m.op, *ci, [&] {
-    cl::Buffer partials = ci->scratch(0, 10, nout * tiles * state);
+    cl::Buffer partials = detail::scratch(q, PairSumScratch::partials, nout * tiles * state);
+    cl::Kernel sums = build::kernel(*m.prog, "pair_sums", q.index());
+    cl::Kernel finish = build::kernel(*m.prog, "pair_finish", q.index());
     // Launches of at most k_max_tiles tiles; every tile keeps its own partial, so the split does
     // not change the merge.
     Event ev;
     std::vector<Event> wait = deps;
     for (std::uint64_t t0 = 0; t0 < tiles; t0 += k_max_tiles) {
       const std::uint64_t count = std::min(k_max_tiles, tiles - t0);
-      m.sums.setArg(0, v);
-      m.sums.setArg(1, static_cast<cl_ulong>(v_at));
-      m.sums.setArg(2, static_cast<cl_uint>(n));
-      m.sums.setArg(3, static_cast<cl_uint>(nb));
-      m.sums.setArg(4, static_cast<cl_ulong>(t0));
-      m.sums.setArg(5, scale);
-      m.sums.setArg(6, static_cast<cl_uint>(scale_at));
-      m.sums.setArg(7, static_cast<cl_double>(scale_value));
-      m.sums.setArg(8, partials);
-      m.sums.setArg(9, static_cast<cl_ulong>(tiles));
-      ev = detail::launch(q, m.sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
+      sums.setArg(0, v);
+      sums.setArg(1, static_cast<cl_ulong>(v_at));
+      sums.setArg(2, static_cast<cl_uint>(n));
+      sums.setArg(3, static_cast<cl_uint>(nb));
+      sums.setArg(4, static_cast<cl_ulong>(t0));
+      sums.setArg(5, scale);
+      sums.setArg(6, static_cast<cl_uint>(scale_at));
+      sums.setArg(7, static_cast<cl_double>(scale_value));
+      sums.setArg(8, partials);
+      sums.setArg(9, static_cast<cl_ulong>(tiles));
+      ev = detail::launch(q, sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
       wait = {ev};
     }
-    m.finish.setArg(0, partials);
-    m.finish.setArg(1, static_cast<cl_ulong>(tiles));
-    m.finish.setArg(2, static_cast<cl_ulong>(tiles));
-    m.finish.setArg(3, out);
-    m.finish.setArg(4, static_cast<cl_uint>(out_at));
-    m.finish.setArg(5, static_cast<cl_uint>(pilot ? 1 : 0));
-    m.finish.setArg(6, static_cast<cl_double>(n));
-    m.finish.setArg(7, static_cast<cl_double>(pilot ? pilot->g : 0.0));
-    m.finish.setArg(8, scale);
-    m.finish.setArg(9, static_cast<cl_uint>(pilot ? pilot->scale_next : 0));
-    return detail::launch(q, m.finish, cl::NDRange(k_finish_wg), cl::NDRange(k_finish_wg), {ev}, m.op);
+    finish.setArg(0, partials);
+    finish.setArg(1, static_cast<cl_ulong>(tiles));
+    finish.setArg(2, static_cast<cl_ulong>(tiles));
+    finish.setArg(3, out);
+    finish.setArg(4, static_cast<cl_uint>(out_at));
+    finish.setArg(5, static_cast<cl_uint>(pilot ? 1 : 0));
+    finish.setArg(6, static_cast<cl_double>(n));
+    finish.setArg(7, static_cast<cl_double>(pilot ? pilot->g : 0.0));
+    finish.setArg(8, scale);
+    finish.setArg(9, static_cast<cl_uint>(pilot ? pilot->scale_next : 0));
+    return detail::launch(q, finish, cl::NDRange(k_finish_wg), cl::NDRange(k_finish_wg), {ev}, m.op);
   });
 }
 

@@ -17,10 +17,8 @@ class PairSumPass {
  public:
   /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms),
   /// n_hint the number of points the passes will see (it picks the tile size).
-  /// Work-group size and rows per work-item: per device type, overridable for measurements by
-  /// CLSTAT_BW_PSI_WG / CLSTAT_BW_PSI_ROWS and CLSTAT_BW_LSCV_WG / CLSTAT_BW_LSCV_ROWS (powers of
-  /// two). Only their product, the tile, changes the rounding: results depend on n_hint's side
-  /// of 65536 at the rounding level.
+  /// Work-group size and rows per work-item are constants per device type, since their product,
+  /// the tile, fixes the rounding: results depend on n_hint's side of 65536 at the rounding level.
   PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1, std::size_t n_hint = 0);
   ~PairSumPass();
   /// Doubles per prepared LSCV row (even, at least dim + 1).
@@ -35,7 +33,8 @@ class PairSumPass {
   /// scale[scale_at], or by scale_value when scale_at is k_scale_value; LSCV: n prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
   /// LSCV: S4, S2). O(n^2 dim) work; no host wait.
   static constexpr unsigned k_scale_value = 0xffffffffu;
-  Event enqueue(const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
+  /// q is a queue the caller holds (runtime/lease.hpp).
+  Event enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,
                 double scale_value,
                 const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                 const Pilot* pilot = nullptr);

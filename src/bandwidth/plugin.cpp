@@ -18,7 +18,7 @@
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/pair_sums.hpp"
 #include "clstat/bandwidth.hpp"
-#include "runtime/impl.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
 
@@ -40,9 +40,22 @@ double psi_of(double S, int r, double g, double n) {
 // Every column's stages are enqueued together and read back once: the psi_6 pass's merge also
 // computes the psi_4 pilot g_2 on the device (pair_sums.cl's pair_finish), so the two passes need
 // no host wait between them.
-std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
-                           const PluginOptions& o) {
+namespace {
+
+// The plug-in's device buffers: the columns, the pilots' scales, the sums.
+enum class PluginScratch { columns, scale, sums };
+
+void check_plugin(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                  const PluginOptions& o) {
+  check_data(op, x, n, d);
+  if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const PluginOptions& o) {
   const char* op = "clstat::bandwidth::plugin";
+  const Context ctx = q.context();
+  detail::Lease lease = detail::Lease::named(q);
   check_data(op, x, n, d);
   if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
@@ -50,7 +63,6 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
   std::vector<double> scale_h(2 * d), g1(d), g2(d), out_h(3 * d);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
-    const Queue q = ctx.queue(0);
     const cl::CommandQueue& cq = detail::queue_of(q);
     PairSumPass pass4(ctx, op, PairTerm::psi4, 1, n);
     std::unique_ptr<PairSumPass> pass6;
@@ -64,9 +76,9 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
         for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = x[i * d + k];
     }
     const double* cols = d > 1 ? xs.data() : x;
-    cl::Buffer xb = ci->scratch(0, 21, n * d * sizeof(double));
-    cl::Buffer scale = ci->scratch(0, 22, d * sizeof(double));  // the device's g_2 pilots
-    cl::Buffer out = ci->scratch(0, 23, out_h.size() * sizeof(double));
+    cl::Buffer xb = detail::scratch(q, PluginScratch::columns, n * d * sizeof(double));
+    cl::Buffer scale = detail::scratch(q, PluginScratch::scale, d * sizeof(double));  // the device's g_2 pilots
+    cl::Buffer out = detail::scratch(q, PluginScratch::sums, out_h.size() * sizeof(double));
     cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), cols);
     std::string error;
     for (std::size_t k = 0; k < d && error.empty(); ++k) {
@@ -98,10 +110,10 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
       std::vector<Event> deps{ev};  // a default Event (the first column) waits on nothing
       if (pass6) {
         const PairSumPass::Pilot pilot{g1[k], at};
-        ev = pass6->enqueue(xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k], out, 3 * at, deps, &pilot);
-        ev = pass4.enqueue(xb, k * n, n, scale, at, 0.0, out, 3 * at + 2, {ev});
+        ev = pass6->enqueue(q, xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k], out, 3 * at, deps, &pilot);
+        ev = pass4.enqueue(q, xb, k * n, n, scale, at, 0.0, out, 3 * at + 2, {ev});
       } else {
-        ev = pass4.enqueue(xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k + 1], out, 3 * at + 2, deps);
+        ev = pass4.enqueue(q, xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k + 1], out, 3 * at + 2, deps);
       }
     }
     cq.enqueueReadBuffer(out, CL_TRUE, 0, out_h.size() * sizeof(double), out_h.data());
@@ -122,6 +134,21 @@ std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, s
     h[k] = std::pow(1 / (2 * sqrt_pi * psi4 * nn), 0.2);
   }
   return h;
+}
+
+}  // namespace
+
+std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                           const PluginOptions& o) {
+  check_plugin("clstat::bandwidth::plugin", ctx, x, n, d, o);
+  detail::Lease lease = detail::Lease::any(ctx);
+  return plugin_on(lease.queue(), x, n, d, o);
+}
+
+Future<std::vector<double>> plugin_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                         const PluginOptions& o, const std::vector<Event>& wait) {
+  check_plugin("clstat::bandwidth::plugin_async", q.context(), x, n, d, o);
+  return detail::host_task<std::vector<double>>(q, wait, [=] { return plugin_on(q, x, n, d, o); });
 }
 
 }  // namespace clstat::bandwidth

@@ -6,12 +6,17 @@
 
 #include "build/program_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::kde_detail {
 
 namespace {
 
 constexpr std::size_t kWg = 256, kRadixTile = 2048, kScanTile = 2048;
+
+// The binning's buffers: keys and values (two each, the radix passes ping-pong), the tiles'
+// digit counts and their starts, the scan's tile totals, and the two results.
+enum class BinScratch { keys, values, digit_counts, digit_starts, tile_totals, samples, offsets };
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -44,15 +49,19 @@ BinnedSamples bin_samples(detail::ContextImpl& ci, const Queue& q, const cl::Buf
     cgeo[2 * d + k] = g.cext[k];
   }
   const std::size_t nn = std::max<std::size_t>(n, 1), groups = (nn + kRadixTile - 1) / kRadixTile;
-  // The context's scratch buffers, reused call after call (queues are in order).
-  int slot = kSlotBins;
-  auto make = [&](std::size_t bytes) { return ci.scratch(q.index(), slot++, std::max<std::size_t>(bytes, 16)); };
+  // The queue's scratch buffers, reused call after call (queues are in order).
+  auto make = [&](BinScratch which, std::size_t bytes, std::size_t part = 0) {
+    return detail::scratch(q, which, std::max<std::size_t>(bytes, 16), part);
+  };
   cl::Buffer bprm(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
   cl::Buffer bgeo(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, cgeo.size() * sizeof(cl_ulong), cgeo.data());
-  cl::Buffer key[2] = {make(nn * 4), make(nn * 4)}, val[2] = {make(nn * 4), make(nn * 4)};
-  cl::Buffer gcount = make(16 * groups * 4), gstart = make((16 * groups + 1) * 4);
-  cl::Buffer tile_total = make(((std::max(16 * groups, cells + 1) + kScanTile - 1) / kScanTile) * 4);
-  BinnedSamples out{make(nn * d * sizeof(double)), make((cells + 1) * 4)};
+  cl::Buffer key[2] = {make(BinScratch::keys, nn * 4), make(BinScratch::keys, nn * 4, 1)};
+  cl::Buffer val[2] = {make(BinScratch::values, nn * 4), make(BinScratch::values, nn * 4, 1)};
+  cl::Buffer gcount = make(BinScratch::digit_counts, 16 * groups * 4);
+  cl::Buffer gstart = make(BinScratch::digit_starts, (16 * groups + 1) * 4);
+  cl::Buffer tile_total =
+      make(BinScratch::tile_totals, ((std::max(16 * groups, cells + 1) + kScanTile - 1) / kScanTile) * 4);
+  BinnedSamples out{make(BinScratch::samples, nn * d * sizeof(double)), make(BinScratch::offsets, (cells + 1) * 4)};
   const auto N = static_cast<cl_uint>(n), C = static_cast<cl_uint>(cells);
   auto run = [&](cl::Kernel& k, std::size_t global, std::size_t local) {
     detail::launch(q, k, cl::NDRange(round_up(std::max<std::size_t>(global, 1), local)), cl::NDRange(local), {}, op);

@@ -11,7 +11,6 @@
 namespace clstat::kde_detail {
 
 /// The first of the 9 scratch slots (ContextImpl::scratch, on q) the binning uses.
-constexpr int kSlotBins = 72;
 
 struct BinnedSamples {
   cl::Buffer xs;   ///< the kept samples in cell order (stable), n x d doubles allocated
@@ -23,7 +22,7 @@ struct BinnedSamples {
 /// (ceil(log2(cells + 1) / 4) passes of 4 bits), the cells' first positions by binary search, and
 /// the gather. Samples out of reach of the grid are dropped. Needs n < 2^32 - 1 and cells < 2^32 - 1
 /// (std::invalid_argument otherwise). O(n passes + cells log n) work, no host synchronisation. The
-/// buffers are the context's scratch slots kSlotBins.. on q: valid until the next binning on q.
+/// buffers are q's scratch (the caller holds q): valid until the next binning on q.
 BinnedSamples bin_samples(detail::ContextImpl& ci, const Queue& q, const cl::Buffer& x, std::size_t n,
                           const GridLayout& g, const std::vector<double>& lower, const std::vector<double>& step,
                           const char* op);

@@ -13,6 +13,7 @@
 #include "kde/grid_layout.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::kde_detail {
 
@@ -28,9 +29,8 @@ void parallel_copy(double* dst, const double* src, std::size_t count) {
   });
 }
 
-// Scratch slots (ContextImpl::scratch) of the sample-wise method: the samples as given, the two
-// slab buffers; bin_samples uses kSlotBins (72) onwards.
-constexpr int kSlotSamples = 70, kSlotSlab = 71;
+// The sample-wise method's scratch: the samples as given, and the ring of slab buffers (parts).
+enum class GridScratch { samples, slab };
 
 // Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
 // sample, as finer cells than that cost more in offsets than they save in pairs).
@@ -42,22 +42,19 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
                       const std::vector<double>& A, double scale, double r2, int kern, std::size_t budget,
                       const GridSink& sink, const char* kOp) {
   const std::size_t d = g.d;
-  const bool trace = std::getenv("CLSTAT_GRID_TRACE") != nullptr;  // phase times on stderr, for tuning
-  using Clock = std::chrono::steady_clock;
-  auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
   // Points per work-item along the last dimension. In d >= 3, 4 share each sample's loads and
   // first d - 1 terms of q (3-d bench grid on the H100: 179 ms in all against 214 ms with 2),
   // unless the grid then has too few tiles to fill the device; in 2-d the shared part is small
   // and the wider tile gathers more samples (3800 x 3400: 216 ms against 201 ms with 2).
-  // CLSTAT_GRID_PPI overrides it, for tuning.
+  // The tuning table's grid.ppi overrides it.
   std::size_t points = 1;
   for (auto c : g.count) points *= c;
   std::size_t ppi = d >= 3 && points >= 16 * 1024 * std::max<std::size_t>(1, ctx.info().compute_units) ? 4 : 2;
-  if (const char* e = std::getenv("CLSTAT_GRID_PPI")) ppi = std::max(1, std::min(8, std::atoi(e)));
-  // CLSTAT_GRID_MAX_CELLS lowers the cap, so tests reach coarse cells at small sizes.
+  const auto& tuning = ctx.impl()->tuning;
+  ppi = detail::tuned(tuning, "grid.ppi", ppi);
+  // grid.max_cells lowers the cap (tests reach coarse cells at small sizes with it).
   std::size_t max_cells = std::min(kMaxCells, std::max<std::size_t>(std::size_t{1} << 16, 4 * n));
-  if (const char* e = std::getenv("CLSTAT_GRID_MAX_CELLS"))
-    max_cells = std::max<std::size_t>(1, std::min<std::size_t>(kMaxCells, std::strtoull(e, nullptr, 10)));
+  max_cells = std::min(kMaxCells, detail::tuned(tuning, "grid.max_cells", max_cells));
   const auto lay = plan_grid_layout(g.count, g.reach, ppi, max_cells);
   std::vector<cl_ulong> geo(5 * d);
   std::vector<double> prm(3 * d + d * d, 0.0);
@@ -96,25 +93,14 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
                       " -DKERN=" + std::to_string(kern) + " -DWG=" + std::to_string(kGridItems) +
                       " -DPPI=" + std::to_string(ppi);
     for (std::size_t k = 0; k < d; ++k) opt += " -DT" + std::to_string(k) + "=" + std::to_string(lay.items[k]);
-    // Rows staged together; CLSTAT_GRID_ROWS_MAX lowers it so tests reach the loop over blocks.
-    if (const char* e = std::getenv("CLSTAT_GRID_ROWS_MAX"))
-      opt += " -DROWS_MAX=" + std::to_string(std::max(1, std::min(static_cast<int>(kGridItems), std::atoi(e))));
+    // Rows staged together; grid.rows_max lowers it (tests reach the loop over blocks with it).
+    if (const std::size_t rm = detail::tuned(tuning, "grid.rows_max", 0))
+      opt += " -DROWS_MAX=" + std::to_string(std::min<std::size_t>(kGridItems, rm));
     auto prog = build::program(*ci, "kde/kde_grid", opt);
     const cl::CommandQueue& cq = detail::queue_of(q);
-    const auto t_up = Clock::now();
-    cl::Buffer bx = ci->scratch(q.index(), kSlotSamples, n * d * sizeof(double));
+    cl::Buffer bx = detail::scratch(q, GridScratch::samples, n * d * sizeof(double));
     cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
-    if (trace) std::fprintf(stderr, "[grid] upload %.1f ms (%zu samples)\n", ms_since(t_up), n);
-    const auto t_bin = Clock::now();
     const auto bins = bin_samples(*ci, q, bx, n, lay, g.lower, g.step, kOp);
-    if (trace) {
-      cq.finish();
-      std::string shape;
-      for (std::size_t k = 0; k < d; ++k)
-        shape += (k ? " " : "") + std::to_string(lay.tile[k]) + "/" + std::to_string(lay.csize[k]);
-      std::fprintf(stderr, "[grid] binning %.1f ms (%zu cells; tile/cell per dimension: %s)\n", ms_since(t_bin),
-                   lay.cells(), shape.c_str());
-    }
     cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
     cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
@@ -156,11 +142,13 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
         bout.push_back(*sink.device);
         break;
       }
-      bout.push_back(ci->scratch(q.index(), kSlotSlab + static_cast<int>(i), slab_bytes));
+      bout.push_back(detail::scratch(q, GridScratch::slab, slab_bytes, i));
       pinned.push_back(ci->take_pinned(slab_bytes));
     }
-    const Queue qr = ctx.queue(ctx.queue_count() > 1 && q.index() == 0 ? 1 : 0);
-    const cl::CommandQueue& rq = detail::queue_of(qr);
+    // Reads go on a second queue when one is free, so they overlap the next slab's kernel; on q
+    // itself otherwise (still correct, in order).
+    detail::Lease reads = detail::Lease::try_another(ctx);
+    const cl::CommandQueue& rq = reads ? reads.cl() : cq;
     give_back.reads = &rq;
     std::vector<Event> kdone(slabs);
     std::vector<cl::Event> rdone(slabs);
@@ -185,32 +173,19 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
       rq.enqueueReadBuffer(bout[s % ring], CL_FALSE, 0, pts * sizeof(double), pinned[s % ring]->host, &kw, &rdone[s]);
       rq.flush();
     };
-    const auto t_k = Clock::now();
     if (sink.device) {
       for (std::size_t s = 0; s < slabs; ++s) compute(s);
-      if (trace) {
-        cq.finish();
-        std::fprintf(stderr, "[grid] kernel %.1f ms (into the device buffer)\n", ms_since(t_k));
-      }
       return;
     }
     for (std::size_t s = 0; s < ring; ++s) compute(s);
-    double wait_ms = 0, copy_ms = 0;
     for (std::size_t s = 0; s < slabs; ++s) {
-      const auto t_w = Clock::now();
       rdone[s].wait();
-      const auto t_c = Clock::now();
-      wait_ms += std::chrono::duration<double, std::milli>(t_c - t_w).count();
       const auto [row0, row1] = slab_rows(s);
       const std::size_t pts = (row1 - row0) * inner_points;
       parallel_copy(sink.place(row0 * inner_points, pts), static_cast<const double*>(pinned[s % ring]->host), pts);
-      copy_ms += ms_since(t_c);
       sink.done(row0 * inner_points, pts);
       if (s + ring < slabs) compute(s + ring);
     }
-    if (trace)
-      std::fprintf(stderr, "[grid] %zu slabs of %zu rows: %.1f ms in all, %.1f ms waiting for slabs, %.1f ms copying on\n",
-                   slabs, rows_per_slab, ms_since(t_k), wait_ms, copy_ms);
   });
 }
 

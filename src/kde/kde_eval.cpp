@@ -7,12 +7,16 @@
 #include "build/program_cache.hpp"
 #include "kde/kde_plan.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat {
 namespace {
 
 using kde_detail::k_chunk;
 using kde_detail::Plan;
+
+// The device-buffer form's prepared samples and points and the per-point sums.
+enum class KdeScratch { samples, points, sums };
 
 // Pairs per kde_eval launch, at most: long enough that launch overhead is noise, short enough for
 // display watchdogs on desktop GPUs (about 10 ms on an H100).
@@ -295,27 +299,47 @@ Future<std::vector<double>> host_form(const Context& c, const std::vector<std::s
   return run_host<double>(c, queues, x, n, d, y, m, o, at_samples, wait, op);
 }
 
-std::vector<std::size_t> pipeline_queues(const Context& c) {
-  std::vector<std::size_t> q;
-  for (std::size_t i = 0; i < std::min<std::size_t>(3, c.queue_count()); ++i) q.push_back(i);
-  return q;
-}
+// The plain forms' queues: one held (the caller's, when it holds one), and up to two more that
+// are free now, so the chunks of points pipeline uploads, kernels and reads over them. Which and
+// how many queues take part does not change the result: every chunk of points is computed alone.
+class Pipeline {
+ public:
+  explicit Pipeline(const Context& c) {
+    leases_.push_back(detail::Lease::any(c));
+    while (leases_.size() < 3) {
+      detail::Lease extra = detail::Lease::try_another(c);
+      if (!extra) break;
+      leases_.push_back(std::move(extra));
+    }
+  }
+  std::vector<std::size_t> queues() const {
+    std::vector<std::size_t> q;
+    for (const auto& l : leases_) q.push_back(l.index());
+    return q;
+  }
+
+ private:
+  std::vector<detail::Lease> leases_;
+};
 
 }  // namespace
 
 std::vector<double> kde(const Context& ctx, const double* x, std::size_t n, std::size_t d, const double* y,
                         std::size_t m, const KdeOptions& options) {
-  return host_form(ctx, pipeline_queues(ctx), x, n, d, y, m, options, false, {}, "clstat::kde").get();
+  const Pipeline pl(ctx);
+  return host_form(ctx, pl.queues(), x, n, d, y, m, options, false, {}, "clstat::kde").get();
 }
 
 std::vector<double> kde_at_samples(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                    const KdeOptions& options) {
-  return host_form(ctx, pipeline_queues(ctx), x, n, d, nullptr, n, options, true, {}, "clstat::kde_at_samples").get();
+  const Pipeline pl(ctx);
+  return host_form(ctx, pl.queues(), x, n, d, nullptr, n, options, true, {}, "clstat::kde_at_samples").get();
 }
 
 Future<std::vector<double>> kde_async(const Queue& q, const double* x, std::size_t n, std::size_t d, const double* y,
                                       std::size_t m, const KdeOptions& options, const std::vector<Event>& wait) {
   const bool at = options.leave_one_out;
+  detail::Lease lease = detail::Lease::named(q);
   return host_form(q.context(), {q.index()}, x, n, d, at ? nullptr : y, m, options, at, wait, "clstat::kde_async");
 }
 
@@ -341,15 +365,16 @@ Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d
   if (x.size() < n * d) throw std::invalid_argument(std::string(op) + ": sample buffer smaller than n*d");
   if (!at && y.size() < m * d) throw std::invalid_argument(std::string(op) + ": point buffer smaller than m*d");
   if (out.size() < m) throw std::invalid_argument(std::string(op) + ": output buffer smaller than m");
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
     Kernels k = kernels_for(*ctx, p, q.index(), op);
     const std::size_t sz = sizeof(T), n_pad = round_up(n, p.sample_step());
     cl::Buffer A = upload<T>(*ctx, p.A), w = upload<T>(*ctx, p.weights), div = upload<T>(*ctx, p.point_div);
     // The prepared rows and the sums live in the queue's scratch buffers, reused across calls
     // (the queue is in order), so repeated calls allocate nothing of size n or m.
-    cl::Buffer xprep = ctx->scratch(q.index(), 0, n_pad * p.sample_stride() * sz);
-    cl::Buffer yprep = ctx->scratch(q.index(), 1, m * p.point_stride() * sz);
-    cl::Buffer state = ctx->scratch(q.index(), 2, 2 * m * sz);
+    cl::Buffer xprep = detail::scratch(q, KdeScratch::samples, n_pad * p.sample_stride() * sz);
+    cl::Buffer yprep = detail::scratch(q, KdeScratch::points, m * p.point_stride() * sz);
+    cl::Buffer state = detail::scratch(q, KdeScratch::sums, 2 * m * sz);
     const cl::Buffer& xb = x.raw().impl()->buffer;
     const cl::Buffer& yb = at ? xb : y.raw().impl()->buffer;
     Event ex = prepare(q, k.prep_x, k.prep_wg, xb, n, n_pad, A, w, xprep, wait, op);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/lease.hpp"
 #include "kde/grid_sample_wise.hpp"
 #include "kde/kde_plan.hpp"
 
@@ -89,12 +90,8 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   if (unbounded && o.method == GridMethod::sample_wise)
     bad("the Gaussian kernel has no bounded support: give gaussian_cutoff (in standard deviations) for the "
         "sample-wise method");
-  const auto t_prep = std::chrono::steady_clock::now();
   kde_detail::require_finite(kOp, "sample", x, n, d);
   const auto bf = kde_detail::bandwidth_factor(kOp, o.bandwidth, x, n, d);
-  if (std::getenv("CLSTAT_GRID_TRACE"))
-    std::fprintf(stderr, "[grid] samples checked and bandwidth in %.1f ms\n",
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_prep).count());
   const auto D = static_cast<Eigen::Index>(d);
   const Mat H = Eigen::Map<const Mat>(bf.H.data(), D, D), L = Eigen::Map<const Mat>(bf.L.data(), D, D);
   double log_det_half = 0;
@@ -141,7 +138,8 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
     return out.data() + first;
   };
   sink.done = [](std::size_t, std::size_t) {};
-  evaluate(ctx.queue(0), x, n, d, grid, o, sink);
+  detail::Lease lease = detail::Lease::any(ctx);
+  evaluate(lease.queue(), x, n, d, grid, o, sink);
   return out;
 }
 
@@ -151,7 +149,8 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
   kde_detail::GridSink sink;
   sink.place = [&](std::size_t first, std::size_t) { return out + first; };
   sink.done = [](std::size_t, std::size_t) {};
-  evaluate(ctx.queue(0), x, n, d, grid, o, sink);
+  detail::Lease lease = detail::Lease::any(ctx);
+  evaluate(lease.queue(), x, n, d, grid, o, sink);
 }
 
 Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
@@ -176,6 +175,7 @@ Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t 
     waited = true;
     out.write(q, staging.data(), count, first);  // blocking: `staging` is reused
   };
+  detail::Lease lease = detail::Lease::named(q);
   evaluate(q, x, n, d, grid, o, sink);
   return last;
 }
@@ -217,7 +217,8 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     if (progress) progress(written, total);
   };
   try {
-    evaluate(ctx.queue(0), x, n, d, grid, o, sink);
+    detail::Lease lease = detail::Lease::any(ctx);
+  evaluate(lease.queue(), x, n, d, grid, o, sink);
   } catch (...) {
     close();
     throw;

@@ -17,9 +17,15 @@
 #include "build/program_cache.hpp"
 #include "clstat/primitives.hpp"
 #include "order/selector.hpp"
+#include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::order::detail {
+
+namespace {
+// A step's per-group sums and counts, and the copy's counter.
+enum class CutScratch { sums, counts, copied };
+}  // namespace
 
 namespace {
 
@@ -87,8 +93,8 @@ class CuttingPlane final : public Selector<T> {
       const bool fp64 = ci->info().fp64;
       const std::size_t G = std::max<std::size_t>(1, ci->info().compute_units) *
                             (ci->info().type == DeviceType::gpu ? 8 : 1);
-      cl::Buffer sums = ci->scratch(q_.index(), 52, G * 8);
-      cl::Buffer counts = ci->scratch(q_.index(), 53, 2 * G * sizeof(cl_ulong));
+      cl::Buffer sums = ::clstat::detail::scratch(q_, CutScratch::sums, G * 8);
+      cl::Buffer counts = ::clstat::detail::scratch(q_, CutScratch::counts, 2 * G * sizeof(cl_ulong));
       cl::Kernel k = build::kernel(*prog, "select_cut_step", q_.index());
       k.setArg(0, x_.raw().impl()->buffer);
       k.setArg(1, static_cast<cl_ulong>(off_));
@@ -133,7 +139,7 @@ class CuttingPlane final : public Selector<T> {
                         std::to_string(elem_kind<T>()) + " -DWG=256";
       auto prog = build::program(*ci, "order/radix_select", opt);
       const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-      cl::Buffer cnt = ci->scratch(q_.index(), 56, sizeof(cl_uint));  // 51 is radix_select's plan
+      cl::Buffer cnt = ::clstat::detail::scratch(q_, CutScratch::copied, sizeof(cl_uint));
       const cl_uint zero = 0;
       cq.enqueueWriteBuffer(cnt, CL_FALSE, 0, sizeof zero, &zero);
       cl::Kernel k = build::kernel(*prog, "select_copy_values_between", q_.index());

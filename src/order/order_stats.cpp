@@ -10,16 +10,19 @@
 #include "clstat/order.hpp"
 #include "order/quantile_rule.hpp"
 #include "order/run.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::order {
 
 namespace {
 using namespace detail;
-}  // namespace
+using ::clstat::detail::host_task;
+using ::clstat::detail::Lease;
 
 template <class T>
-std::vector<T> kth_smallest(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                            const std::vector<std::uint64_t>& ks, const Options& o) {
+std::vector<T> kth_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                      const std::vector<std::uint64_t>& ks, const Options& o) {
+  Lease lease = Lease::named(q);
   const std::string op = "clstat::order::kth_smallest";
   if (n > 0) check_ks(ks, n, op);
   if (ks.empty()) return {};
@@ -35,20 +38,8 @@ std::vector<T> kth_smallest(const Queue& q, const Buffer<T>& x, std::size_t offs
 }
 
 template <class T>
-std::vector<T> kth_smallest(const Context& ctx, const T* x, std::size_t n, const std::vector<std::uint64_t>& ks,
-                            const Options& o) {
-  const std::string op = "clstat::order::kth_smallest";
-  if (n > 0) check_ks(ks, n, op);
-  return kth_smallest(ctx.queue(0), upload(ctx, x, n, op), 0, n, ks, o);
-}
-
-template <class T>
-T kth_smallest(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, const Options& o) {
-  return kth_smallest(ctx, x, n, std::vector<std::uint64_t>{k}, o)[0];
-}
-
-template <class T>
-double median(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, const Options& o) {
+double median_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, const Options& o) {
+  Lease lease = Lease::named(q);
   auto r = run<T>("clstat::order::median", q, x, offset, n, o, [](std::uint64_t m) {
     if (m % 2 == 1) return std::vector<std::uint64_t>{(m + 1) / 2};
     return std::vector<std::uint64_t>{m / 2, m / 2 + 1};
@@ -57,26 +48,69 @@ double median(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
   return r.values.size() == 1 ? static_cast<double>(r.values[0]) : midpoint(r.values[0], r.values[1]);
 }
 
+// A selection on a queue the caller holds, of data uploaded there.
+template <class T, class F>
+auto on_host(const Context& ctx, const T* x, std::size_t n, const std::string& op, F&& f) {
+  Lease lease = Lease::any(ctx);
+  return f(lease.queue(), upload(ctx, x, n, op));
+}
+
+}  // namespace
+
+template <class T>
+Future<std::vector<T>> kth_smallest_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                          const std::vector<std::uint64_t>& ks, const Options& o,
+                                          const std::vector<Event>& wait) {
+  const std::string op = "clstat::order::kth_smallest_async";
+  check_input(op, x, offset, n, o);
+  check_ks(ks, n, op);
+  return host_task<std::vector<T>>(q, wait, [=] { return kth_on(q, x, offset, n, ks, o); });
+}
+
+template <class T>
+std::vector<T> kth_smallest(const Context& ctx, const T* x, std::size_t n, const std::vector<std::uint64_t>& ks,
+                            const Options& o) {
+  const std::string op = "clstat::order::kth_smallest";
+  if (n > 0) check_ks(ks, n, op);
+  return on_host(ctx, x, n, op, [&](const Queue& q, const Buffer<T>& b) { return kth_on(q, b, 0, n, ks, o); });
+}
+
+template <class T>
+T kth_smallest(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, const Options& o) {
+  return kth_smallest(ctx, x, n, std::vector<std::uint64_t>{k}, o)[0];
+}
+
+template <class T>
+Future<double> median_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, const Options& o,
+                            const std::vector<Event>& wait) {
+  check_input("clstat::order::median_async", x, offset, n, o);
+  return host_task<double>(q, wait, [=] { return median_on(q, x, offset, n, o); });
+}
+
 template <class T>
 double median(const Context& ctx, const T* x, std::size_t n, const Options& o) {
-  return median(ctx.queue(0), upload(ctx, x, n, "clstat::order::median"), 0, n, o);
+  return on_host(ctx, x, n, "clstat::order::median",
+                 [&](const Queue& q, const Buffer<T>& b) { return median_on(q, b, 0, n, o); });
 }
 
 template <class T>
 T median_low(const Context& ctx, const T* x, std::size_t n, const Options& o) {
   const std::string op = "clstat::order::median_low";
-  auto r = run<T>(op, ctx.queue(0), upload(ctx, x, n, op), 0, n, o,
-                  [](std::uint64_t m) { return std::vector<std::uint64_t>{(m + 1) / 2}; });
+  auto r = on_host(ctx, x, n, op, [&](const Queue& q, const Buffer<T>& b) {
+    return run<T>(op, q, b, 0, n, o, [](std::uint64_t m) { return std::vector<std::uint64_t>{(m + 1) / 2}; });
+  });
   return r.nan_result ? nan_of<T>() : r.values[0];
 }
 
 template <class T>
 T median_high(const Context& ctx, const T* x, std::size_t n, const Options& o) {
   const std::string op = "clstat::order::median_high";
-  auto r = run<T>(op, ctx.queue(0), upload(ctx, x, n, op), 0, n, o,
-                  [](std::uint64_t m) { return std::vector<std::uint64_t>{m / 2 + 1}; });
+  auto r = on_host(ctx, x, n, op, [&](const Queue& q, const Buffer<T>& b) {
+    return run<T>(op, q, b, 0, n, o, [](std::uint64_t m) { return std::vector<std::uint64_t>{m / 2 + 1}; });
+  });
   return r.nan_result ? nan_of<T>() : r.values[0];
 }
+
 
 namespace {
 void check_probs(const std::vector<double>& probs, int type, const std::string& op) {
@@ -84,14 +118,14 @@ void check_probs(const std::vector<double>& probs, int type, const std::string& 
   for (double p : probs)
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument(op + ": probability " + std::to_string(p) + " is outside [0, 1]");
 }
-}  // namespace
 
 template <class T>
-std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                              const std::vector<double>& probs, int type, const Options& o) {
+std::vector<double> quantiles_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                 const std::vector<double>& probs, int type, const Options& o) {
   const std::string op = "clstat::order::quantiles";
   check_probs(probs, type, op);
   if (probs.empty()) return {};
+  Lease lease = Lease::named(q);
   std::vector<QuantileRule> rules;
   auto r = run<T>(op, q, x, offset, n, o, [&](std::uint64_t m) {
     std::vector<std::uint64_t> need;
@@ -110,29 +144,44 @@ std::vector<double> quantiles(const Queue& q, const Buffer<T>& x, std::size_t of
     out[i] = quantile_combine(rules[i], static_cast<double>(r.values[2 * i]), static_cast<double>(r.values[2 * i + 1]));
   return out;
 }
+}  // namespace
 
 template <class T>
 std::vector<double> quantiles(const Context& ctx, const T* x, std::size_t n, const std::vector<double>& probs, int type,
                               const Options& o) {
   const std::string op = "clstat::order::quantiles";
   check_probs(probs, type, op);
-  return quantiles(ctx.queue(0), upload(ctx, x, n, op), 0, n, probs, type, o);
+  return on_host(ctx, x, n, op,
+                 [&](const Queue& q, const Buffer<T>& b) { return quantiles_on(q, b, 0, n, probs, type, o); });
+}
+
+template <class T>
+Future<std::vector<double>> quantiles_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                            const std::vector<double>& probs, int type, const Options& o,
+                                            const std::vector<Event>& wait) {
+  const std::string op = "clstat::order::quantiles_async";
+  check_probs(probs, type, op);
+  check_input(op, x, offset, n, o);
+  return host_task<std::vector<double>>(q, wait, [=] { return quantiles_on(q, x, offset, n, probs, type, o); });
 }
 
 #define CLSTAT_INSTANTIATE(T)                                                                                        \
   template CLSTAT_EXPORT T kth_smallest(const Context&, const T*, std::size_t, std::uint64_t, const Options&);      \
   template CLSTAT_EXPORT std::vector<T> kth_smallest(const Context&, const T*, std::size_t,                         \
                                                      const std::vector<std::uint64_t>&, const Options&);            \
-  template CLSTAT_EXPORT std::vector<T> kth_smallest(const Queue&, const Buffer<T>&, std::size_t, std::size_t,      \
-                                                     const std::vector<std::uint64_t>&, const Options&);            \
+  template CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_async(const Queue&, const Buffer<T>&, std::size_t,     \
+                                                                   std::size_t, const std::vector<std::uint64_t>&,  \
+                                                                   const Options&, const std::vector<Event>&);      \
   template CLSTAT_EXPORT double median(const Context&, const T*, std::size_t, const Options&);                      \
-  template CLSTAT_EXPORT double median(const Queue&, const Buffer<T>&, std::size_t, std::size_t, const Options&);   \
+  template CLSTAT_EXPORT Future<double> median_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,      \
+                                                     const Options&, const std::vector<Event>&);                   \
   template CLSTAT_EXPORT T median_low(const Context&, const T*, std::size_t, const Options&);                       \
   template CLSTAT_EXPORT T median_high(const Context&, const T*, std::size_t, const Options&);                      \
   template CLSTAT_EXPORT std::vector<double> quantiles(const Context&, const T*, std::size_t,                       \
                                                        const std::vector<double>&, int, const Options&);            \
-  template CLSTAT_EXPORT std::vector<double> quantiles(const Queue&, const Buffer<T>&, std::size_t, std::size_t,    \
-                                                       const std::vector<double>&, int, const Options&);
+  template CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue&, const Buffer<T>&, std::size_t,  \
+                                                                     std::size_t, const std::vector<double>&, int, \
+                                                                     const Options&, const std::vector<Event>&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)
 CLSTAT_INSTANTIATE(std::int32_t)

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "build/program_cache.hpp"
-#include "runtime/env.hpp"
+#include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::order::detail {
@@ -20,9 +20,10 @@ namespace {
 
 constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the kernel)
 constexpr std::size_t kMaxJobs = 64;  // local job table (jp[64] in the kernel)
-constexpr int kSlot = 40;             // scratch slots 40..50
-constexpr int kSlotBracket = 50;
-constexpr int kSlotPlan = 51;
+// The selection's scratch: per-group digit counts, their totals, per-group extrema, the jobs of
+// the final sorts and their cursor, the two candidate buffers (part 0 and 1), the final sorts'
+// job indices, ranks and outputs, the sampled bracket and the pass plan.
+enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan };
 constexpr unsigned kPlanWords = 19;   // see select_plan
 constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan before the host looks
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
@@ -45,7 +46,7 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
        (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0");
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
   o += " -DITEMS=" + std::to_string(items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kHBins) +
-       " -DLCAP=" + std::to_string(lcap_) + extra_;
+       " -DLCAP=" + std::to_string(lcap_);
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
   // All variants then use the size the most demanding one accepted (the finish and sample
@@ -61,20 +62,19 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   const bool gpu = info.type == DeviceType::gpu;
   // Polling the event costs a CPU core, which on a CPU device is a compute unit.
   spin_ = gpu;
-  wg_ = std::min<std::size_t>(::clstat::detail::env_size("CLSTAT_ORDER_WG", 256), info.max_work_group_size);
-  items_ = ::clstat::detail::env_size("CLSTAT_ORDER_ITEMS", 8);
-  // Measurement switches for the kernel (e.g. -DPROFILE_NO_STAGE), never set in normal use.
-  if (const char* e = std::getenv("CLSTAT_ORDER_EXTRA")) extra_ = std::string(" ") + e;
+  const auto& t = ctx_->tuning;
+  wg_ = std::min<std::size_t>(::clstat::detail::tuned(t, "order.wg", 256), info.max_work_group_size);
+  items_ = ::clstat::detail::tuned(t, "order.items", 8);
   std::size_t lc = 1;
   while (lc * 2 <= 4096 && lc * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lc *= 2;
   lcap_ = lc;
   const std::uint64_t cap_alloc = info.max_alloc_bytes / sizeof(Key);
   cap_ = std::min<std::uint64_t>({std::max<std::uint64_t>(n / 8, 1u << 16), 1ull << 26, cap_alloc});
   groups_ = std::max<std::size_t>(1, info.compute_units) *
-            ::clstat::detail::env_size("CLSTAT_ORDER_GROUPS_PER_CU", gpu ? 4 : 1);
+            ::clstat::detail::tuned(t, "order.groups_per_cu", gpu ? 4 : 1);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     static const cl_uint zero = 0;  // select_sum re-zeroes the cursor after every pass
-    ::clstat::detail::queue_of(q_).enqueueWriteBuffer(ctx_->scratch(q_.index(), kSlot + 4, sizeof(cl_uint)), CL_FALSE,
+    ::clstat::detail::queue_of(q_).enqueueWriteBuffer(::clstat::detail::scratch(q_, RadixScratch::cursor, sizeof(cl_uint)), CL_FALSE,
                                                       0, sizeof zero, &zero);
   });
 }
@@ -125,7 +125,7 @@ template <class T>
 void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
   enqueue_sample(*std::min_element(hint.begin(), hint.end()), *std::max_element(hint.begin(), hint.end()));
   Job all{0, n_, {}, {}};
-  cl::Buffer dest = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
+  cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
   filter_ = run_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &dest);
   nan_ = filter_.nan;
   filtered_ = true;
@@ -146,7 +146,7 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
     k.setArg(3, static_cast<cl_ulong>(r_lo));
     k.setArg(4, static_cast<cl_ulong>(r_hi));
     k.setArg(5, margin);
-    k.setArg(6, ctx_->scratch(q_.index(), kSlotBracket, 2 * sizeof(Key)));
+    k.setArg(6, ::clstat::detail::scratch(q_, RadixScratch::bracket, 2 * sizeof(Key)));
     ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
   });
 }
@@ -158,10 +158,10 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   enqueue_sample(hint.front(), hint.back());
   Job all{0, n_, {}, {}};
   const std::size_t qi = q_.index();
-  cl::Buffer cand0 = ctx_->scratch(qi, kSlot + 5, cap_ * sizeof(Key));
-  cl::Buffer cand1 = ctx_->scratch(qi, kSlot + 6, cap_ * sizeof(Key));
-  cl::Buffer planb = ctx_->scratch(qi, kSlotPlan, kPlanWords * sizeof(cl_ulong));
-  cl::Buffer totals = ctx_->scratch(qi, kSlot + 1, (kHBins + 2 + kExtra) * sizeof(cl_ulong));
+  cl::Buffer cand0 = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
+  cl::Buffer cand1 = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key), 1);
+  cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
+  cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (kHBins + 2 + kExtra) * sizeof(cl_ulong));
   std::size_t G = 0;
   enqueue_pass(Kind::filter, false, x_, n_, 0, 12, {all}, true, &cand0, G);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
@@ -169,7 +169,7 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
     cl::Kernel k0 = build::kernel(*prog, "select_plan_start", qi);
     k0.setArg(0, totals);
     k0.setArg(1, planb);
-    k0.setArg(2, ctx_->scratch(qi, kSlotBracket, 2 * sizeof(Key)));
+    k0.setArg(2, ::clstat::detail::scratch(q_, RadixScratch::bracket, 2 * sizeof(Key)));
     k0.setArg(3, static_cast<cl_uint>(hint.size()));
     for (int t = 0; t < 4; ++t) k0.setArg(4 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
     k0.setArg(8, static_cast<cl_ulong>(cap_));
@@ -225,13 +225,13 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups_, (size + per_group - 1) / per_group)));
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
     const unsigned row = nb + 2;
-    cl::Buffer partials = ctx_->scratch(qi, kSlot + 0, G * row * sizeof(cl_uint));
-    cl::Buffer totals = ctx_->scratch(qi, kSlot + 1, (row + kExtra) * sizeof(cl_ulong));
-    cl::Buffer minmax = ctx_->scratch(qi, kSlot + 2, 2 * G * sizeof(Key));
-    cl::Buffer jobsb = ctx_->scratch(qi, kSlot + 3, kMaxJobs * sizeof(Key));
-    cl::Buffer cursor = ctx_->scratch(qi, kSlot + 4, sizeof(cl_uint));
-    cl::Buffer bracket = ctx_->scratch(qi, kSlotBracket, 2 * sizeof(Key));
-    cl::Buffer planb = ctx_->scratch(qi, kSlotPlan, kPlanWords * sizeof(cl_ulong));
+    cl::Buffer partials = ::clstat::detail::scratch(q_, RadixScratch::partials, G * row * sizeof(cl_uint));
+    cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (row + kExtra) * sizeof(cl_ulong));
+    cl::Buffer minmax = ::clstat::detail::scratch(q_, RadixScratch::minmax, 2 * G * sizeof(Key));
+    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
+    cl::Buffer cursor = ::clstat::detail::scratch(q_, RadixScratch::cursor, sizeof(cl_uint));
+    cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, 2 * sizeof(Key));
+    cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
     if (jobs.size() > 1) {
       jobs_host_.resize(jobs.size());
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
@@ -288,7 +288,7 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
     const unsigned row = nb + 2;
     std::vector<cl_ulong> t(row + kExtra);
     cl::Event done;
-    cq.enqueueReadBuffer(ctx_->scratch(q_.index(), kSlot + 1, (row + kExtra) * sizeof(cl_ulong)), CL_FALSE, 0,
+    cq.enqueueReadBuffer(::clstat::detail::scratch(q_, RadixScratch::totals, (row + kExtra) * sizeof(cl_ulong)), CL_FALSE, 0,
                          t.size() * sizeof(cl_ulong), t.data(), nullptr, &done);
     wait(done);
     Pass p;
@@ -328,10 +328,10 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
       }
     jobs_host_.resize(jobs.size());
     for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
-    cl::Buffer jobsb = ctx_->scratch(qi, kSlot + 3, kMaxJobs * sizeof(Key));
-    cl::Buffer jb = ctx_->scratch(qi, kSlot + 7, kMaxJobs * sizeof(cl_uint));
-    cl::Buffer rb = ctx_->scratch(qi, kSlot + 8, kMaxJobs * sizeof(cl_uint));
-    cl::Buffer ob = ctx_->scratch(qi, kSlot + 9, kMaxJobs * sizeof(Key));
+    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
+    cl::Buffer jb = ::clstat::detail::scratch(q_, RadixScratch::job_index, kMaxJobs * sizeof(cl_uint));
+    cl::Buffer rb = ::clstat::detail::scratch(q_, RadixScratch::job_rank, kMaxJobs * sizeof(cl_uint));
+    cl::Buffer ob = ::clstat::detail::scratch(q_, RadixScratch::job_out, kMaxJobs * sizeof(Key));
     cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs.size() * sizeof(Key), jobs_host_.data());
     cq.enqueueWriteBuffer(jb, CL_FALSE, 0, ntargets * sizeof(cl_uint), job_of.data());
     cq.enqueueWriteBuffer(rb, CL_FALSE, 0, ntargets * sizeof(cl_uint), rank_of.data());
@@ -426,7 +426,7 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
     Descent d;
     d.jobs = {root};
     d.plen = common;
-    d.src = ctx_->scratch(q_.index(), kSlot + 5, cap_ * sizeof(Key));
+    d.src = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
     d.from_keys = true;
     d.m = filter_.written;
     d.cand = 1;
@@ -479,7 +479,7 @@ void RadixSelect<T>::descend(Descent d, std::size_t ntargets, std::vector<Key>& 
     const unsigned bits = std::min<unsigned>(12 - ceil_log2(d.jobs.size()), KB - d.plen);
     const bool compact = total <= cap_ && (!d.from_keys || 4 * total <= d.m);
     cl::Buffer dest;
-    if (compact) dest = ctx_->scratch(q_.index(), kSlot + 5 + d.cand, cap_ * sizeof(Key));
+    if (compact) dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key), d.cand);
     const Pass p = run_pass(Kind::plain, d.from_keys, d.src, d.m, d.plen, bits, d.jobs, compact,
                             compact ? &dest : nullptr);
     if (compact) {

@@ -11,6 +11,7 @@
 #include "order/quantile_rule.hpp"
 #include "order/run.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::order {
 
@@ -25,19 +26,29 @@ struct RowOutcome {
   std::size_t width = 0;
 };
 
-// The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
-// every n_eff of these rows except that shorter lists are padded with their last rank.
 template <class T>
-RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const Options& o,
-                          const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need, const std::string& op) {
-  using Key = key_t<T>;
+void check_matrix(const std::string& op, const Buffer<T>& b, std::size_t off, std::size_t rows, std::size_t cols,
+                  const Options& o) {
   check_policy(o, op);
   if (rows == 0 || cols == 0)
     throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
-  if (!x) throw std::invalid_argument(op + ": null data pointer");
-  Buffer<T> b = upload(ctx, x, rows * cols, op);
-  const Queue q = ctx.queue(0);
-  auto ci = ctx.impl();
+  if (cols > static_cast<std::size_t>(-1) / rows)
+    throw std::invalid_argument(op + ": rows * cols overflows (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (off > b.size() || rows * cols > b.size() - off)
+    throw std::invalid_argument(op + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix at element " +
+                                std::to_string(off) + " runs past the buffer's " + std::to_string(b.size()));
+}
+
+// The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
+// every n_eff of these rows except that shorter lists are padded with their last rank.
+template <class T>
+RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, std::size_t rows, std::size_t cols,
+                          const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need,
+                          const std::string& op) {
+  using Key = key_t<T>;
+  check_matrix(op, b, off, rows, cols, o);
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
+  auto ci = q.context().impl();
   const DeviceInfo& info = ci->info();
   std::size_t lcap = 1;
   while (lcap * 2 <= 4096 && lcap * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lcap *= 2;
@@ -47,7 +58,7 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
   if (cols > lcap) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
-      auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, r * cols, cols, o, need);
+      auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, off + r * cols, cols, o, need);
       out.nan_result[r] = res.nan_result;
       out.n_eff[r] = res.n_eff;
       per[r] = res.values;
@@ -71,7 +82,7 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
       cl::Buffer nb(ci->context, CL_MEM_READ_WRITE, rows * sizeof(cl_uint));
       cl::Kernel k = build::kernel(*prog, "select_rows_nan", q.index());
       k.setArg(0, b.raw().impl()->buffer);
-      k.setArg(1, static_cast<cl_ulong>(0));
+      k.setArg(1, static_cast<cl_ulong>(off));
       k.setArg(2, static_cast<cl_uint>(cols));
       k.setArg(3, static_cast<cl_ulong>(cols));
       k.setArg(4, nb);
@@ -102,7 +113,7 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
     cl::Buffer ob(ci->context, CL_MEM_READ_WRITE, flat.size() * sizeof(Key));
     cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
     k.setArg(0, b.raw().impl()->buffer);
-    k.setArg(1, static_cast<cl_ulong>(0));
+    k.setArg(1, static_cast<cl_ulong>(off));
     k.setArg(2, static_cast<cl_uint>(cols));
     k.setArg(3, static_cast<cl_ulong>(cols));
     k.setArg(4, rb);
@@ -117,15 +128,13 @@ RowOutcome<T> select_rows(const Context& ctx, const T* x, std::size_t rows, std:
   return out;
 }
 
-}  // namespace
-
 template <class T>
-std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
-                                 const std::vector<std::uint64_t>& ks, const Options& o) {
+std::vector<T> kth_rows_on(const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t rows, std::size_t cols,
+                           const std::vector<std::uint64_t>& ks, const Options& o) {
   const std::string op = "clstat::order::kth_smallest_rows";
   if (cols > 0) check_ks(ks, cols, op);
   if (ks.empty()) return {};
-  auto res = select_rows<T>(ctx, x, rows, cols, o, [&](std::uint64_t n_eff) {
+  auto res = select_rows<T>(q, x, off, rows, cols, o, [&](std::uint64_t n_eff) {
     for (auto k : ks)
       if (k > n_eff)
         throw std::out_of_range(op + ": k = " + std::to_string(k) + " but a row has only " + std::to_string(n_eff) +
@@ -140,8 +149,9 @@ std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t row
 }
 
 template <class T>
-std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const Options& o) {
-  auto res = select_rows<T>(ctx, x, rows, cols, o, [](std::uint64_t m) {
+std::vector<double> median_rows_on(const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t rows,
+                                   std::size_t cols, const Options& o) {
+  auto res = select_rows<T>(q, x, off, rows, cols, o, [](std::uint64_t m) {
     if (m % 2 == 1) return std::vector<std::uint64_t>{(m + 1) / 2};
     return std::vector<std::uint64_t>{m / 2, m / 2 + 1};
   }, "clstat::order::median_rows");
@@ -158,8 +168,8 @@ std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows
 }
 
 template <class T>
-std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
-                                   const std::vector<double>& probs, int type, const Options& o) {
+std::vector<double> quantiles_rows_on(const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t rows,
+                                      std::size_t cols, const std::vector<double>& probs, int type, const Options& o) {
   const std::string op = "clstat::order::quantiles_rows";
   if (type < 1 || type > 9) throw std::invalid_argument(op + ": type must be 1..9, got " + std::to_string(type));
   for (double p : probs)
@@ -175,7 +185,7 @@ std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t r
     }
     return v;
   };
-  auto res = select_rows<T>(ctx, x, rows, cols, o, need, op);
+  auto res = select_rows<T>(q, x, off, rows, cols, o, need, op);
   // Each row's rules again, from its own count of values (which omit may have changed).
   std::vector<double> out(rows * probs.size(), std::numeric_limits<double>::quiet_NaN());
   for (std::size_t r = 0; r < rows; ++r) {
@@ -189,13 +199,78 @@ std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t r
   return out;
 }
 
+// Host-array forms upload the matrix on a queue they hold, then select there.
+template <class T, class F>
+auto on_host_matrix(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const std::string& op, F&& f) {
+  if (rows > 0 && cols > static_cast<std::size_t>(-1) / rows)
+    throw std::invalid_argument(op + ": rows * cols overflows (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  return f(lease.queue(), upload(ctx, x, rows * cols, op));
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> kth_smallest_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                 const std::vector<std::uint64_t>& ks, const Options& o) {
+  return on_host_matrix(ctx, x, rows, cols, "clstat::order::kth_smallest_rows",
+                        [&](const Queue& q, const Buffer<T>& b) { return kth_rows_on(q, b, 0, rows, cols, ks, o); });
+}
+template <class T>
+Future<std::vector<T>> kth_smallest_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                               std::size_t rows, std::size_t cols,
+                                               const std::vector<std::uint64_t>& ks, const Options& o,
+                                               const std::vector<Event>& wait) {
+  check_matrix("clstat::order::kth_smallest_rows_async", x, offset, rows, cols, o);
+  return ::clstat::detail::host_task<std::vector<T>>(q, wait, [=] { return kth_rows_on(q, x, offset, rows, cols, ks, o); });
+}
+
+template <class T>
+std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const Options& o) {
+  return on_host_matrix(ctx, x, rows, cols, "clstat::order::median_rows",
+                        [&](const Queue& q, const Buffer<T>& b) { return median_rows_on(q, b, 0, rows, cols, o); });
+}
+template <class T>
+Future<std::vector<double>> median_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t rows,
+                                              std::size_t cols, const Options& o, const std::vector<Event>& wait) {
+  check_matrix("clstat::order::median_rows_async", x, offset, rows, cols, o);
+  return ::clstat::detail::host_task<std::vector<double>>(q, wait, [=] { return median_rows_on(q, x, offset, rows, cols, o); });
+}
+
+template <class T>
+std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,
+                                   const std::vector<double>& probs, int type, const Options& o) {
+  return on_host_matrix(ctx, x, rows, cols, "clstat::order::quantiles_rows", [&](const Queue& q, const Buffer<T>& b) {
+    return quantiles_rows_on(q, b, 0, rows, cols, probs, type, o);
+  });
+}
+template <class T>
+Future<std::vector<double>> quantiles_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                 std::size_t rows, std::size_t cols, const std::vector<double>& probs,
+                                                 int type, const Options& o, const std::vector<Event>& wait) {
+  check_matrix("clstat::order::quantiles_rows_async", x, offset, rows, cols, o);
+  return ::clstat::detail::host_task<std::vector<double>>(
+      q, wait, [=] { return quantiles_rows_on(q, x, offset, rows, cols, probs, type, o); });
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                        \
   template CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const Context&, const T*, std::size_t, std::size_t,       \
                                                           const std::vector<std::uint64_t>&, const Options&);      \
   template CLSTAT_EXPORT std::vector<double> median_rows(const Context&, const T*, std::size_t, std::size_t,       \
                                                          const Options&);                                          \
   template CLSTAT_EXPORT std::vector<double> quantiles_rows(const Context&, const T*, std::size_t, std::size_t,    \
-                                                            const std::vector<double>&, int, const Options&);
+                                                            const std::vector<double>&, int, const Options&);     \
+  template CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_rows_async(                                            \
+      const Queue&, const Buffer<T>&, std::size_t, std::size_t, std::size_t, const std::vector<std::uint64_t>&,     \
+      const Options&, const std::vector<Event>&);                                                                   \
+  template CLSTAT_EXPORT Future<std::vector<double>> median_rows_async(const Queue&, const Buffer<T>&, std::size_t, \
+                                                                       std::size_t, std::size_t, const Options&,   \
+                                                                       const std::vector<Event>&);                 \
+  template CLSTAT_EXPORT Future<std::vector<double>> quantiles_rows_async(                                          \
+      const Queue&, const Buffer<T>&, std::size_t, std::size_t, std::size_t, const std::vector<double>&, int,       \
+      const Options&, const std::vector<Event>&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)
 CLSTAT_INSTANTIATE(std::int32_t)

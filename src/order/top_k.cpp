@@ -8,20 +8,33 @@
 #include "clstat/order.hpp"
 #include "order/run.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::order {
 
+namespace {
+
+// The gather's buffers: the values beyond the threshold, their indices, and the two counts.
+enum class TopKScratch { keys, indices, counts };
+
 template <class T>
-TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k, bool largest,
-              const Options& o) {
-  using namespace detail;
-  using Key = key_t<T>;
-  const std::string op = "clstat::order::top_k";
-  check_input(op, x, offset, n, o);
+void check_top_k(const std::string& op, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k,
+                 const Options& o) {
+  detail::check_input(op, x, offset, n, o);
   if (k > n) throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
   if (n > 0xffffffffull)
     throw std::invalid_argument(op + ": n = " + std::to_string(n) + " is past the gather's 32-bit counts (2^32 - 1)");
+}
+
+template <class T>
+TopK<T> top_k_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k, bool largest,
+                 const Options& o) {
+  using namespace detail;
+  using Key = key_t<T>;
+  const std::string op = "clstat::order::top_k";
+  check_top_k(op, x, offset, n, k, o);
   if (k == 0) return {};
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
   auto sel = make_selector(o, q, x, offset, n, op);
   sel->prepare({largest ? n - k : k - 1});
   const std::uint64_t nan = sel->nan_count();
@@ -41,13 +54,12 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
                       std::to_string(elem_kind<T>()) + " -DWG=64";
     auto prog = build::program(*ci, "order/radix_select", opt);
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
-    // At most k - 1 values lie beyond the threshold (scratch slots 54, 55, kept across calls);
-    // up to n may equal it (allocated per call: n words is too much to keep).
-    const std::size_t qi = q.index();
-    cl::Buffer bk = ci->scratch(qi, 54, k * sizeof(Key));
-    cl::Buffer bi = ci->scratch(qi, 55, k * sizeof(cl_ulong));
+    // At most k - 1 values lie beyond the threshold (kept across calls in the scratch); up to n
+    // may equal it (allocated per call: n words is too much to keep).
+    cl::Buffer bk = ::clstat::detail::scratch(q, TopKScratch::keys, k * sizeof(Key));
+    cl::Buffer bi = ::clstat::detail::scratch(q, TopKScratch::indices, k * sizeof(cl_ulong));
     cl::Buffer ei(ci->context, CL_MEM_READ_WRITE, n * sizeof(cl_ulong));
-    cl::Buffer counts = ci->scratch(qi, 57, 2 * sizeof(cl_uint));  // beyond, equal
+    cl::Buffer counts = ::clstat::detail::scratch(q, TopKScratch::counts, 2 * sizeof(cl_uint));  // beyond, equal
     static const cl_uint zero[2] = {0, 0};
     cq.enqueueWriteBuffer(counts, CL_FALSE, 0, sizeof zero, zero);
     cl::Kernel g = build::kernel(*prog, "select_gather", q.index());
@@ -98,17 +110,27 @@ TopK<T> top_k(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_
   return out;
 }
 
+}  // namespace
+
 template <class T>
 TopK<T> top_k(const Context& ctx, const T* x, std::size_t n, std::uint64_t k, bool largest, const Options& o) {
   const std::string op = "clstat::order::top_k";
   if (k > n) throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
-  return top_k(ctx.queue(0), detail::upload(ctx, x, n, op), 0, n, k, largest, o);
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  return top_k_on(lease.queue(), detail::upload(ctx, x, n, op), 0, n, k, largest, o);
+}
+
+template <class T>
+Future<TopK<T>> top_k_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::uint64_t k,
+                            bool largest, const Options& o, const std::vector<Event>& wait) {
+  check_top_k("clstat::order::top_k_async", x, offset, n, k, o);
+  return ::clstat::detail::host_task<TopK<T>>(q, wait, [=] { return top_k_on(q, x, offset, n, k, largest, o); });
 }
 
 #define CLSTAT_INSTANTIATE(T)                                                                                    \
   template CLSTAT_EXPORT TopK<T> top_k(const Context&, const T*, std::size_t, std::uint64_t, bool, const Options&); \
-  template CLSTAT_EXPORT TopK<T> top_k(const Queue&, const Buffer<T>&, std::size_t, std::size_t, std::uint64_t, bool, \
-                                       const Options&);
+  template CLSTAT_EXPORT Future<TopK<T>> top_k_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,      \
+                                                     std::uint64_t, bool, const Options&, const std::vector<Event>&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)
 CLSTAT_INSTANTIATE(std::int32_t)

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "build/program_cache.hpp"
+#include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat {
@@ -32,7 +33,8 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
   return detail::cl_guard("clstat::measure_ceilings", *ctx.impl(), [&] {
     auto impl = ctx.impl();
     const DeviceInfo& info = ctx.info();
-    const Queue q = ctx.queue(0);
+    detail::Lease lease = detail::Lease::any(ctx);
+    const Queue q = lease.queue();
     Ceilings c;
     const std::size_t local = std::min<std::size_t>(256, info.max_work_group_size);
     const std::size_t lanes = std::max<std::size_t>(info.compute_units, 1) * 2048;
@@ -44,9 +46,9 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
       const std::string base = build::base_options(*impl, dbl, "measure_ceilings") + " -DITERS=" + std::to_string(k_iters);
       auto prog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=exp");
       cl::Buffer out(impl->context, CL_MEM_READ_WRITE, global * elem);
-      cl::Kernel fma = build::kernel(*prog, "fma_rate", 0);
+      cl::Kernel fma = build::kernel(*prog, "fma_rate", q.index());
       fma.setArg(0, out);
-      cl::Kernel ex = build::kernel(*prog, "exp_rate", 0);
+      cl::Kernel ex = build::kernel(*prog, "exp_rate", q.index());
       ex.setArg(0, out);
       if (dbl) {
         fma.setArg(1, 0.999999), fma.setArg(2, 1e-7), ex.setArg(1, 0.5);
@@ -61,7 +63,7 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
       (dbl ? c.exp64_gps : c.exp32_gps) = exps / exp_s * 1e-9;
       if (!dbl) {
         auto nprog = build::program(*impl, "bench/ceilings", base + " -DEXP_FN=native_exp2");
-        cl::Kernel nex = build::kernel(*nprog, "exp_rate", 0);
+        cl::Kernel nex = build::kernel(*nprog, "exp_rate", q.index());
         nex.setArg(0, out);
         nex.setArg(1, 0.5f);
         c.native_exp32_gps = exps / best_seconds(q, nex, global, local, repeats) * 1e-9;
@@ -72,7 +74,7 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
         cl::Buffer src(impl->context, CL_MEM_READ_WRITE, bytes), dst(impl->context, CL_MEM_READ_WRITE, bytes);
         const float one = 1.0f;
         detail::queue_of(q).enqueueFillBuffer(src, one, 0, bytes);
-        cl::Kernel cp = build::kernel(*prog, "copy_real4", 0);
+        cl::Kernel cp = build::kernel(*prog, "copy_real4", q.index());
         cp.setArg(0, src);
         cp.setArg(1, dst);
         c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, n, local, repeats) * 1e-9;

@@ -8,9 +8,13 @@
 #include "build/program_cache.hpp"
 #include "primitives/reduce_plan.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat {
 namespace {
+
+// The scratch of one triangle sum: per-tile partial states, the canonical tree's levels and roots.
+enum class PairScratch { partials, tmp, roots, tmp2, result };
 
 using primitives::CSumState;
 
@@ -115,6 +119,7 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
     throw std::invalid_argument(std::string(op) + ": buffer holds " + std::to_string(x.size()) + " values, n*d = " +
                                 std::to_string(n * d));
   auto ctx = q.context().impl();
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
     using State = CSumState<double>;  // csumd; csumf (8 bytes) on devices without fp64
     const bool fp64 = ctx->info().fp64;
@@ -140,11 +145,12 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
       cl::Kernel pass = build::kernel(*prog, "reduce_pass", q.index());
       cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
       const std::uint64_t tmp_states = K * ((k_batch + wg - 1) / wg + 1);
-      cl::Buffer partials = ctx->scratch(q.index(), 0, K * k_batch * state_bytes);
-      cl::Buffer tmp = ctx->scratch(q.index(), 1, tmp_states * state_bytes);
-      cl::Buffer roots = ctx->scratch(q.index(), 2, K * batches * state_bytes);
-      cl::Buffer tmp2 = ctx->scratch(q.index(), 3, std::max<std::uint64_t>(K * batches, tmp_states) * state_bytes);
-      cl::Buffer result = ctx->scratch(q.index(), 4, K * state_bytes);
+      cl::Buffer partials = detail::scratch(q, PairScratch::partials, K * k_batch * state_bytes);
+      cl::Buffer tmp = detail::scratch(q, PairScratch::tmp, tmp_states * state_bytes);
+      cl::Buffer roots = detail::scratch(q, PairScratch::roots, K * batches * state_bytes);
+      cl::Buffer tmp2 =
+          detail::scratch(q, PairScratch::tmp2, std::max<std::uint64_t>(K * batches, tmp_states) * state_bytes);
+      cl::Buffer result = detail::scratch(q, PairScratch::result, K * state_bytes);
       for (std::uint64_t b = 0; b < batches; ++b) {
         const std::uint64_t count = std::min<std::uint64_t>(k_batch, tiles - b * k_batch);
         tri.setArg(0, x.raw().impl()->buffer);
@@ -190,7 +196,8 @@ std::vector<double> pairwise_sum(const Context& ctx, const T* x, std::size_t n, 
   if (!x) throw std::invalid_argument("clstat::pairwise_sum: null input pointer");
   const std::vector<T> t = dimension_major(x, n, d);
   Buffer<T> dev(ctx, t.data(), t.size());
-  return pairwise_sum_async(ctx.queue(0), dev, n, d, f, params).get();
+  detail::Lease lease = detail::Lease::any(ctx);
+  return pairwise_sum_async(lease.queue(), dev, n, d, f, params).get();
 }
 
 template <class T>
@@ -207,6 +214,7 @@ Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t 
     throw std::invalid_argument(std::string(op) + ": output buffer holds " + std::to_string(out.size()) +
                                 " values, needs params.size() * m = " + std::to_string(params.size() * m));
   auto ctx = q.context().impl();
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
     const std::size_t lj = staged_columns(d, 512, sizeof(T));
     std::size_t rows = std::max<std::size_t>(1, ctx->tuning.points_rows);
@@ -247,7 +255,8 @@ std::vector<T> pairwise_points_sum(const Context& ctx, const T* y, std::size_t m
   const std::vector<T> yt = dimension_major(y, m, d), xt = dimension_major(x, n, d);
   Buffer<T> ydev(ctx, yt.data(), yt.size()), xdev(ctx, xt.data(), xt.size());
   Buffer<T> out(ctx, params.size() * m);
-  Queue q = ctx.queue(0);
+  detail::Lease lease = detail::Lease::any(ctx);
+  const Queue q = lease.queue();
   pairwise_points_sum_async(q, ydev, m, xdev, n, d, f, params, out).wait();
   return out.to_host(q);
 }

@@ -5,6 +5,7 @@
 
 #include "build/program_cache.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::primitives {
 
@@ -38,6 +39,8 @@ T csum_value(CSumState<T> a) {
 }
 
 namespace {
+// The scratch of one reduction: the partial states after a pass, and the next pass's.
+enum class ReduceScratch { states, next };
 constexpr std::uint64_t k_empty = ~std::uint64_t(0);
 template <class T>
 bool before(T a, std::uint64_t ia, T b, std::uint64_t ib, bool less) {
@@ -76,6 +79,7 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
                                 std::to_string(offset + n) + ") is past the end of a buffer of " +
                                 std::to_string(x.size()) + " elements");
   auto ctx = q.context().impl();
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(kind.operation, *ctx, [&] {
     const bool dbl = std::is_same<T, double>::value;
     const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options;
@@ -87,8 +91,8 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
     const std::uint64_t P = slot_count(n);
     const std::uint64_t global = std::max<std::uint64_t>(P, wg);
     std::uint64_t count = global / wg;  // partial states after stage 1
-    cl::Buffer a = ctx->scratch(q.index(), 0, count * sizeof(State));
-    cl::Buffer b = ctx->scratch(q.index(), 1, ((count + wg - 1) / wg) * sizeof(State));
+    cl::Buffer a = detail::scratch(q, ReduceScratch::states, count * sizeof(State));
+    cl::Buffer b = detail::scratch(q, ReduceScratch::next, ((count + wg - 1) / wg) * sizeof(State));
     const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
     k1.setArg(0, x.raw().impl()->buffer);
     k1.setArg(1, static_cast<cl_ulong>(offset));
@@ -123,7 +127,8 @@ State reduce_host(const Context& ctx, const T* x, std::size_t n, const ReduceKin
   if (x == nullptr) throw std::invalid_argument(kind.operation + ": null input pointer with n = " + std::to_string(n));
   const std::size_t chunk = std::min(n, host_chunk_elements(ctx.info(), sizeof(T)));
   Buffer<T> dev(ctx, chunk);
-  Queue q = ctx.queue(0);
+  detail::Lease lease = detail::Lease::any(ctx);
+  const Queue q = lease.queue();
   bool first = true;
   State total{};
   for (std::size_t off = 0; off < n; off += chunk) {

@@ -1,3 +1,4 @@
+#include "runtime/lease.hpp"
 #include "robust/csteps.hpp"
 
 #include <Eigen/Dense>
@@ -114,7 +115,8 @@ Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& b
     AccArg acc{ntri(q)};
     std::size_t wg = 0;
     auto prog = build::program_for_wg(*ci, "robust/lts_block", opt, "lts_block", 256, wg, nacc_option, &acc);
-    const Queue qu = ctx.queue(0);
+    ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  const Queue qu = lease.queue();
     const cl::CommandQueue& cq = queue_of(qu);
     cl::Buffer bz = upload_doubles(ci->context, zb.data(), zb.size());
     cl::Buffer by = upload_doubles(ci->context, yb.data(), yb.size());
@@ -162,7 +164,8 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
   Runs out = not_run(std::move(beta), kc);
   if (kc == 0) return out;
   auto ci = ctx.impl();
-  const Queue qu = ctx.queue(0);
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  const Queue qu = lease.queue();
   std::vector<double> prev_beta(out.beta);
   std::vector<char> active(kc, 1);
   cl_guard(op, *ci, [&] {
@@ -212,7 +215,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
       launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
       for (std::size_t k = 0; k < kc; ++k) {
         tau[k] = n;
-        thr[k] = active[k] ? order::kth_smallest<double>(qu, r2, k * n, n, std::vector<std::uint64_t>{h})[0]
+        thr[k] = active[k] ? order::kth_smallest_async<double>(qu, r2, k * n, n, std::vector<std::uint64_t>{h}).get()[0]
                            : -INFINITY;  // no rows: a finished fit costs the gram nothing but its zeros
       }
       gram();
@@ -270,7 +273,8 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
   std::vector<double> crit(count, INFINITY);
   if (count == 0) return crit;
   auto ci = ctx.impl();
-  const Queue qu = ctx.queue(0);
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  const Queue qu = lease.queue();
   cl_guard(op, *ci, [&] {
     const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
                             " -DKC=1 -DTILE=32 -DCH=" + std::to_string(kChunk) + " -DNACC=1";
@@ -296,7 +300,7 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
       cq.enqueueWriteBuffer(bb, CL_FALSE, 0, q * sizeof(double), &beta[c * q]);
       launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
       if (!adjust) {
-        crit[c] = order::kth_smallest<double>(qu, r, 0, n, std::vector<std::uint64_t>{h})[0];
+        crit[c] = order::kth_smallest_async<double>(qu, r, 0, n, std::vector<std::uint64_t>{h}).get()[0];
         continue;
       }
       // Every order statistic is needed, so sort rather than select.

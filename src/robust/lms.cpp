@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clstat/robust.hpp"
+#include "runtime/lease.hpp"
 #include "robust/consistency.hpp"
 #include "robust/csteps.hpp"
 #include "robust/design.hpp"
@@ -18,6 +19,8 @@ namespace clstat::robust {
 using namespace detail;
 
 LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LmsOptions& o) {
+  // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const char* op = "clstat::robust::lms";
   if (!o.exact && o.nsamp == 0) throw std::invalid_argument(std::string(op) + ": nsamp = 0 random subsets");
   const Design d = make_design(op, x, n, p, y, o.intercept, 2);
@@ -98,6 +101,12 @@ LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   }
   f.scale[1] = in > q ? std::sqrt(ss / static_cast<double>(in - q)) : NAN;
   return f;
+}
+
+Future<LmsFit> lms_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
+                         const LmsOptions& o, const std::vector<Event>& wait) {
+  if (n > 0 && (!x || !y)) throw std::invalid_argument("clstat::robust::lms_async: null input");
+  return ::clstat::detail::host_task<LmsFit>(q, wait, [=] { return lms(q.context(), x, n, p, y, o); });
 }
 
 }  // namespace clstat::robust

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "clstat/robust.hpp"
+#include "runtime/lease.hpp"
 #include "robust/consistency.hpp"
 #include "robust/csteps.hpp"
 #include "robust/design.hpp"
@@ -189,6 +190,8 @@ double robustbase_y_scale(const double* y, std::size_t n, bool intercept) {
 }  // namespace
 
 LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
+  // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const char* op = "clstat::robust::lts";
   if (!(o.alpha >= 0.5 && o.alpha <= 1))
     throw std::invalid_argument(std::string(op) + ": alpha = " + std::to_string(o.alpha) + " is outside [0.5, 1]");
@@ -271,6 +274,12 @@ LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   for (std::size_t i = 0; i < n; ++i)
     if (!f.weights[i]) f.outliers.push_back(i);
   return f;
+}
+
+Future<LtsFit> lts_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
+                         const LtsOptions& o, const std::vector<Event>& wait) {
+  if (n > 0 && (!x || !y)) throw std::invalid_argument("clstat::robust::lts_async: null input");
+  return ::clstat::detail::host_task<LtsFit>(q, wait, [=] { return lts(q.context(), x, n, p, y, o); });
 }
 
 }  // namespace clstat::robust

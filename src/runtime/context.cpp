@@ -7,7 +7,9 @@ namespace clstat {
 
 Context::Context() : Context(default_device()) {}
 
-Context::Context(const Device& device, std::size_t queues) {
+Context::Context(const Device& device, std::size_t queues) : Context(device, queues, {}) {}
+
+Context::Context(const Device& device, std::size_t queues, const std::map<std::string, std::size_t>& tuning) {
   if (!device.valid()) throw std::invalid_argument("clstat: Context needs a valid Device");
   if (queues == 0) throw std::invalid_argument("clstat: Context needs at least one queue");
   auto impl = std::make_shared<detail::ContextImpl>();
@@ -17,43 +19,87 @@ Context::Context(const Device& device, std::size_t queues) {
     impl->context = cl::Context(d);
     for (std::size_t i = 0; i < queues; ++i)
       impl->queues.emplace_back(impl->context, d, CL_QUEUE_PROFILING_ENABLE);
+    impl->service = cl::CommandQueue(impl->context, d);
   } catch (const cl::Error& e) {
     throw Error(e.err(), "create context", device.info().name);
   }
-  impl->tuning = detail::default_tuning(device.info());
+  impl->queue_state.resize(queues);
+  impl->scratch_cap = static_cast<std::size_t>(device.info().global_mem_bytes / 4);
+  impl->tuning = detail::default_tuning(device.info(), tuning);
   impl_ = std::move(impl);
 }
 
-const Device& Context::device() const { return impl_->device; }
-std::size_t Context::queue_count() const { return impl_->queues.size(); }
+const std::shared_ptr<detail::ContextImpl>& Context::impl() const {
+  if (!impl_) throw std::logic_error("clstat::Context: use of a moved-from Context");
+  return impl_;
+}
+
+std::size_t Context::scratch_bytes() const {
+  std::lock_guard<std::mutex> lock(impl()->scratch_mutex);
+  return impl_->scratch_total;
+}
+
+std::size_t Context::scratch_buffers() const {
+  std::lock_guard<std::mutex> lock(impl()->scratch_mutex);
+  return impl_->scratch_pool.size();
+}
+
+void Context::release_scratch() const {
+  {
+    std::lock_guard<std::mutex> slock(impl()->scratch_mutex);
+    std::lock_guard<std::mutex> lock(impl_->lease_mutex);
+    impl_->trim_scratch(0);
+  }
+  std::lock_guard<std::mutex> lock(impl_->pinned_mutex);
+  impl_->pinned_pool.clear();
+}
+
+std::size_t Context::scratch_limit() const {
+  std::lock_guard<std::mutex> lock(impl()->scratch_mutex);
+  return impl_->scratch_cap;
+}
+
+void Context::set_scratch_limit(std::size_t bytes) const {
+  std::lock_guard<std::mutex> slock(impl()->scratch_mutex);
+  std::lock_guard<std::mutex> lock(impl_->lease_mutex);
+  impl_->scratch_cap = bytes;
+  impl_->trim_scratch(bytes);
+}
+
+const Device& Context::device() const { return impl()->device; }
+std::size_t Context::queue_count() const { return impl()->queues.size(); }
 
 Queue Context::queue(std::size_t i) const {
-  if (i >= impl_->queues.size())
+  if (i >= impl()->queues.size())
     throw std::out_of_range("clstat: queue " + std::to_string(i) + " of a context with " +
                             std::to_string(impl_->queues.size()) + " queues");
   return Queue(*this, i);
 }
 
 void Context::finish() const {
-  for (auto& q : impl_->queues) q.finish();
+  try {
+    for (auto& q : impl()->queues) q.finish();
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "finish queues", impl_->device_name());
+  }
 }
 
 std::string Context::tuning_summary() const {
-  const auto& t = impl_->tuning;
+  const auto& t = impl()->tuning;
   return t.source + " reduce_wg=" + std::to_string(t.reduce_wg) + " pair_wg=" + std::to_string(t.pair_wg) +
          " points_wg=" + std::to_string(t.points_wg) + " points_rows=" + std::to_string(t.points_rows) +
          " native_exp=" + (t.native_exp ? "1" : "0") + " tuning_file_entries=" + std::to_string(t.file_entries);
 }
 
 void Context::set_profiling(bool on) const {
-  std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+  std::lock_guard<std::mutex> lock(impl()->profile_mutex);
   impl_->profiling = on;
 }
 
 std::vector<Context::KernelRecord> Context::take_profile() const {
   std::vector<std::pair<std::string, cl::Event>> rec;
   {
-    std::lock_guard<std::mutex> lock(impl_->profile_mutex);
+    std::lock_guard<std::mutex> lock(impl()->profile_mutex);
     rec.swap(impl_->profile);
   }
   std::vector<KernelRecord> out;
@@ -70,21 +116,6 @@ std::vector<Context::KernelRecord> Context::take_profile() const {
 }
 
 namespace detail {
-cl::Buffer ContextImpl::scratch(std::size_t queue, int slot, std::size_t bytes) {
-  std::lock_guard<std::mutex> lock(scratch_mutex);
-  auto& entry = scratch_buffers[{queue, slot}];
-  if (entry.second < bytes) {
-    std::size_t size = std::max<std::size_t>(bytes, 4096);
-    try {
-      entry.first = cl::Buffer(context, CL_MEM_READ_WRITE, size);
-    } catch (const cl::Error& e) {
-      throw Error(e.err(), "allocate scratch of " + std::to_string(size) + " bytes", device_name());
-    }
-    entry.second = size;
-  }
-  return entry.first;
-}
-
 ContextImpl::PinnedBlock::~PinnedBlock() {
   if (!host) return;
   try {
@@ -107,7 +138,7 @@ std::shared_ptr<ContextImpl::PinnedBlock> ContextImpl::take_pinned(std::size_t b
   auto b = std::make_shared<PinnedBlock>();
   try {
     b->buffer = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, std::max<std::size_t>(bytes, 4096));
-    b->queue = queues.at(0);
+    b->queue = service;
     b->host = b->queue.enqueueMapBuffer(b->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, std::max<std::size_t>(bytes, 4096));
   } catch (const cl::Error& e) {
     throw Error(e.err(), "allocate " + std::to_string(bytes) + " bytes of pinned host memory", device_name());
@@ -129,9 +160,13 @@ Queue::Queue(const Context& ctx, std::size_t index) : ctx_(ctx.impl()), index_(i
   if (index >= ctx_->queues.size()) throw std::out_of_range("clstat: queue index out of range");
 }
 
-Context Queue::context() const { return Context(ctx_); }
+Context Queue::context() const {
+  if (!ctx_) throw std::logic_error("clstat::Queue: use of a default-constructed or moved-from Queue");
+  return Context(ctx_);
+}
 
 void Queue::finish() const {
+  if (!ctx_) throw std::logic_error("clstat::Queue: use of a default-constructed or moved-from Queue");
   try {
     ctx_->queues[index_].finish();
   } catch (const cl::Error& e) {

@@ -1,4 +1,4 @@
-#include "runtime/impl.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat {
 namespace detail {
@@ -63,6 +63,11 @@ RawBuffer::RawBuffer(const Context& ctx, std::size_t bytes) : bytes_(bytes) {
   impl_ = std::move(impl);
 }
 
+const std::shared_ptr<detail::BufferImpl>& RawBuffer::impl() const {
+  if (!impl_) throw std::logic_error("clstat::Buffer: use of a default-constructed or moved-from buffer");
+  return impl_;
+}
+
 namespace {
 void check_range(std::size_t have, std::size_t bytes, std::size_t offset, const char* what) {
   if (offset > have || bytes > have - offset)
@@ -74,10 +79,13 @@ void check_range(std::size_t have, std::size_t bytes, std::size_t offset, const 
 Event RawBuffer::write_async(const Queue& q, const void* src, std::size_t bytes, std::size_t offset,
                              const std::vector<Event>& wait) const {
   check_range(bytes_, bytes, offset, "write");
+  if (bytes && !src) throw std::invalid_argument("clstat: buffer write from a null pointer");
+  const auto& buf = impl();
+  detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);
   try {
-    detail::queue_of(q).enqueueWriteBuffer(impl_->buffer, CL_FALSE, offset, bytes, src, waits.empty() ? nullptr : &waits, &ev);
+    lease.cl().enqueueWriteBuffer(buf->buffer, CL_FALSE, offset, bytes, src, waits.empty() ? nullptr : &waits, &ev);
   } catch (const cl::Error& e) {
     throw Error(e.err(), "write buffer", impl_->ctx->device_name());
   }
@@ -87,10 +95,13 @@ Event RawBuffer::write_async(const Queue& q, const void* src, std::size_t bytes,
 Event RawBuffer::read_async(const Queue& q, void* dst, std::size_t bytes, std::size_t offset,
                             const std::vector<Event>& wait) const {
   check_range(bytes_, bytes, offset, "read");
+  if (bytes && !dst) throw std::invalid_argument("clstat: buffer read into a null pointer");
+  const auto& buf = impl();
+  detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);
   try {
-    detail::queue_of(q).enqueueReadBuffer(impl_->buffer, CL_FALSE, offset, bytes, dst, waits.empty() ? nullptr : &waits, &ev);
+    lease.cl().enqueueReadBuffer(buf->buffer, CL_FALSE, offset, bytes, dst, waits.empty() ? nullptr : &waits, &ev);
   } catch (const cl::Error& e) {
     throw Error(e.err(), "read buffer", impl_->ctx->device_name());
   }
@@ -101,6 +112,11 @@ void RawBuffer::write(const Queue& q, const void* src, std::size_t bytes, std::s
   write_async(q, src, bytes, offset).wait();
 }
 
+void RawBuffer::upload(const Context& ctx, const void* src, std::size_t bytes) const {
+  detail::Lease lease = detail::Lease::any(ctx);
+  write_async(lease.queue(), src, bytes, 0).wait();
+}
+
 void RawBuffer::read(const Queue& q, void* dst, std::size_t bytes, std::size_t offset) const {
   read_async(q, dst, bytes, offset).wait();
 }
@@ -109,9 +125,11 @@ Event RawBuffer::fill_async(const Queue& q, const void* pattern, std::size_t pat
                             const std::vector<Event>& wait) const {
   if (pattern_size == 0 || bytes_ % pattern_size != 0)
     throw std::invalid_argument("clstat: fill pattern size must divide the buffer size");
+  const auto& buf = impl();
+  detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);
-  cl_int err = clEnqueueFillBuffer(detail::queue_of(q)(), impl_->buffer(), pattern, pattern_size, 0, bytes_,
+  cl_int err = clEnqueueFillBuffer(lease.cl()(), buf->buffer(), pattern, pattern_size, 0, bytes_,
                                    static_cast<cl_uint>(waits.size()),
                                    waits.empty() ? nullptr : reinterpret_cast<const cl_event*>(waits.data()), &ev());
   if (err != CL_SUCCESS) throw Error(err, "fill buffer", impl_->ctx->device_name());

@@ -3,9 +3,12 @@
 
 #include <CL/opencl.hpp>
 
+#include <condition_variable>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -58,8 +61,32 @@ struct ContextImpl {
   bool profiling = false;
   std::vector<std::pair<std::string, cl::Event>> profile;
 
+  // Leases (runtime/lease.hpp): per queue, whether it is held, by which thread (none while a
+  // host task has not adopted it), how many nested holds, and the child path of its workspace.
+  struct QueueState {
+    bool busy = false;
+    std::thread::id owner;
+    std::size_t depth = 0;
+    std::vector<std::string> path;
+  };
+  std::mutex lease_mutex;
+  std::condition_variable lease_freed;
+  std::vector<QueueState> queue_state;
+
+  // The scratch pool: buffers keyed by queue, child path and declaration, with their last use
+  // for the retention cap (least recently used of unleased queues go first).
+  struct ScratchEntry {
+    cl::Buffer buffer;
+    std::size_t bytes = 0, queue = 0;
+    std::uint64_t last_use = 0;
+  };
   std::mutex scratch_mutex;
-  std::map<std::pair<std::size_t, int>, std::pair<cl::Buffer, std::size_t>> scratch_buffers;
+  std::map<std::string, ScratchEntry> scratch_pool;
+  std::size_t scratch_total = 0, scratch_cap = 0;
+  std::uint64_t scratch_clock = 0;
+  /// Drops pooled buffers of queues nobody holds, oldest first, until at most `keep` bytes are
+  /// pooled. Call with scratch_mutex and lease_mutex held (in that order).
+  void trim_scratch(std::size_t keep);
 
   /// Host memory pinned by the driver (a CL_MEM_ALLOC_HOST_PTR buffer, mapped for its life), for
   /// transfers at the link's full speed. Pinning is slow (about 0.45 ms per MB on the H100's
@@ -67,7 +94,7 @@ struct ContextImpl {
   /// is free) to one caller at a time, give_pinned returns it; the pool keeps the two largest.
   struct PinnedBlock {
     cl::Buffer buffer;
-    cl::CommandQueue queue;  // the one it was mapped on, to unmap it
+    cl::CommandQueue queue;  // the service queue it was mapped on, to unmap it
     void* host = nullptr;
     std::size_t bytes = 0;
     ~PinnedBlock();
@@ -78,11 +105,8 @@ struct ContextImpl {
   std::vector<std::shared_ptr<PinnedBlock>> pinned_pool;
 
   const DeviceInfo& info() const { return device.info(); }
-  /// A device scratch buffer of at least `bytes` for queue `queue`, slot `slot`, reused across
-  /// calls. Safe because queues are in order: the next user of the same queue and slot runs after
-  /// the previous one's commands. Growing releases the old buffer, which OpenCL frees only after
-  /// the commands using it have finished.
-  cl::Buffer scratch(std::size_t queue, int slot, std::size_t bytes);
+  /// A queue of no operation: maps and unmaps of pinned memory, so they never wait behind leased work.
+  cl::CommandQueue service;
   const std::string& device_name() const { return device.info().name; }
 };
 

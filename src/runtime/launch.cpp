@@ -1,5 +1,7 @@
 #include "runtime/launch.hpp"
 
+#include "runtime/lease.hpp"
+
 namespace clstat::detail {
 
 namespace {
@@ -24,6 +26,7 @@ std::size_t kernel_local_mem(const cl::Kernel& k, const ContextImpl& ctx) { retu
 
 Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
              const std::vector<Event>& wait, const std::string& operation) {
+  require_lease(q, "launch");
   const auto ctx = q.context().impl();
   const DeviceInfo& info = ctx->info();
   std::size_t wg = 1;

@@ -1,7 +1,9 @@
 #include "runtime/tuning.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include "clstat/tuning.hpp"
-#include "runtime/env.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -64,12 +66,13 @@ std::size_t tuned(const Tuning& t, const std::string& key, std::size_t fallback)
 
 std::string cache_directory() {
   if (const char* d = std::getenv("CLSTAT_CACHE_DIR"); d && *d) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/clstat";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/clstat";
+  // The home directory from the password database: the library reads no other variable.
+  if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir && *pw->pw_dir)
+    return std::string(pw->pw_dir) + "/.cache/clstat";
   return {};
 }
 
-Tuning default_tuning(const DeviceInfo& info) {
+Tuning default_tuning(const DeviceInfo& info, const std::map<std::string, std::size_t>& overrides) {
   Tuning t;
   const std::string vendor = lower(info.vendor + " " + info.platform_name);
   if (info.type == DeviceType::gpu && vendor.find("nvidia") != std::string::npos) {
@@ -90,20 +93,21 @@ Tuning default_tuning(const DeviceInfo& info) {
   const bool is_gpu = info.type == DeviceType::gpu;
   kde_defaults(t, is_gpu);
   for (const auto& [k, v] : load_tuning(info)) {
+    check_tunable(k, v, "tuning file " + tuning_file());
     t.table[k] = v;
     ++t.file_entries;
   }
-  t.reduce_wg = env_size("CLSTAT_TUNE_REDUCE_WG", t.reduce_wg);
-  t.pair_wg = env_size("CLSTAT_TUNE_PAIR_WG", t.pair_wg);
-  t.points_wg = env_size("CLSTAT_TUNE_POINTS_WG", t.points_wg);
-  t.points_rows = env_size("CLSTAT_TUNE_POINTS_ROWS", t.points_rows);
-  t.pair_batch_tiles = env_size("CLSTAT_TUNE_PAIR_BATCH", t.pair_batch_tiles);
-  if (const char* e = std::getenv("CLSTAT_TUNE_NATIVE_EXP"); e && *e) t.native_exp = std::atoi(e) != 0;
-  for (std::size_t* v : {&t.reduce_wg, &t.pair_wg, &t.points_wg, &t.points_rows, &t.pair_batch_tiles}) {
-    std::size_t p = 1;
-    while (p * 2 <= *v) p *= 2;
-    *v = p;
+  for (const auto& [k, v] : overrides) {
+    check_tunable(k, v, "Context tuning override");
+    t.table[k] = v;
   }
+  // The fields every kernel family reads, from their keys when the file or an override gives one.
+  t.reduce_wg = tuned(t, "reduce.wg", t.reduce_wg);
+  t.pair_wg = tuned(t, "pair.wg", t.pair_wg);
+  t.points_wg = tuned(t, "points.wg", t.points_wg);
+  t.points_rows = tuned(t, "points.rows", t.points_rows);
+  t.pair_batch_tiles = tuned(t, "pair.batch_tiles", t.pair_batch_tiles);
+  t.native_exp = tuned(t, "pair.native_exp", t.native_exp ? 1 : 0) != 0;
   return t;
 }
 

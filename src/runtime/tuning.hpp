@@ -31,11 +31,13 @@ std::size_t tuned(const Tuning& t, const std::string& key, std::size_t fallback)
 /// $CLSTAT_CACHE_DIR, else $XDG_CACHE_HOME/clstat, else ~/.cache/clstat; empty if none is set.
 std::string cache_directory();
 
-/// Defaults for NVIDIA, AMD and Intel GPUs and for CPU devices, keyed by vendor and device type,
-/// then overridden by the environment for experiments: CLSTAT_TUNE_REDUCE_WG, CLSTAT_TUNE_PAIR_WG,
-/// CLSTAT_TUNE_POINTS_WG, CLSTAT_TUNE_POINTS_ROWS, CLSTAT_TUNE_NATIVE_EXP, CLSTAT_TUNE_PAIR_BATCH.
-/// Sizes that are not powers of two are rounded down to one. The keyed table gets the class
-/// defaults, then the tuning file entries for this device (clstat/tuning.hpp).
-Tuning default_tuning(const DeviceInfo& info);
+/// Defaults for NVIDIA, AMD and Intel GPUs and for CPU devices, keyed by vendor and device type;
+/// then the tuning file's entries for this device (clstat/tuning.hpp), then `overrides` (the
+/// Context constructor's). Every entry is checked against its key's range (tuning_ranges.cpp):
+/// an unknown key or a value out of range raises std::invalid_argument naming both.
+Tuning default_tuning(const DeviceInfo& info, const std::map<std::string, std::size_t>& overrides = {});
+
+/// Throws std::invalid_argument unless `key` is a known tunable and `value` within its range.
+void check_tunable(const std::string& key, std::size_t value, const std::string& where);
 
 }  // namespace clstat::detail

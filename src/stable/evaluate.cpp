@@ -7,7 +7,7 @@
 
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
-#include "runtime/env.hpp"
+#include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 #include "stable/fit_internal.hpp"
 
@@ -98,22 +98,20 @@ void set_law_args(cl::Kernel& k, const cl::Buffer& in, std::size_t n, const cl::
   k.setArg(4, static_cast<cl_int>(mode));
 }
 
-// Work-group size and the kernel's panel budget; CLSTAT_STABLE_WG and CLSTAT_STABLE_PANELS
-// override them (measurement knobs).
-using detail::env_size;
-
+// Work-group size: the tuning table's stable.wg (a speed setting: each point is independent).
 std::size_t group_size(const detail::ContextImpl& ci) {
-  return env_size("CLSTAT_STABLE_WG", ci.info().type == DeviceType::gpu ? 64 : 8);
+  return detail::tuned(ci.tuning, "stable.wg", ci.info().type == DeviceType::gpu ? 64 : 8);
 }
+
+// The buffers of a per-point run: the inputs, the laws' parameters, the per-point law index,
+// the outputs, and the quantile's starting table.
+enum class StableScratch { in, params, law_index, out, table };
 
 // paired: whether points need two or more integrals (pdf or logpdf, cdf, sf), so the kernel built
 // with shared panels for pairs; otherwise the single-integral build (PAIRED=0).
 std::string program_options(const detail::ContextImpl& ci, const char* op, bool paired) {
   std::string o = build::base_options(ci, true, op);
   if (!paired) o += " -DPAIRED=0";
-  if (const std::size_t p = env_size("CLSTAT_STABLE_PANELS", 0)) o += " -DSTABLE_PANELS=" + std::to_string(p);
-  // CLSTAT_STABLE_INLINE=1 inlines log_g at its call sites (the build before 2026-11-23), for comparison.
-  if (env_size("CLSTAT_STABLE_INLINE", 0)) o += " -DSTABLE_INLINE_LOGG=1";
   return o;
 }
 
@@ -124,8 +122,8 @@ bool paired_fns(unsigned fns) {
 
 // One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
 // trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots`
-// n-value outputs read back. Uses the context's scratch buffers (slots 30-33 of queue 0), so
-// repeated calls allocate nothing.
+// n-value outputs read back, on a queue it holds (the caller's when it holds one). Uses that
+// queue's scratch, so repeated calls allocate nothing.
 
 template <class Tail>
 std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const double* in, std::size_t n,
@@ -133,19 +131,20 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
   std::vector<double> out(slots * n);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
-    const Queue qu = ctx.queue(0);
+    detail::Lease lease = detail::Lease::any(ctx);
+    const Queue qu = lease.queue();
     const cl::CommandQueue& q = detail::queue_of(qu);
     auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, paired));
-    cl::Kernel k = build::kernel(*prog, kernel, 0);
-    cl::Buffer ib = ci->scratch(0, 30, n * sizeof(double));
-    cl::Buffer pb = ci->scratch(0, 31, laws.prm.size() * sizeof(double));
-    cl::Buffer xb = ci->scratch(0, 32, std::max<std::size_t>(laws.pid.size(), 1) * sizeof(cl_uint));
-    cl::Buffer ob = ci->scratch(0, 33, out.size() * sizeof(double));
+    cl::Kernel k = build::kernel(*prog, kernel, qu.index());
+    cl::Buffer ib = detail::scratch(qu, StableScratch::in, n * sizeof(double));
+    cl::Buffer pb = detail::scratch(qu, StableScratch::params, laws.prm.size() * sizeof(double));
+    cl::Buffer xb = detail::scratch(qu, StableScratch::law_index, std::max<std::size_t>(laws.pid.size(), 1) * sizeof(cl_uint));
+    cl::Buffer ob = detail::scratch(qu, StableScratch::out, out.size() * sizeof(double));
     q.enqueueWriteBuffer(ib, CL_FALSE, 0, n * sizeof(double), in);
     q.enqueueWriteBuffer(pb, CL_FALSE, 0, laws.prm.size() * sizeof(double), laws.prm.data());
     if (!laws.pid.empty()) q.enqueueWriteBuffer(xb, CL_FALSE, 0, laws.pid.size() * sizeof(cl_uint), laws.pid.data());
     set_law_args(k, ib, n, pb, xb, laws.mode());
-    k.setArg(tail(k), ob);
+    k.setArg(tail(qu, k), ob);
     const std::size_t wg = group_size(*ci);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
     q.enqueueReadBuffer(ob, CL_TRUE, 0, out.size() * sizeof(double), out.data());
@@ -177,7 +176,7 @@ Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* 
   check_device(op, *ctx.impl());
   if (n == 0) return unpack({}, fns, errors, 0);
   const int want = static_cast<int>(fns | (errors ? k_error_bit : 0));
-  const std::vector<double> v = per_point(ctx, op, "stable_eval", x, n, laws, slots, paired_fns(fns), [&](cl::Kernel& k) {
+  const std::vector<double> v = per_point(ctx, op, "stable_eval", x, n, laws, slots, paired_fns(fns), [&](const Queue&, cl::Kernel& k) {
     k.setArg(5, rel);
     k.setArg(6, static_cast<cl_int>(want));
     return 7u;
@@ -186,13 +185,12 @@ Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* 
 }
 
 // Sets stable_quantile's arguments 5..9 and returns the output's index; the table (empty: none)
-// goes to scratch slot 34 of queue 0.
-unsigned quantile_args(const Context& ctx, cl::Kernel& k, double tol, bool upper, const std::vector<double>& table) {
-  auto ci = ctx.impl();
+// goes to the scratch of q, the queue the caller holds.
+unsigned quantile_args(const Queue& q, cl::Kernel& k, double tol, bool upper, const std::vector<double>& table) {
   const std::size_t K = table.size() / 4;
-  cl::Buffer tb = ci->scratch(0, 34, std::max<std::size_t>(table.size(), 1) * sizeof(double));
+  cl::Buffer tb = detail::scratch(q, StableScratch::table, std::max<std::size_t>(table.size(), 1) * sizeof(double));
   if (K > 0)
-    detail::queue_of(ctx.queue(0)).enqueueWriteBuffer(tb, CL_FALSE, 0, table.size() * sizeof(double), table.data());
+    detail::queue_of(q).enqueueWriteBuffer(tb, CL_FALSE, 0, table.size() * sizeof(double), table.data());
   k.setArg(5, k_quantile_rel);
   k.setArg(6, tol);
   k.setArg(7, static_cast<cl_int>(upper));
@@ -245,8 +243,8 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
     const std::vector<double> z = table_grid(one->alpha);
     if (n >= z.size()) table = quantile_table(ctx, op, to_s0(*one), z);
   }
-  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, true, [&](cl::Kernel& k) {
-    return quantile_args(ctx, k, tol, upper, table);
+  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, true, [&](const Queue& q, cl::Kernel& k) {
+    return quantile_args(q, k, tol, upper, table);
   });
 }
 
@@ -276,6 +274,7 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
                                 std::to_string(out.size()) + "; " + std::to_string(n) + " points need " +
                                 std::to_string(slots * n) + " outputs");
   if (n == 0) return Event();
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, paired_fns(fns)));
     cl::Kernel k = build::kernel(*prog, "stable_eval", q.index());

@@ -6,6 +6,7 @@
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat::stable {
 
@@ -24,6 +25,7 @@ Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t n, con
   const Params s1 = to_s1(p);
   double shift = s1.loc;
   if (p.alpha == 1) shift += (2 / M_PI) * p.beta * p.scale * std::log(p.scale);
+  detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
     cl::Kernel k = build::kernel(*prog, "stable_rng", q.index());
@@ -46,7 +48,8 @@ std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, s
   check(p);
   if (n == 0) return {};
   Buffer<double> out(ctx, n);
-  const Queue q = ctx.queue(0);
+  detail::Lease lease = detail::Lease::any(ctx);
+  const Queue q = lease.queue();
   sample_async(q, out, n, p, seed, first).wait();
   return out.to_host(q);
 }

@@ -1,0 +1,199 @@
+#include "runtime/lease.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace clstat::detail {
+
+namespace {
+
+using Lock = std::unique_lock<std::mutex>;
+
+std::string path_key(const ContextImpl::QueueState& s) {
+  std::string k;
+  for (const auto& p : s.path) k += p + "/";
+  return k;
+}
+
+}  // namespace
+
+Lease Lease::named(const Queue& q) {
+  Lease l;
+  auto ctx = q.context().impl();
+  const std::size_t i = q.index();
+  Lock lock(ctx->lease_mutex);
+  auto& st = ctx->queue_state[i];
+  const auto me = std::this_thread::get_id();
+  if (!(st.busy && st.owner == me)) {
+    ctx->lease_freed.wait(lock, [&] { return !st.busy; });
+    st.busy = true;
+    st.owner = me;
+  }
+  ++st.depth;
+  l.ctx_ = std::move(ctx);
+  l.index_ = i;
+  return l;
+}
+
+Lease Lease::any(const Context& c) {
+  Lease l;
+  auto ctx = c.impl();
+  Lock lock(ctx->lease_mutex);
+  const auto me = std::this_thread::get_id();
+  auto& qs = ctx->queue_state;
+  std::size_t pick = qs.size();
+  for (std::size_t i = 0; i < qs.size() && pick == qs.size(); ++i)
+    if (qs[i].busy && qs[i].owner == me) pick = i;
+  while (pick == qs.size()) {
+    for (std::size_t i = 0; i < qs.size() && pick == qs.size(); ++i)
+      if (!qs[i].busy) pick = i;
+    if (pick == qs.size()) ctx->lease_freed.wait(lock);
+  }
+  auto& st = qs[pick];
+  st.busy = true;
+  st.owner = me;
+  ++st.depth;
+  l.ctx_ = std::move(ctx);
+  l.index_ = pick;
+  return l;
+}
+
+Lease Lease::try_another(const Context& c) {
+  Lease l;
+  auto ctx = c.impl();
+  Lock lock(ctx->lease_mutex);
+  auto& qs = ctx->queue_state;
+  for (std::size_t i = 0; i < qs.size(); ++i)
+    if (!qs[i].busy) {
+      qs[i].busy = true;
+      qs[i].owner = std::this_thread::get_id();
+      qs[i].depth = 1;
+      l.ctx_ = std::move(ctx);
+      l.index_ = i;
+      break;
+    }
+  return l;
+}
+
+Lease Lease::pending(const Queue& q) {
+  Lease l;
+  auto ctx = q.context().impl();
+  const std::size_t i = q.index();
+  Lock lock(ctx->lease_mutex);
+  auto& st = ctx->queue_state[i];
+  ctx->lease_freed.wait(lock, [&] { return !st.busy; });
+  st.busy = true;
+  st.owner = std::thread::id();
+  st.depth = 1;
+  l.ctx_ = std::move(ctx);
+  l.index_ = i;
+  return l;
+}
+
+void Lease::adopt() {
+  Lock lock(ctx_->lease_mutex);
+  ctx_->queue_state[index_].owner = std::this_thread::get_id();
+}
+
+void Lease::release() noexcept {
+  if (!ctx_) return;
+  {
+    Lock lock(ctx_->lease_mutex);
+    auto& st = ctx_->queue_state[index_];
+    if (--st.depth == 0) {
+      st.busy = false;
+      st.owner = std::thread::id();
+      st.path.clear();
+    }
+  }
+  ctx_->lease_freed.notify_all();
+  ctx_.reset();
+}
+
+bool holds_lease(const Queue& q) {
+  auto ctx = q.context().impl();
+  Lock lock(ctx->lease_mutex);
+  const auto& st = ctx->queue_state[q.index()];
+  return st.busy && st.owner == std::this_thread::get_id();
+}
+
+void require_lease(const Queue& q, const char* what) {
+  if (!holds_lease(q))
+    throw std::logic_error(std::string("clstat internal error: ") + what + " on queue " + std::to_string(q.index()) +
+                           " without holding its lease");
+}
+
+void ContextImpl::trim_scratch(std::size_t keep) {
+  std::vector<std::map<std::string, ScratchEntry>::iterator> free;
+  for (auto it = scratch_pool.begin(); it != scratch_pool.end(); ++it)
+    if (!queue_state[it->second.queue].busy) free.push_back(it);
+  std::sort(free.begin(), free.end(), [](const auto& a, const auto& b) { return a->second.last_use < b->second.last_use; });
+  for (auto& it : free) {
+    if (scratch_total <= keep) break;
+    scratch_total -= it->second.bytes;
+    scratch_pool.erase(it);
+  }
+}
+
+cl::Buffer scratch_buffer(const Queue& q, std::type_index type, int which, int part, std::size_t bytes) {
+  auto ctx = q.context().impl();
+  const std::size_t i = q.index();
+  std::lock_guard<std::mutex> slock(ctx->scratch_mutex);
+  std::string key;
+  {
+    Lock lock(ctx->lease_mutex);
+    const auto& st = ctx->queue_state[i];
+    if (!(st.busy && st.owner == std::this_thread::get_id()))
+      throw std::logic_error("clstat internal error: scratch on queue " + std::to_string(i) + " without its lease");
+    key = std::to_string(i) + "|" + path_key(st) + type.name() + ":" + std::to_string(which) + ":" +
+          std::to_string(part);
+  }
+  auto& e = ctx->scratch_pool[key];
+  e.queue = i;
+  e.last_use = ++ctx->scratch_clock;
+  if (e.bytes < bytes) {
+    const std::size_t size = std::max<std::size_t>(bytes, 4096);
+    ctx->scratch_total -= e.bytes;
+    e.bytes = 0;
+    e.buffer = cl::Buffer();
+    {
+      // Make room under the cap first: the least recently used buffers of idle queues go.
+      Lock lock(ctx->lease_mutex);
+      if (ctx->scratch_total + size > ctx->scratch_cap)
+        ctx->trim_scratch(ctx->scratch_cap > size ? ctx->scratch_cap - size : 0);
+    }
+    try {
+      e.buffer = cl::Buffer(ctx->context, CL_MEM_READ_WRITE, size);
+    } catch (const cl::Error& err) {
+      ctx->scratch_pool.erase(key);
+      throw Error(err.err(), "allocate scratch of " + std::to_string(size) + " bytes", ctx->device_name());
+    }
+    e.bytes = size;
+    ctx->scratch_total += size;
+  }
+  return e.buffer;
+}
+
+ChildWorkspace::ChildWorkspace(const Queue& q, std::string step) : ctx_(q.context().impl()), index_(q.index()) {
+  Lock lock(ctx_->lease_mutex);
+  auto& st = ctx_->queue_state[index_];
+  if (!(st.busy && st.owner == std::this_thread::get_id()))
+    throw std::logic_error("clstat internal error: child workspace without the queue's lease");
+  st.path.push_back(std::move(step));
+}
+
+ChildWorkspace::~ChildWorkspace() {
+  Lock lock(ctx_->lease_mutex);
+  auto& st = ctx_->queue_state[index_];
+  if (!st.path.empty()) st.path.pop_back();
+}
+
+cl::UserEvent user_event(ContextImpl& ctx) {
+  try {
+    return cl::UserEvent(ctx.context);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "create user event", ctx.device_name());
+  }
+}
+
+}  // namespace clstat::detail

@@ -1,0 +1,150 @@
+// Internal: queue leases, the scratch workspace keyed by declarations, and host tasks.
+//
+// A queue of a Context's pool is held by at most one host thread at a time: the thread that
+// enqueues an operation's commands holds the queue's lease for as long as it enqueues, so the
+// queue's cl::Kernel objects (whose arguments are set before each launch) and its scratch buffers
+// are touched by one thread at a time. Queues are in order, so the next holder's commands run
+// after the previous holder's, and scratch can be reused without waiting on the host.
+//
+// Leases are re-entrant per thread: an operation that calls another on the queue it holds goes on
+// holding it (the nested operation finds the lease and does not wait). A lease can be handed to a
+// host task (the asynchronous form of an operation that decides on the host between passes): it
+// is taken in the caller's thread, so later calls on the same queue queue up behind the task, and
+// adopted by the task's thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <typeindex>
+#include <vector>
+
+#include "runtime/impl.hpp"
+
+namespace clstat::detail {
+
+class Lease {
+ public:
+  Lease() = default;
+  /// Queue q, waiting while another thread holds it (re-entrant for the thread holding it).
+  static Lease named(const Queue& q);
+  /// A queue of ctx that this thread already holds, else the first free one, else waits for one.
+  static Lease any(const Context& ctx);
+  /// A free queue of ctx that this thread does not hold yet; an empty lease when there is none.
+  static Lease try_another(const Context& ctx);
+  Lease(Lease&& o) noexcept { swap(o); }
+  Lease& operator=(Lease&& o) noexcept {
+    if (this != &o) {
+      release();
+      swap(o);
+    }
+    return *this;
+  }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  ~Lease() { release(); }
+
+  explicit operator bool() const noexcept { return static_cast<bool>(ctx_); }
+  Queue queue() const { return Queue(Context(ctx_), index_); }
+  std::size_t index() const noexcept { return index_; }
+  const cl::CommandQueue& cl() const { return ctx_->queues[index_]; }
+
+  /// For host tasks: the lease is taken but owned by no thread until adopt() in the task.
+  static Lease pending(const Queue& q);
+  void adopt();
+
+ private:
+  void release() noexcept;
+  void swap(Lease& o) noexcept {
+    std::swap(ctx_, o.ctx_);
+    std::swap(index_, o.index_);
+  }
+  std::shared_ptr<ContextImpl> ctx_;
+  std::size_t index_ = 0;
+};
+
+/// True when the calling thread holds queue q's lease.
+bool holds_lease(const Queue& q);
+
+/// Throws std::logic_error unless the calling thread holds q's lease (an internal error: every
+/// entry point leases before it enqueues).
+void require_lease(const Queue& q, const char* what);
+
+/// The scratch buffer `which` (a value of an enum declared next to the operation that uses it) of
+/// at least `bytes`, in the workspace of the lease held on q, within the current child path;
+/// `part` tells apart the buffers of an array declared as one value. Reused call after call;
+/// grows when too small (the old buffer is freed by OpenCL once its commands are done).
+cl::Buffer scratch_buffer(const Queue& q, std::type_index type, int which, int part, std::size_t bytes);
+
+template <class E>
+cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part = 0) {
+  static_assert(std::is_enum<E>::value, "scratch is keyed by an enum declared with the operation");
+  return scratch_buffer(q, std::type_index(typeid(E)), static_cast<int>(which), static_cast<int>(part), bytes);
+}
+
+/// While it lives, the lease's scratch is looked up under `which` as well: a nested operation
+/// whose buffers must not meet another instance of itself on the same queue.
+class ChildWorkspace {
+ public:
+  template <class E>
+  ChildWorkspace(const Queue& q, E which, std::size_t part = 0)
+      : ChildWorkspace(q, std::string(typeid(E).name()) + ":" + std::to_string(static_cast<int>(which)) + ":" +
+                              std::to_string(part)) {
+    static_assert(std::is_enum<E>::value, "a child workspace is keyed by an enum value");
+  }
+  ~ChildWorkspace();
+  ChildWorkspace(const ChildWorkspace&) = delete;
+  ChildWorkspace& operator=(const ChildWorkspace&) = delete;
+
+ private:
+  ChildWorkspace(const Queue& q, std::string step);
+  std::shared_ptr<ContextImpl> ctx_;
+  std::size_t index_;
+};
+
+/// The asynchronous form of an operation that waits on the host between its passes: leases q in
+/// the caller's thread, then runs body() in a new thread that waits for `wait`, adopts the lease,
+/// runs, and releases it. The Future's event is a user event that completes when body returns
+/// (or fails, with a negative status). Called by a thread that already holds q, it runs body
+/// inline and returns a ready Future. body must only use the queue it is given.
+template <class T>
+Future<T> host_task(const Queue& q, const std::vector<Event>& wait, std::function<T()> body);
+
+/// A user event of ctx (for host tasks).
+cl::UserEvent user_event(ContextImpl& ctx);
+
+template <class T>
+Future<T> host_task(const Queue& q, const std::vector<Event>& wait, std::function<T()> body) {
+  if (holds_lease(q)) {
+    for (const Event& e : wait) e.wait();
+    std::promise<T> p;
+    p.set_value(body());
+    return Future<T>(Event(), p.get_future().share());
+  }
+  auto ctx = q.context().impl();
+  cl::UserEvent done = user_event(*ctx);
+  auto lease = std::make_shared<Lease>(Lease::pending(q));
+  std::shared_future<T> result =
+      std::async(std::launch::async, [lease, done, wait, body = std::move(body)]() mutable -> T {
+        lease->adopt();
+        struct Close {  // the lease goes back and the event completes however the body ends
+          std::shared_ptr<Lease> lease;
+          cl::UserEvent done;
+          cl_int status = -1;
+          ~Close() {
+            lease.reset();
+            done.setStatus(status);
+          }
+        } close{std::move(lease), done};
+        for (const Event& e : wait) e.wait();
+        T v = body();
+        close.status = CL_COMPLETE;
+        return v;
+      }).share();
+  return Future<T>(from_cl(done), std::move(result));
+}
+
+}  // namespace clstat::detail

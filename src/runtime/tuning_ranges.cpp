@@ -1,0 +1,70 @@
+// The tunables every area reads, with the ranges that can work: a value outside (a work-group of
+// 1 for a reduction whose passes must shrink, a tile that is not a power of two) is rejected with
+// a message, never run. None changes result bits: where a size fixes the rounding (the reduction
+// slot count, the pairwise TILE and CHUNK, the bandwidth tiles) it is a constant of the algorithm.
+#include <stdexcept>
+#include <string>
+
+#include "runtime/tuning.hpp"
+
+namespace clstat::detail {
+namespace {
+
+struct Range {
+  std::size_t lo, hi;
+  bool pow2;
+};
+
+bool is_pow2(std::size_t v) { return v && (v & (v - 1)) == 0; }
+
+bool ends_with(const std::string& s, const std::string& e) {
+  return s.size() >= e.size() && s.compare(s.size() - e.size(), e.size(), e) == 0;
+}
+
+// The range of `key`, or false when it is not a tunable.
+bool range_of(const std::string& key, Range& r) {
+  static const struct {
+    const char* key;
+    Range r;
+  } fixed[] = {
+      {"reduce.wg", {2, 1024, true}},          // the passes shrink the states by wg: 1 never ends
+      {"pair.wg", {16, 1024, true}},           // rows = TILE / pair_wg >= 1
+      {"pair.batch_tiles", {1, 1u << 24, true}},
+      {"pair.native_exp", {0, 1, false}},
+      {"points.wg", {16, 1024, true}},
+      {"points.rows", {1, 16, false}},
+      {"order.wg", {32, 1024, true}},          // the histogram kernels' local scans
+      {"order.items", {1, 64, false}},
+      {"order.groups_per_cu", {1, 64, false}},
+      {"stable.wg", {1, 1024, true}},
+      {"grid.ppi", {1, 8, false}},             // points per work-item along the last dimension
+      {"grid.rows_max", {1, 256, false}},      // rows staged together (at most the tile's items)
+      {"grid.max_cells", {1, 1u << 24, false}},  // cells the samples are binned into, at most
+  };
+  for (const auto& f : fixed)
+    if (key == f.key) return r = f.r, true;
+  if (key.rfind("kde.", 0) == 0) {
+    static const struct {
+      const char* suffix;
+      Range r;
+    } kde[] = {{".variant", {1, 3, false}}, {".wg", {16, 1024, true}}, {".ppt", {1, 16, false}},
+               {".tile", {16, 4096, true}}, {".unroll", {1, 16, false}}, {".dot", {0, 1, false}},
+               {".vec", {0, 1, false}},     {".fill", {1, 64, false}}};
+    for (const auto& k : kde)
+      if (ends_with(key, k.suffix)) return r = k.r, true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_tunable(const std::string& key, std::size_t value, const std::string& where) {
+  Range r{};
+  if (!range_of(key, r)) throw std::invalid_argument("clstat: " + where + ": unknown tunable '" + key + "'");
+  if (value < r.lo || value > r.hi || (r.pow2 && !is_pow2(value)))
+    throw std::invalid_argument("clstat: " + where + ": " + key + " = " + std::to_string(value) + " is outside " +
+                                (r.pow2 ? "the powers of two in [" : "[") + std::to_string(r.lo) + ", " +
+                                std::to_string(r.hi) + "]");
+}
+
+}  // namespace clstat::detail
