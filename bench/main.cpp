@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid]
+//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime]
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX]
@@ -25,11 +25,12 @@
 #include "suite_primitives.hpp"
 #include "suite_robust.hpp"
 #include "suite_grid.hpp"
+#include "suite_runtime.hpp"
 
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX]\n";
   return 2;
@@ -143,6 +144,10 @@ int main(int argc, char** argv) {
         go.repeats = repeat > 0 ? repeat : 3;
         go.ep_points = cpu ? (1u << 12) : (1u << 16);
         for (auto& r : bench::run_grid(ctx, go)) rep.rows.push_back(r);
+      }
+      if (suite == "all" || suite == "runtime") {
+        std::cerr << "[clstat-bench] " << d.info().label() << ": runtime (queues overlapping)\n";
+        for (auto& r : bench::run_runtime(ctx, o.repeats, !cpu)) rep.rows.push_back(r);
       }
       if (suite == "all" || suite == "robust") {
         std::cerr << "[clstat-bench] " << d.info().label() << ": robust regression (LTS)\n";

@@ -12,22 +12,36 @@ Context::Context(const Device& device, std::size_t queues) : Context(device, que
 Context::Context(const Device& device, std::size_t queues, const std::map<std::string, std::size_t>& tuning) {
   if (!device.valid()) throw std::invalid_argument("clstat: Context needs a valid Device");
   if (queues == 0) throw std::invalid_argument("clstat: Context needs at least one queue");
-  auto impl = std::make_shared<detail::ContextImpl>();
-  impl->device = device;
   const cl::Device& d = device.impl()->device;
+  cl::Context context;
+  std::vector<cl::CommandQueue> pool;
   try {
-    impl->context = cl::Context(d);
-    for (std::size_t i = 0; i < queues; ++i)
-      impl->queues.emplace_back(impl->context, d, CL_QUEUE_PROFILING_ENABLE);
-    impl->service = cl::CommandQueue(impl->context, d);
+    context = cl::Context(d);
+    for (std::size_t i = 0; i < queues; ++i) pool.emplace_back(context, d, CL_QUEUE_PROFILING_ENABLE);
   } catch (const cl::Error& e) {
     throw Error(e.err(), "create context", device.info().name);
   }
-  impl->queue_state.resize(queues);
-  impl->scratch_cap = static_cast<std::size_t>(device.info().global_mem_bytes / 4);
-  impl->tuning = detail::default_tuning(device.info(), tuning);
-  impl_ = std::move(impl);
+  impl_ = detail::make_context(device, std::move(context), std::move(pool), tuning);
 }
+
+namespace detail {
+std::shared_ptr<ContextImpl> make_context(const Device& device, cl::Context context, std::vector<cl::CommandQueue> queues,
+                                          const std::map<std::string, std::size_t>& tuning) {
+  auto impl = std::make_shared<ContextImpl>();
+  impl->device = device;
+  impl->context = std::move(context);
+  impl->queues = std::move(queues);
+  try {
+    impl->service = cl::CommandQueue(impl->context, device.impl()->device);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "create context", device.info().name);
+  }
+  impl->queue_state.resize(impl->queues.size());
+  impl->scratch_cap = static_cast<std::size_t>(device.info().global_mem_bytes / 4);
+  impl->tuning = default_tuning(device.info(), tuning);
+  return impl;
+}
+}  // namespace detail
 
 const std::shared_ptr<detail::ContextImpl>& Context::impl() const {
   if (!impl_) throw std::logic_error("clstat::Context: use of a moved-from Context");

@@ -87,6 +87,26 @@ const std::vector<Device>& all_devices() {
   return list;
 }
 
+}  // namespace
+
+namespace detail {
+Device device_of(cl_device_id id) {
+  for (const Device& d : all_devices())
+    if (d.impl()->device() == id) return d;
+  auto impl = std::make_shared<DeviceImpl>();
+  try {
+    impl->device = cl::Device(id, true);
+    impl->platform = cl::Platform(impl->device.getInfo<CL_DEVICE_PLATFORM>(), true);
+    impl->info = query(impl->platform, impl->device, 0, 0);
+  } catch (const cl::Error& e) {
+    throw Error(e.err(), "query an adopted device", "");
+  }
+  return Device(impl);
+}
+}  // namespace detail
+
+namespace {
+
 bool matches(const DeviceInfo& i, const std::string& spec_in) {
   const std::string spec = lower(trim(spec_in));
   const std::string all = lower(i.name + " " + i.vendor + " " + i.platform_name + " " + i.platform_vendor);

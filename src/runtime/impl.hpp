@@ -125,6 +125,13 @@ decltype(auto) cl_guard(const std::string& operation, const ContextImpl& ctx, F&
   }
 }
 
+/// A ContextImpl over an OpenCL context and its queue pool (both already made).
+std::shared_ptr<ContextImpl> make_context(const Device& device, cl::Context context, std::vector<cl::CommandQueue> queues,
+                                          const std::map<std::string, std::size_t>& tuning);
+
+/// The Device of a native device id: one of devices() when it is listed there, else a new one.
+Device device_of(cl_device_id id);
+
 /// Converts a list of clstat events to CLHPP events for a wait list.
 std::vector<cl::Event> to_cl(const std::vector<Event>& events);
 Event from_cl(const cl::Event& e);
