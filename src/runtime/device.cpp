@@ -96,7 +96,10 @@ Device device_of(cl_device_id id) {
   auto impl = std::make_shared<DeviceImpl>();
   try {
     impl->device = cl::Device(id, true);
-    impl->platform = cl::Platform(impl->device.getInfo<CL_DEVICE_PLATFORM>(), true);
+    cl_platform_id pid = nullptr;  // by the C call: CLHPP versions differ in this query's type
+    const cl_int err = clGetDeviceInfo(id, CL_DEVICE_PLATFORM, sizeof pid, &pid, nullptr);
+    if (err != CL_SUCCESS) throw cl::Error(err, "clGetDeviceInfo");
+    impl->platform = cl::Platform(pid, true);
     impl->info = query(impl->platform, impl->device, 0, 0);
   } catch (const cl::Error& e) {
     throw Error(e.err(), "query an adopted device", "");
