@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   }
   if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
       suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order" &&
-      suite != "robust" && suite != "grid")
+      suite != "robust" && suite != "grid" && suite != "runtime")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   try {
