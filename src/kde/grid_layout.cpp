@@ -1,4 +1,5 @@
 #include "kde/grid_layout.hpp"
+#include "kde/kde_plan.hpp"
 
 #include <cmath>
 #include <functional>
@@ -18,7 +19,7 @@ std::size_t cells_along(std::size_t count, double reach, std::size_t csize, std:
 // Volume of the unit ball in m dimensions.
 double ball(std::size_t m) {
   const double h = static_cast<double>(m) / 2;
-  return std::exp(h * std::log(M_PI) - std::lgamma(h + 1));
+  return std::exp(h * std::log(M_PI) - kde_detail::log_gamma(h + 1));
 }
 
 }  // namespace

@@ -18,11 +18,11 @@ double radial_kernel_integral(Kernel kernel, std::size_t d) {
   const double h = 0.5 * static_cast<double>(d);
   const double log_pi = std::log(M_PI);
   // Volume of the unit d-ball, V_d = pi^{d/2} / Gamma(d/2 + 1).
-  const double log_vd = h * log_pi - std::lgamma(h + 1);
+  const double log_vd = h * log_pi - kde_detail::log_gamma(h + 1);
   // Integral of (1 - |v|^2)^p over the unit ball = V_d Gamma(d/2+1) Gamma(p+1) / Gamma(d/2+p+1)
   // (polar coordinates and the Beta integral); p = 1 gives 2 V_d / (d + 2), the spherical
   // Epanechnikov constant of Wand & Jones eq. (4.5).
-  auto poly = [&](double p) { return std::exp(h * log_pi + std::lgamma(p + 1) - std::lgamma(h + p + 1)); };
+  auto poly = [&](double p) { return std::exp(h * log_pi + kde_detail::log_gamma(p + 1) - kde_detail::log_gamma(h + p + 1)); };
   switch (kernel) {
     case Kernel::gaussian: return std::exp(h * std::log(2 * M_PI));
     case Kernel::uniform: return std::exp(log_vd);
@@ -157,11 +157,11 @@ double normal_scale_factor(const char* op, Kernel kernel, std::size_t d) {
     }
     // Over the unit ball, with V_d its volume: int (1 - |x|^2)^a = V_d G(h+1) G(a+1) / G(h+a+1) and
     // int |x|^2 (1 - |x|^2)^m = (d V_d / 2) G(h+1) G(m+1) / G(h+m+2) (Beta integrals).
-    const double log_vd = h * std::log(M_PI) - std::lgamma(h + 1);
-    auto log_ball = [&](double a) { return log_vd + std::lgamma(h + 1) + std::lgamma(a + 1) - std::lgamma(h + a + 1); };
+    const double log_vd = h * std::log(M_PI) - kde_detail::log_gamma(h + 1);
+    auto log_ball = [&](double a) { return log_vd + kde_detail::log_gamma(h + 1) + kde_detail::log_gamma(a + 1) - kde_detail::log_gamma(h + a + 1); };
     const double log_c = log_ball(m);
     log_r = log_ball(2 * m) - 2 * log_c;
-    log_mu2 = std::log(dd / 2) + log_vd + std::lgamma(h + 1) + std::lgamma(m + 1) - std::lgamma(h + m + 2) -
+    log_mu2 = std::log(dd / 2) + log_vd + kde_detail::log_gamma(h + 1) + kde_detail::log_gamma(m + 1) - kde_detail::log_gamma(h + m + 2) -
               std::log(dd) - log_c;
   }
   return std::exp(((dd + 2) * std::log(2.0) + h * std::log(M_PI) + log_r - std::log(dd + 2) - 2 * log_mu2) / (dd + 4));

@@ -2,6 +2,8 @@
 // bandwidth turned into a whitening matrix and a normalising constant, and the launch settings.
 #pragma once
 
+#include <cmath>
+
 #include <string>
 #include <vector>
 
@@ -9,6 +11,14 @@
 #include "runtime/impl.hpp"
 
 namespace clstat::kde_detail {
+
+/// log|Gamma(x)| without lgamma's write of the global signgam, so concurrent calls do not race
+/// (lgamma_r: POSIX, in glibc and musl).
+inline double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
+
 
 constexpr std::size_t k_max_dim = 64;
 constexpr std::size_t k_chunk = 64;  // samples summed in `real` before the compensated fold
