@@ -198,3 +198,20 @@ TEST_CASE("concurrency.future_shared_between_threads") {
   const float want = sum(c, x.data(), x.size());
   for (float g : got) CHECK(std::memcmp(&g, &want, sizeof g) == 0);
 }
+
+TEST_CASE("concurrency.async_error_reaches_the_future") {
+  // The NaN is found by the selection's first pass, inside the task: get() rethrows the
+  // operation's own exception, the event reports a failure, and the queue is free again.
+  const Context c = clstat_test::fresh_ctx();
+  std::vector<float> x(5000, 1.0f);
+  x[1234] = std::nanf("");
+  Buffer<float> b(c, x.data(), x.size());
+  order::Options o;
+  o.nan = order::NanPolicy::raise;
+  auto f = order::median_async(c.queue(2), b, 0, x.size(), o);
+  CHECK_THROWS_WITH_AS(f.get(), doctest::Contains("NaN"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(f.get(), doctest::Contains("NaN"), std::invalid_argument);  // every time
+  CHECK_THROWS_AS(f.event().wait(), Error);
+  o.nan = order::NanPolicy::omit;
+  CHECK(order::median_async(c.queue(2), b, 0, x.size(), o).get() == 1.0);
+}

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -72,6 +73,22 @@ struct ContextImpl {
   std::mutex lease_mutex;
   std::condition_variable lease_freed;
   std::vector<QueueState> queue_state;
+
+  // Host tasks (runtime/lease.hpp) run on one worker thread per queue, started on first use and
+  // kept: a task holds its queue's lease, so one worker per queue never makes a task wait for
+  // another. The state is shared with the thread, which may outlive the context by one task.
+  struct Worker {
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<std::function<void()>> tasks;
+    bool stop = false;
+    std::thread thread;
+  };
+  std::mutex workers_mutex;
+  std::vector<std::shared_ptr<Worker>> workers;
+  /// Runs `task` on queue i's worker, in submission order.
+  void post(std::size_t i, std::function<void()> task);
+  ~ContextImpl();
 
   // The scratch pool: buffers keyed by queue, child path and declaration, with their last use
   // for the retention cap (least recently used of unleased queues go first).

@@ -188,6 +188,52 @@ ChildWorkspace::~ChildWorkspace() {
   if (!st.path.empty()) st.path.pop_back();
 }
 
+void ContextImpl::post(std::size_t i, std::function<void()> task) {
+  std::shared_ptr<Worker> w;
+  {
+    std::lock_guard<std::mutex> lock(workers_mutex);
+    if (workers.size() < queues.size()) workers.resize(queues.size());
+    if (!workers[i]) {
+      w = std::make_shared<Worker>();
+      w->thread = std::thread([w] {
+        std::unique_lock<std::mutex> l(w->mutex);
+        for (;;) {
+          w->wake.wait(l, [&] { return w->stop || !w->tasks.empty(); });
+          if (w->tasks.empty()) return;  // stopped, nothing left
+          std::vector<std::function<void()>> run;
+          run.swap(w->tasks);
+          l.unlock();
+          for (auto& t : run) t();  // a task never throws: host_task catches into its promise
+          run.clear();              // before the lock: a task's captures may hold the context
+          l.lock();
+        }
+      });
+      workers[i] = w;
+    }
+    w = workers[i];
+  }
+  {
+    std::lock_guard<std::mutex> l(w->mutex);
+    w->tasks.push_back(std::move(task));
+  }
+  w->wake.notify_one();
+}
+
+ContextImpl::~ContextImpl() {
+  // The last reference can be dropped by a task on a worker: that worker cannot join itself, so
+  // it is detached and ends after the task (its state is shared with it).
+  for (auto& w : workers) {
+    if (!w) continue;
+    {
+      std::lock_guard<std::mutex> l(w->mutex);
+      w->stop = true;
+    }
+    w->wake.notify_one();
+    if (w->thread.get_id() == std::this_thread::get_id()) w->thread.detach();
+    else if (w->thread.joinable()) w->thread.join();
+  }
+}
+
 cl::UserEvent user_event(ContextImpl& ctx) {
   try {
     return cl::UserEvent(ctx.context);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeindex>
@@ -106,8 +107,8 @@ class ChildWorkspace {
 };
 
 /// The asynchronous form of an operation that waits on the host between its passes: leases q in
-/// the caller's thread, then runs body() in a new thread that waits for `wait`, adopts the lease,
-/// runs, and releases it. The Future's event is a user event that completes when body returns
+/// the caller's thread, then runs body() on q's worker thread (ContextImpl::post), which waits for
+/// `wait`, adopts the lease, runs, and releases it. The Future's event is a user event that completes when body returns
 /// (or fails, with a negative status). Called by a thread that already holds q, it runs body
 /// inline and returns a ready Future. body must only use the queue it is given.
 template <class T>
@@ -124,26 +125,34 @@ Future<T> host_task(const Queue& q, const std::vector<Event>& wait, std::functio
     p.set_value(body());
     return Future<T>(Event(), p.get_future().share());
   }
-  auto ctx = q.context().impl();
+  const auto& ctx = q.context().impl();
   cl::UserEvent done = user_event(*ctx);
   auto lease = std::make_shared<Lease>(Lease::pending(q));
-  std::shared_future<T> result =
-      std::async(std::launch::async, [lease, done, wait, body = std::move(body)]() mutable -> T {
-        lease->adopt();
-        struct Close {  // the lease goes back and the event completes however the body ends
-          std::shared_ptr<Lease> lease;
-          cl::UserEvent done;
-          cl_int status = -1;
-          ~Close() {
-            lease.reset();
-            done.setStatus(status);
-          }
-        } close{std::move(lease), done};
-        for (const Event& e : wait) e.wait();
-        T v = body();
-        close.status = CL_COMPLETE;
-        return v;
-      }).share();
+  auto promise = std::make_shared<std::promise<T>>();
+  std::shared_future<T> result = promise->get_future().share();
+  ctx->post(q.index(), [lease, done, wait, promise, body = std::move(body)]() mutable {
+    // The queue is free, then the event completes, then the result is delivered: whoever learns
+    // the result finds both done.
+    auto close = [&](cl_int status) {
+      lease.reset();
+      try {
+        done.setStatus(status);
+      } catch (...) {  // the result still arrives through the promise
+      }
+    };
+    std::optional<T> v;
+    try {
+      lease->adopt();
+      for (const Event& e : wait) e.wait();
+      v.emplace(body());
+    } catch (...) {
+      close(-1);
+      promise->set_exception(std::current_exception());
+      return;
+    }
+    close(CL_COMPLETE);
+    promise->set_value(std::move(*v));
+  });
   return Future<T>(from_cl(done), std::move(result));
 }
 
