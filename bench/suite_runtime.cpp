@@ -4,6 +4,8 @@
 #include <cstring>
 #include <random>
 
+#include "clstat/interop/opencl.hpp"
+
 namespace bench {
 
 namespace {
@@ -88,6 +90,54 @@ std::vector<Row> run_runtime(const clstat::Context& ctx, int repeats, bool large
     c.throughput = 4 * a.kernel_ms.median / b.kernel_ms.median;
     c.check = "informational";
     rows.push_back(c);
+
+    // Queues without profiling, wall clock only.
+    cl_device_id dev = clstat::interop::native_device(ctx);
+    cl_context cctx = clstat::interop::native_context(ctx);
+    std::vector<cl_command_queue> plain;
+    for (int k = 0; k < 4; ++k) {
+      cl_int err = CL_SUCCESS;
+      plain.push_back(clCreateCommandQueue(cctx, dev, 0, &err));
+      if (err != CL_SUCCESS) return rows;
+    }
+    {
+      const clstat::Context np = clstat::interop::adopt_context(cctx, dev, plain);
+      auto one_np = [&] {
+        clstat::stable::evaluate_async(np.queue(0), clstat::stable::fn_pdf, xb, n, law, out[0]).wait();
+      };
+      auto four_np = [&] {
+        std::vector<clstat::Event> ev;
+        for (std::size_t k = 0; k < 4; ++k)
+          ev.push_back(clstat::stable::evaluate_async(np.queue(k), clstat::stable::fn_pdf, xb, n, law, out[k]));
+        for (auto& e : ev) e.wait();
+      };
+      Row d{"runtime", "1 call, queue without profiling", "f64", n};
+      d.repeats = repeats;
+      d.wall_ms = wall_stats(one_np, repeats);
+      d.kernel_ms = d.wall_ms;
+      d.work = a.work;
+      d.unit = "Mpt/s";
+      d.throughput = d.work / (d.wall_ms.median * 1e-3) * 1e-3;
+      d.check = "wall clock";
+      rows.push_back(d);
+      Row e{"runtime", "4 calls, 4 queues without profiling", "f64", 4 * n};
+      e.repeats = repeats;
+      e.wall_ms = wall_stats(four_np, repeats);
+      e.kernel_ms = e.wall_ms;
+      e.work = 4 * a.work;
+      e.unit = "Mpt/s";
+      e.throughput = e.work / (e.wall_ms.median * 1e-3) * 1e-3;
+      bool same_np = true;
+      for (std::size_t k = 1; k < 4; ++k) {
+        const auto got = out[k].to_host(ctx.queue(0));
+        same_np = same_np && std::memcmp(got.data(), want.data(), n * sizeof(double)) == 0;
+      }
+      e.check = "4 results == the single call's, bit for bit; overlap " +
+                std::to_string(4 * d.wall_ms.median / e.wall_ms.median) + "x";
+      e.pass = same_np;
+      rows.push_back(e);
+    }
+    for (cl_command_queue q : plain) clReleaseCommandQueue(q);
   }
   return rows;
 }

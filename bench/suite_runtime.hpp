@@ -7,6 +7,9 @@
 //  from the first kernel's start to the last one's end. Throughput: million points per second.
 //  The "overlap" row's throughput is 4 x (one call's time) / (the four calls' span): above 1 when
 //  they overlap.
+//  The same without event profiling: a Context adopted (clstat/interop/opencl.hpp) over four
+//  queues made without CL_QUEUE_PROFILING_ENABLE, timed by the wall clock (some drivers serialise
+//  the kernels of profiling queues).
 //  Check: each of the four results is bit-identical to the single call's.
 #pragma once
 
