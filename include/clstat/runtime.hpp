@@ -254,7 +254,7 @@ class CLSTAT_EXPORT Context {
   /// Waits for the recorded kernels, returns them in enqueue order and clears the record.
   std::vector<KernelRecord> take_profile() const;
   /// The implementation; throws std::logic_error for a moved-from Context.
-  const std::shared_ptr<detail::ContextImpl>& impl() const;
+  std::shared_ptr<detail::ContextImpl> impl() const;
   explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}
   Context(const Context&) = default;
   Context& operator=(const Context&) = default;
@@ -287,7 +287,7 @@ class CLSTAT_EXPORT RawBuffer {
   Event fill_async(const Queue& q, const void* pattern, std::size_t pattern_size,
                    const std::vector<Event>& wait = {}) const;
   /// The implementation; throws std::logic_error for a default-constructed or moved-from buffer.
-  const std::shared_ptr<detail::BufferImpl>& impl() const;
+  std::shared_ptr<detail::BufferImpl> impl() const;
   bool valid() const noexcept { return static_cast<bool>(impl_); }
   explicit RawBuffer(std::shared_ptr<detail::BufferImpl> impl, std::size_t bytes) : impl_(std::move(impl)), bytes_(bytes) {}
 

@@ -43,7 +43,7 @@ std::shared_ptr<ContextImpl> make_context(const Device& device, cl::Context cont
 }
 }  // namespace detail
 
-const std::shared_ptr<detail::ContextImpl>& Context::impl() const {
+std::shared_ptr<detail::ContextImpl> Context::impl() const {
   if (!impl_) throw std::logic_error("clstat::Context: use of a moved-from Context");
   return impl_;
 }

@@ -63,7 +63,7 @@ RawBuffer::RawBuffer(const Context& ctx, std::size_t bytes) : bytes_(bytes) {
   impl_ = std::move(impl);
 }
 
-const std::shared_ptr<detail::BufferImpl>& RawBuffer::impl() const {
+std::shared_ptr<detail::BufferImpl> RawBuffer::impl() const {
   if (!impl_) throw std::logic_error("clstat::Buffer: use of a default-constructed or moved-from buffer");
   return impl_;
 }
@@ -80,7 +80,7 @@ Event RawBuffer::write_async(const Queue& q, const void* src, std::size_t bytes,
                              const std::vector<Event>& wait) const {
   check_range(bytes_, bytes, offset, "write");
   if (bytes && !src) throw std::invalid_argument("clstat: buffer write from a null pointer");
-  const auto& buf = impl();
+  const auto buf = impl();
   detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);
@@ -96,7 +96,7 @@ Event RawBuffer::read_async(const Queue& q, void* dst, std::size_t bytes, std::s
                             const std::vector<Event>& wait) const {
   check_range(bytes_, bytes, offset, "read");
   if (bytes && !dst) throw std::invalid_argument("clstat: buffer read into a null pointer");
-  const auto& buf = impl();
+  const auto buf = impl();
   detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);
@@ -125,7 +125,7 @@ Event RawBuffer::fill_async(const Queue& q, const void* pattern, std::size_t pat
                             const std::vector<Event>& wait) const {
   if (pattern_size == 0 || bytes_ % pattern_size != 0)
     throw std::invalid_argument("clstat: fill pattern size must divide the buffer size");
-  const auto& buf = impl();
+  const auto buf = impl();
   detail::Lease lease = detail::Lease::named(q);
   cl::Event ev;
   auto waits = detail::to_cl(wait);

@@ -125,7 +125,7 @@ Future<T> host_task(const Queue& q, const std::vector<Event>& wait, std::functio
     p.set_value(body());
     return Future<T>(Event(), p.get_future().share());
   }
-  const auto& ctx = q.context().impl();
+  const auto ctx = q.context().impl();
   cl::UserEvent done = user_event(*ctx);
   auto lease = std::make_shared<Lease>(Lease::pending(q));
   auto promise = std::make_shared<std::promise<T>>();
