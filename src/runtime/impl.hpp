@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,8 @@ struct ContextImpl {
     bool busy = false;
     std::thread::id owner;
     std::size_t depth = 0;
-    std::vector<std::string> path;
+    std::string path;                // the child steps, each ending in '/'
+    std::vector<std::size_t> marks;  // path's length before each step
   };
   std::mutex lease_mutex;
   std::condition_variable lease_freed;
@@ -98,7 +100,18 @@ struct ContextImpl {
     std::uint64_t last_use = 0;
   };
   std::mutex scratch_mutex;
-  std::map<std::string, ScratchEntry> scratch_pool;
+  // The key: queue, declaring enum type (its type_info, unique within the library), value, part,
+  // child path. Compared as integers first: a lookup costs a few hundred nanoseconds at most.
+  struct ScratchKey {
+    std::size_t queue;
+    std::uintptr_t type;
+    int which, part;
+    std::string path;
+    bool operator<(const ScratchKey& o) const {
+      return std::tie(queue, type, which, part, path) < std::tie(o.queue, o.type, o.which, o.part, o.path);
+    }
+  };
+  std::map<ScratchKey, ScratchEntry> scratch_pool;
   std::size_t scratch_total = 0, scratch_cap = 0;
   std::uint64_t scratch_clock = 0;
   /// Drops pooled buffers of queues nobody holds, oldest first, until at most `keep` bytes are

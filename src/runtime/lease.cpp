@@ -9,11 +9,6 @@ namespace {
 
 using Lock = std::unique_lock<std::mutex>;
 
-std::string path_key(const ContextImpl::QueueState& s) {
-  std::string k;
-  for (const auto& p : s.path) k += p + "/";
-  return k;
-}
 
 }  // namespace
 
@@ -104,6 +99,7 @@ void Lease::release() noexcept {
       st.busy = false;
       st.owner = std::thread::id();
       st.path.clear();
+      st.marks.clear();
     }
   }
   ctx_->lease_freed.notify_all();
@@ -124,7 +120,7 @@ void require_lease(const Queue& q, const char* what) {
 }
 
 void ContextImpl::trim_scratch(std::size_t keep) {
-  std::vector<std::map<std::string, ScratchEntry>::iterator> free;
+  std::vector<std::map<ScratchKey, ScratchEntry>::iterator> free;
   for (auto it = scratch_pool.begin(); it != scratch_pool.end(); ++it)
     if (!queue_state[it->second.queue].busy) free.push_back(it);
   std::sort(free.begin(), free.end(), [](const auto& a, const auto& b) { return a->second.last_use < b->second.last_use; });
@@ -135,18 +131,17 @@ void ContextImpl::trim_scratch(std::size_t keep) {
   }
 }
 
-cl::Buffer scratch_buffer(const Queue& q, std::type_index type, int which, int part, std::size_t bytes) {
+cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes) {
   auto ctx = q.context().impl();
   const std::size_t i = q.index();
   std::lock_guard<std::mutex> slock(ctx->scratch_mutex);
-  std::string key;
+  ContextImpl::ScratchKey key{i, reinterpret_cast<std::uintptr_t>(&type), which, part, {}};
   {
     Lock lock(ctx->lease_mutex);
     const auto& st = ctx->queue_state[i];
     if (!(st.busy && st.owner == std::this_thread::get_id()))
       throw std::logic_error("clstat internal error: scratch on queue " + std::to_string(i) + " without its lease");
-    key = std::to_string(i) + "|" + path_key(st) + type.name() + ":" + std::to_string(which) + ":" +
-          std::to_string(part);
+    key.path = st.path;  // empty but in nested workspaces
   }
   auto& e = ctx->scratch_pool[key];
   e.queue = i;
@@ -179,13 +174,17 @@ ChildWorkspace::ChildWorkspace(const Queue& q, std::string step) : ctx_(q.contex
   auto& st = ctx_->queue_state[index_];
   if (!(st.busy && st.owner == std::this_thread::get_id()))
     throw std::logic_error("clstat internal error: child workspace without the queue's lease");
-  st.path.push_back(std::move(step));
+  st.marks.push_back(st.path.size());
+  st.path += step + "/";
 }
 
 ChildWorkspace::~ChildWorkspace() {
   Lock lock(ctx_->lease_mutex);
   auto& st = ctx_->queue_state[index_];
-  if (!st.path.empty()) st.path.pop_back();
+  if (!st.marks.empty()) {
+    st.path.resize(st.marks.back());
+    st.marks.pop_back();
+  }
 }
 
 void ContextImpl::post(std::size_t i, std::function<void()> task) {

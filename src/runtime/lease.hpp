@@ -20,7 +20,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "runtime/impl.hpp"
@@ -78,12 +78,12 @@ void require_lease(const Queue& q, const char* what);
 /// at least `bytes`, in the workspace of the lease held on q, within the current child path;
 /// `part` tells apart the buffers of an array declared as one value. Reused call after call;
 /// grows when too small (the old buffer is freed by OpenCL once its commands are done).
-cl::Buffer scratch_buffer(const Queue& q, std::type_index type, int which, int part, std::size_t bytes);
+cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes);
 
 template <class E>
 cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part = 0) {
   static_assert(std::is_enum<E>::value, "scratch is keyed by an enum declared with the operation");
-  return scratch_buffer(q, std::type_index(typeid(E)), static_cast<int>(which), static_cast<int>(part), bytes);
+  return scratch_buffer(q, typeid(E), static_cast<int>(which), static_cast<int>(part), bytes);
 }
 
 /// While it lives, the lease's scratch is looked up under `which` as well: a nested operation
