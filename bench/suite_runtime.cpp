@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "clstat/interop/opencl.hpp"
@@ -111,22 +112,20 @@ std::vector<Row> run_runtime(const clstat::Context& ctx, int repeats, bool large
           ev.push_back(clstat::stable::evaluate_async(np.queue(k), clstat::stable::fn_pdf, xb, n, law, out[k]));
         for (auto& e : ev) e.wait();
       };
-      Row d{"runtime", "1 call, queue without profiling", "f64", n};
-      d.repeats = repeats;
-      d.wall_ms = wall_stats(one_np, repeats);
-      d.kernel_ms = d.wall_ms;
-      d.work = a.work;
-      d.unit = "Mpt/s";
-      d.throughput = d.work / (d.wall_ms.median * 1e-3) * 1e-3;
-      d.check = "wall clock";
+      auto wall_row = [&](const char* name, std::uint64_t count, double work, const std::function<void()>& f) {
+        Row r{"runtime", name, "f64", count};
+        r.repeats = repeats;
+        r.wall_ms = wall_stats(f, repeats);
+        r.kernel_ms = r.wall_ms;
+        r.work = work;
+        r.unit = "Mpt/s";
+        r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-3;
+        r.check = "wall clock";
+        return r;
+      };
+      const Row d = wall_row("1 call, queue without profiling", n, a.work, one_np);
       rows.push_back(d);
-      Row e{"runtime", "4 calls, 4 queues without profiling", "f64", 4 * n};
-      e.repeats = repeats;
-      e.wall_ms = wall_stats(four_np, repeats);
-      e.kernel_ms = e.wall_ms;
-      e.work = 4 * a.work;
-      e.unit = "Mpt/s";
-      e.throughput = e.work / (e.wall_ms.median * 1e-3) * 1e-3;
+      Row e = wall_row("4 calls, 4 queues without profiling", 4 * n, 4 * a.work, four_np);
       bool same_np = true;
       for (std::size_t k = 1; k < 4; ++k) {
         const auto got = out[k].to_host(ctx.queue(0));

@@ -12,30 +12,34 @@ using Lock = std::unique_lock<std::mutex>;
 
 }  // namespace
 
-Lease Lease::named(const Queue& q) {
-  Lease l;
-  auto ctx = q.context().impl();
-  const std::size_t i = q.index();
-  Lock lock(ctx->lease_mutex);
+// Marks queue i held by `owner` (one more nested hold when it already is) and returns the lease.
+// Call with lease_mutex held through `lock`.
+Lease Lease::take(std::shared_ptr<ContextImpl> ctx, std::size_t i, std::thread::id owner) {
   auto& st = ctx->queue_state[i];
-  const auto me = std::this_thread::get_id();
-  if (!(st.busy && st.owner == me)) {
-    ctx->lease_freed.wait(lock, [&] { return !st.busy; });
-    st.busy = true;
-    st.owner = me;
-  }
+  st.busy = true;
+  st.owner = owner;
   ++st.depth;
+  Lease l;
   l.ctx_ = std::move(ctx);
   l.index_ = i;
   return l;
 }
 
+Lease Lease::named(const Queue& q) {
+  auto ctx = q.context().impl();
+  const std::size_t i = q.index();
+  Lock lock(ctx->lease_mutex);
+  auto& st = ctx->queue_state[i];
+  const auto me = std::this_thread::get_id();
+  if (!(st.busy && st.owner == me)) ctx->lease_freed.wait(lock, [&] { return !st.busy; });
+  return take(std::move(ctx), i, me);
+}
+
 Lease Lease::any(const Context& c) {
-  Lease l;
   auto ctx = c.impl();
   Lock lock(ctx->lease_mutex);
   const auto me = std::this_thread::get_id();
-  auto& qs = ctx->queue_state;
+  const auto& qs = ctx->queue_state;
   std::size_t pick = qs.size();
   for (std::size_t i = 0; i < qs.size() && pick == qs.size(); ++i)
     if (qs[i].busy && qs[i].owner == me) pick = i;
@@ -44,45 +48,24 @@ Lease Lease::any(const Context& c) {
       if (!qs[i].busy) pick = i;
     if (pick == qs.size()) ctx->lease_freed.wait(lock);
   }
-  auto& st = qs[pick];
-  st.busy = true;
-  st.owner = me;
-  ++st.depth;
-  l.ctx_ = std::move(ctx);
-  l.index_ = pick;
-  return l;
+  return take(std::move(ctx), pick, me);
 }
 
 Lease Lease::try_another(const Context& c) {
-  Lease l;
   auto ctx = c.impl();
   Lock lock(ctx->lease_mutex);
-  auto& qs = ctx->queue_state;
-  for (std::size_t i = 0; i < qs.size(); ++i)
-    if (!qs[i].busy) {
-      qs[i].busy = true;
-      qs[i].owner = std::this_thread::get_id();
-      qs[i].depth = 1;
-      l.ctx_ = std::move(ctx);
-      l.index_ = i;
-      break;
-    }
-  return l;
+  for (std::size_t i = 0; i < ctx->queue_state.size(); ++i)
+    if (!ctx->queue_state[i].busy) return take(std::move(ctx), i, std::this_thread::get_id());
+  return Lease();
 }
 
 Lease Lease::pending(const Queue& q) {
-  Lease l;
   auto ctx = q.context().impl();
   const std::size_t i = q.index();
   Lock lock(ctx->lease_mutex);
   auto& st = ctx->queue_state[i];
   ctx->lease_freed.wait(lock, [&] { return !st.busy; });
-  st.busy = true;
-  st.owner = std::thread::id();
-  st.depth = 1;
-  l.ctx_ = std::move(ctx);
-  l.index_ = i;
-  return l;
+  return take(std::move(ctx), i, std::thread::id());  // owned by no thread until adopt()
 }
 
 void Lease::adopt() {

@@ -58,6 +58,7 @@ class Lease {
   void adopt();
 
  private:
+  static Lease take(std::shared_ptr<ContextImpl> ctx, std::size_t i, std::thread::id owner);
   void release() noexcept;
   void swap(Lease& o) noexcept {
     std::swap(ctx_, o.ctx_);
