@@ -149,7 +149,7 @@ void pairwise_for(const Context& ctx, const clstat::Ceilings& c, const Options& 
     set_exp_ceiling(ctx, c, std::is_same<T, double>::value, r);
     double got = 0;
     time_row(ctx, r, o.repeats,
-             [&] { got = clstat::pairwise_sum_async(q, dev, n, 1, clstat::PairFunction::gaussian, {1.0}).get()[0]; },
+             [&] { got = clstat::pairwise_sum_async(q, dev, 0, n, 1, clstat::PairFunction::gaussian, {1.0}).get()[0]; },
              [&] { clstat::pairwise_sum(ctx, x.data(), n, 1, clstat::PairFunction::gaussian, {1.0}); });
     const long double ref = reference_triangle(x, 1.0);
     r.check = "rel vs long-double reference";
@@ -169,7 +169,7 @@ void pairwise_for(const Context& ctx, const clstat::Ceilings& c, const Options& 
   r.unit = "Gpairs/s";
   set_exp_ceiling(ctx, c, std::is_same<T, double>::value, r);
   time_row(ctx, r, o.repeats,
-           [&] { clstat::pairwise_points_sum_async(q, dev, m, dev, m, 1, clstat::PairFunction::gaussian, {1.0}, out).wait(); },
+           [&] { clstat::pairwise_points_sum_async(q, dev, 0, m, dev, 0, m, 1, clstat::PairFunction::gaussian, {1.0}, out, 0).wait(); },
            nullptr);
   const auto res = out.to_host(q);
   double worst = 0;

@@ -19,6 +19,7 @@ std::vector<Variant> representative() {
     for (int t = 0; t <= 6; ++t) v.push_back({"primitives/reduce_sum", "-DWG=64 -DTRANSFORM=" + std::to_string(t), dbl});
     for (int p : {0, 3, 9}) v.push_back({"primitives/reduce_count", "-DWG=64 -DPREDICATE=" + std::to_string(p), dbl});
     v.push_back({"primitives/reduce_extrema", "-DWG=64", dbl});
+    v.push_back({"primitives/transpose", "", dbl});
     v.push_back({"primitives/reduce_moments", "-DWG=64", dbl});
     for (int f = 0; f <= 4; ++f) {
       const std::string common = " -DNOUT=2 -DPAIR_FN=" + std::to_string(f) + " -DCHUNK=64 -DNATIVE_EXP=" + (dbl ? "0" : "1");

@@ -104,17 +104,18 @@ TEST_CASE_TEMPLATE("pairwise.points", T, float, double) {
         const auto y = clstat_test::normal<T>(m * d, seed + m * 31 + d);
         const auto x = clstat_test::normal<T>(n * d, seed + n * 17 + d);
         const std::vector<double> params{0.5, 2.0};
-        // Device form with the output poisoned by NaN: every element must be written.
-        std::vector<T> yt(m * d), xt(n * d);
-        for (std::size_t i = 0; i < m; ++i)
-          for (std::size_t a = 0; a < d; ++a) yt[a * m + i] = y[i * d + a];
-        for (std::size_t j = 0; j < n; ++j)
-          for (std::size_t a = 0; a < d; ++a) xt[a * n + j] = x[j * d + a];
+        // Device form, row-major at offsets (5 values before y, 2 d before x, 3 before the
+        // output), with the output poisoned by NaN: every element must be written; the poison
+        // is a fill on another queue, ordered by the wait list.
+        std::vector<T> yo(5, T(9)), xo(2 * d, T(9));
+        yo.insert(yo.end(), y.begin(), y.end());
+        xo.insert(xo.end(), x.begin(), x.end());
         const Queue q = ctx().queue(0);
-        Buffer<T> yb(ctx(), yt.data(), yt.size()), xb(ctx(), xt.data(), xt.size()), out(ctx(), params.size() * m);
-        out.fill_async(q, std::numeric_limits<T>::quiet_NaN()).wait();
-        pairwise_points_sum_async(q, yb, m, xb, n, d, PairFunction::gaussian, params, out).wait();
-        const auto got = out.to_host(q);
+        Buffer<T> yb(ctx(), yo.data(), yo.size()), xb(ctx(), xo.data(), xo.size()), out(ctx(), 3 + params.size() * m);
+        const Event poisoned = out.fill_async(ctx().queue(1), std::numeric_limits<T>::quiet_NaN());
+        pairwise_points_sum_async(q, yb, 5, m, xb, 2 * d, n, d, PairFunction::gaussian, params, out, 3, {poisoned}).wait();
+        auto got = out.to_host(q);
+        got.erase(got.begin(), got.begin() + 3);
         const auto ref = clstat_ref::points(y, m, x, n, d, PairFunction::gaussian, params);
         const auto host = pairwise_points_sum(ctx(), y.data(), m, x.data(), n, d, PairFunction::gaussian, params);
         for (std::size_t i = 0; i < got.size(); ++i) {
@@ -148,9 +149,23 @@ TEST_CASE("pairwise.bad_input") {
   throws_with([&] { pairwise_sum(ctx(), x.data(), 10, 1, static_cast<PairFunction>(9), {1.0}); }, "unknown PairFunction");
   throws_with([&] { pairwise_sum<float>(ctx(), nullptr, 10, 1, PairFunction::gaussian, {1.0}); }, "null");
   Buffer<float> b(ctx(), x.data(), x.size());
-  throws_with([&] { pairwise_sum_async(ctx().queue(0), b, 60, 2, PairFunction::gaussian, {1.0}).get(); }, "n*d");
+  throws_with([&] { pairwise_sum_async(ctx().queue(0), b, 0, 60, 2, PairFunction::gaussian, {1.0}).get(); }, "n*d");
+  throws_with([&] { pairwise_sum_async(ctx().queue(0), b, 41, 20, 3, PairFunction::gaussian, {1.0}).get(); },
+              "offset + n*d");
   Buffer<float> small(ctx(), 3);
-  throws_with([&] { pairwise_points_sum_async(ctx().queue(0), b, 10, b, 10, 1, PairFunction::gaussian, {1.0, 2.0}, small); },
-         "output buffer");
+  throws_with([&] {
+    pairwise_points_sum_async(ctx().queue(0), b, 0, 10, b, 0, 10, 1, PairFunction::gaussian, {1.0, 2.0}, small, 0);
+  }, "output buffer");
   throws_with([&] { pairwise_points_sum(ctx(), x.data(), 0, x.data(), 10, 1, PairFunction::gaussian, {1.0}); }, "m = 0");
+}
+
+TEST_CASE("pairwise.device_rows_at_an_offset") {
+  // The device form reads row-major points from an offset: the same bits as the host form.
+  const auto x = clstat_test::normal<float>(3 * 700, 21);
+  std::vector<float> padded(7, 5.0f);
+  padded.insert(padded.end(), x.begin(), x.end());
+  Buffer<float> b(ctx(), padded.data(), padded.size());
+  const auto dev = pairwise_sum_async(ctx().queue(2), b, 7, 700, 3, PairFunction::gaussian, {0.5, 2.0}).get();
+  const auto host = pairwise_sum(ctx(), x.data(), 700, 3, PairFunction::gaussian, {0.5, 2.0});
+  CHECK(dev == host);
 }

@@ -131,9 +131,11 @@ constexpr std::size_t pairwise_max_dim = 64;
 template <class T> CLSTAT_EXPORT std::vector<double> pairwise_sum(const Context& ctx, const T* x, std::size_t n,
                                                                   std::size_t d, PairFunction f,
                                                                   const std::vector<double>& params);
-/// The same on device data stored dimension-major: coordinate a of point i at x[a * n + i].
+/// The same on device data: n row-major points from element `offset` of x (point i's coordinate a
+/// at x[offset + i * d + a]), after `wait`. The points are first copied to a dimension-major
+/// scratch buffer on the device (O(n d), no rounding), except for d = 1 at offset 0.
 template <class T> CLSTAT_EXPORT Future<std::vector<double>> pairwise_sum_async(
-    const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d, PairFunction f,
+    const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, std::size_t d, PairFunction f,
     const std::vector<double>& params, const std::vector<Event>& wait = {});
 
 /// out[k * m + i] = sum over j of f_{p_k}(|y_i - x_j|^2): every target against every sample.
@@ -141,10 +143,15 @@ template <class T> CLSTAT_EXPORT Future<std::vector<double>> pairwise_sum_async(
 template <class T> CLSTAT_EXPORT std::vector<T> pairwise_points_sum(const Context& ctx, const T* y, std::size_t m,
                                                                     const T* x, std::size_t n, std::size_t d,
                                                                     PairFunction f, const std::vector<double>& params);
-/// The same on dimension-major device data, writing `out` (at least params.size() * m elements).
-template <class T> CLSTAT_EXPORT Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t m,
-                                                                 const Buffer<T>& x, std::size_t n, std::size_t d,
-                                                                 PairFunction f, const std::vector<double>& params,
-                                                                 const Buffer<T>& out, const std::vector<Event>& wait = {});
+/// The same on device data, row-major from the given element offsets, writing
+/// out[out_offset + k * m + i] (params.size() * m elements) after `wait`; returns the last
+/// kernel's event. The points are copied dimension-major on the device first, as above.
+template <class T> CLSTAT_EXPORT Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y,
+                                                                 std::size_t y_offset, std::size_t m,
+                                                                 const Buffer<T>& x, std::size_t x_offset,
+                                                                 std::size_t n, std::size_t d, PairFunction f,
+                                                                 const std::vector<double>& params,
+                                                                 const Buffer<T>& out, std::size_t out_offset,
+                                                                 const std::vector<Event>& wait = {});
 
 }  // namespace clstat

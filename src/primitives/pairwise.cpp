@@ -14,7 +14,37 @@ namespace clstat {
 namespace {
 
 // The scratch of one triangle sum: per-tile partial states, the canonical tree's levels and roots.
-enum class PairScratch { partials, tmp, roots, tmp2, result };
+enum class PairScratch { partials, tmp, roots, tmp2, result, columns };
+
+// Checks that rows [offset, offset + n) of d values lie in b.
+template <class T>
+void check_rows(const char* op, const char* what, const Buffer<T>& b, std::size_t offset, std::size_t n, std::size_t d) {
+  if (d != 0 && n > (static_cast<std::size_t>(-1) - offset) / d)
+    throw std::invalid_argument(std::string(op) + ": " + what + ": offset + n * d overflows");
+  if (offset + n * d > b.size())
+    throw std::invalid_argument(std::string(op) + ": " + what + " buffer holds " + std::to_string(b.size()) +
+                                " values; offset + n*d = " + std::to_string(offset + n * d));
+}
+
+// The n row-major points of b from `offset`, dimension-major in q's scratch (part `part`), as
+// the pairwise kernels read them; `ready` becomes the copy's event. d = 1 at offset 0 is b itself.
+template <class T>
+cl::Buffer columns(const Queue& q, const Buffer<T>& b, std::size_t offset, std::size_t n, std::size_t d,
+                   std::size_t part, std::vector<Event>& deps, const char* op) {
+  if (d == 1 && offset == 0) return b.raw().impl()->buffer;
+  auto ctx = q.context().impl();
+  auto prog = build::program(*ctx, "primitives/transpose", build::base_options(*ctx, std::is_same<T, double>::value, op));
+  cl::Kernel k = build::kernel(*prog, "to_columns", q.index());
+  cl::Buffer dst = detail::scratch(q, PairScratch::columns, n * d * sizeof(T), part);
+  k.setArg(0, b.raw().impl()->buffer);
+  k.setArg(1, static_cast<cl_ulong>(offset));
+  k.setArg(2, static_cast<cl_uint>(n));
+  k.setArg(3, static_cast<cl_uint>(d));
+  k.setArg(4, dst);
+  const std::size_t wg = std::min<std::size_t>(256, ctx->info().max_work_group_size);
+  deps = {detail::launch(q, k, cl::NDRange((n * d + wg - 1) / wg * wg), cl::NDRange(wg), deps, op)};
+  return dst;
+}
 
 using primitives::CSumState;
 
@@ -99,25 +129,15 @@ Event tree_reduce(const Queue& q, cl::Kernel& pass, std::size_t wg, std::size_t 
   }
 }
 
-template <class T>
-std::vector<T> dimension_major(const T* x, std::size_t n, std::size_t d) {
-  std::vector<T> t(n * d);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t a = 0; a < d; ++a) t[a * n + i] = x[i * d + a];
-  return t;
-}
-
 }  // namespace
 
 template <class T>
-Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d,
-                                               PairFunction f, const std::vector<double>& params,
+Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                               std::size_t d, PairFunction f, const std::vector<double>& params,
                                                const std::vector<Event>& wait) {
   const char* op = "clstat::pairwise_sum";
   validate<T>(op, 2, n, d, f, params);
-  if (x.size() < n * d)
-    throw std::invalid_argument(std::string(op) + ": buffer holds " + std::to_string(x.size()) + " values, n*d = " +
-                                std::to_string(n * d));
+  check_rows(op, "the", x, offset, n, d);
   auto ctx = q.context().impl();
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
@@ -135,6 +155,7 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
     auto host = std::make_shared<std::vector<unsigned char>>(nout * state_bytes);
     Event ev;
     std::vector<Event> deps = wait;
+    const cl::Buffer xc = columns(q, x, offset, n, d, 0, deps, op);
     for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
       const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
       const std::string opts = pair_options<T>(*ctx, d, K, f, tile, lj, op);
@@ -153,7 +174,7 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
       cl::Buffer result = detail::scratch(q, PairScratch::result, K * state_bytes);
       for (std::uint64_t b = 0; b < batches; ++b) {
         const std::uint64_t count = std::min<std::uint64_t>(k_batch, tiles - b * k_batch);
-        tri.setArg(0, x.raw().impl()->buffer);
+        tri.setArg(0, xc);
         tri.setArg(1, static_cast<cl_uint>(n));
         tri.setArg(2, static_cast<cl_uint>(nb));
         tri.setArg(3, static_cast<cl_ulong>(b * k_batch));
@@ -194,25 +215,26 @@ std::vector<double> pairwise_sum(const Context& ctx, const T* x, std::size_t n, 
                                  const std::vector<double>& params) {
   validate<T>("clstat::pairwise_sum", 2, n, d, f, params);
   if (!x) throw std::invalid_argument("clstat::pairwise_sum: null input pointer");
-  const std::vector<T> t = dimension_major(x, n, d);
-  Buffer<T> dev(ctx, t.data(), t.size());
+  Buffer<T> dev(ctx, x, n * d);
   detail::Lease lease = detail::Lease::any(ctx);
-  return pairwise_sum_async(lease.queue(), dev, n, d, f, params).get();
+  return pairwise_sum_async(lease.queue(), dev, 0, n, d, f, params).get();
 }
 
 template <class T>
-Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t m, const Buffer<T>& x, std::size_t n,
-                                std::size_t d, PairFunction f, const std::vector<double>& params,
-                                const Buffer<T>& out, const std::vector<Event>& wait) {
+Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t y_offset, std::size_t m,
+                                const Buffer<T>& x, std::size_t x_offset, std::size_t n, std::size_t d, PairFunction f,
+                                const std::vector<double>& params, const Buffer<T>& out, std::size_t out_offset,
+                                const std::vector<Event>& wait) {
   const char* op = "clstat::pairwise_points_sum";
   validate<T>(op, 1, n, d, f, params);
   if (m == 0 || m >= (std::size_t(1) << 32))
     throw std::invalid_argument(std::string(op) + ": m must be in [1, 2^32), got " + std::to_string(m));
-  if (y.size() < m * d || x.size() < n * d)
-    throw std::invalid_argument(std::string(op) + ": input buffers smaller than m*d or n*d");
-  if (out.size() < params.size() * m)
+  check_rows(op, "the target (y)", y, y_offset, m, d);
+  check_rows(op, "the sample (x)", x, x_offset, n, d);
+  if (out_offset > out.size() || out.size() - out_offset < params.size() * m)
     throw std::invalid_argument(std::string(op) + ": output buffer holds " + std::to_string(out.size()) +
-                                " values, needs params.size() * m = " + std::to_string(params.size() * m));
+                                " values, needs out_offset + params.size() * m = " +
+                                std::to_string(out_offset + params.size() * m));
   auto ctx = q.context().impl();
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
@@ -223,6 +245,8 @@ Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t 
     const std::size_t nout = params.size();
     Event ev;
     std::vector<Event> deps = wait;
+    const cl::Buffer yc = columns(q, y, y_offset, m, d, 0, deps, op);
+    const cl::Buffer xc = columns(q, x, x_offset, n, d, 1, deps, op);
     for (std::size_t k0 = 0; k0 < nout; k0 += k_outputs_per_pass) {
       const std::size_t K = std::min(k_outputs_per_pass, nout - k0);
       const std::string opts = pair_options<T>(*ctx, d, K, f, 512, lj, op);
@@ -232,13 +256,13 @@ Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t 
       cl::Kernel kern = build::kernel(*prog, "pairwise_points", q.index());
       cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
       const std::uint64_t groups = (m + wg * rows - 1) / (wg * rows);
-      kern.setArg(0, y.raw().impl()->buffer);
+      kern.setArg(0, yc);
       kern.setArg(1, static_cast<cl_uint>(m));
-      kern.setArg(2, x.raw().impl()->buffer);
+      kern.setArg(2, xc);
       kern.setArg(3, static_cast<cl_uint>(n));
       kern.setArg(4, params_buf);
       kern.setArg(5, out.raw().impl()->buffer);
-      kern.setArg(6, static_cast<cl_ulong>(k0 * m));
+      kern.setArg(6, static_cast<cl_ulong>(out_offset + k0 * m));
       ev = detail::launch(q, kern, cl::NDRange(groups * wg), cl::NDRange(wg), deps, op);
       deps.clear();
     }
@@ -252,25 +276,24 @@ std::vector<T> pairwise_points_sum(const Context& ctx, const T* y, std::size_t m
   validate<T>("clstat::pairwise_points_sum", 1, n, d, f, params);
   if (!x || !y) throw std::invalid_argument("clstat::pairwise_points_sum: null input pointer");
   if (m == 0) throw std::invalid_argument("clstat::pairwise_points_sum: no target points (m = 0)");
-  const std::vector<T> yt = dimension_major(y, m, d), xt = dimension_major(x, n, d);
-  Buffer<T> ydev(ctx, yt.data(), yt.size()), xdev(ctx, xt.data(), xt.size());
+  Buffer<T> ydev(ctx, y, m * d), xdev(ctx, x, n * d);
   Buffer<T> out(ctx, params.size() * m);
   detail::Lease lease = detail::Lease::any(ctx);
   const Queue q = lease.queue();
-  pairwise_points_sum_async(q, ydev, m, xdev, n, d, f, params, out).wait();
+  pairwise_points_sum_async(q, ydev, 0, m, xdev, 0, n, d, f, params, out, 0).wait();
   return out.to_host(q);
 }
 
 #define CLSTAT_INSTANTIATE(T)                                                                                    \
   template CLSTAT_EXPORT Future<std::vector<double>> pairwise_sum_async(                                        \
-      const Queue&, const Buffer<T>&, std::size_t, std::size_t, PairFunction, const std::vector<double>&,       \
-      const std::vector<Event>&);                                                                               \
+      const Queue&, const Buffer<T>&, std::size_t, std::size_t, std::size_t, PairFunction,                      \
+      const std::vector<double>&, const std::vector<Event>&);                                                   \
   template CLSTAT_EXPORT std::vector<double> pairwise_sum(const Context&, const T*, std::size_t, std::size_t,    \
                                                           PairFunction, const std::vector<double>&);            \
-  template CLSTAT_EXPORT Event pairwise_points_sum_async(const Queue&, const Buffer<T>&, std::size_t,          \
-                                                         const Buffer<T>&, std::size_t, std::size_t,            \
-                                                         PairFunction, const std::vector<double>&,              \
-                                                         const Buffer<T>&, const std::vector<Event>&);          \
+  template CLSTAT_EXPORT Event pairwise_points_sum_async(                                                       \
+      const Queue&, const Buffer<T>&, std::size_t, std::size_t, const Buffer<T>&, std::size_t, std::size_t,     \
+      std::size_t, PairFunction, const std::vector<double>&, const Buffer<T>&, std::size_t,                     \
+      const std::vector<Event>&);                                                                               \
   template CLSTAT_EXPORT std::vector<T> pairwise_points_sum(const Context&, const T*, std::size_t, const T*,     \
                                                             std::size_t, std::size_t, PairFunction,             \
                                                             const std::vector<double>&);
