@@ -56,7 +56,7 @@ struct DeviceProblemT : DeviceProblem {
     y = Buffer<T>(ctx, yt.data(), yt.size());
     out = Buffer<T>(ctx, pr.m);
   }
-  void run(const KdeOptions& o) override { clstat::kde_async(q, x, p.n, p.d, y, p.m, out, o).wait(); }
+  void run(const KdeOptions& o) override { clstat::kde_async(q, x, 0, p.n, p.d, y, 0, p.m, out, 0, o).wait(); }
   std::vector<double> result() override {
     auto v = out.to_host(q);
     return std::vector<double>(v.begin(), v.end());

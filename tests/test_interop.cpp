@@ -41,7 +41,7 @@ TEST_CASE("interop.application_context_and_buffers") {
     KdeOptions ko;
     ko.precision = Precision::float32;
     ko.bandwidth = Bandwidth::scalar(0.3);
-    const Event done = kde_async(c.queue(0), xb, n, 1, yb, m, ob, ko);
+    const Event done = kde_async(c.queue(0), xb, 0, n, 1, yb, 0, m, ob, 0, ko);
     std::vector<float> got(m);
     REQUIRE(clEnqueueReadBuffer(app_q, om, CL_TRUE, 0, m * sizeof(float), got.data(), 1,
                                 [&] { static cl_event e; e = interop::native_event(done); return &e; }(),

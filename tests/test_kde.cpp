@@ -299,12 +299,16 @@ TEST_CASE("kde.async_and_device_buffers") {
   Future<std::vector<double>> f = kde_async(ctx().queue(1), x.data(), n, d, y.data(), m, o);
   CHECK(f.get() == sync);
 
-  std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
-  Buffer<float> xb(ctx(), xf.data(), xf.size()), yb(ctx(), yf.data(), yf.size()), out(ctx(), m);
+  // Row-major at offsets: 3 values before the samples, 2 d before the points, 4 before the output.
+  std::vector<float> xf(3, 7.0f), yf(2 * d, 7.0f);
+  xf.insert(xf.end(), x.begin(), x.end());
+  yf.insert(yf.end(), y.begin(), y.end());
+  Buffer<float> xb(ctx(), xf.data(), xf.size()), yb(ctx(), yf.data(), yf.size()), out(ctx(), 4 + m);
   Queue q = ctx().queue(0);
-  Event filled = out.fill_async(q, std::nanf(""));
-  kde_async(q, xb, n, d, yb, m, out, o, {filled}).wait();
-  const auto dev = out.to_host(q);
+  Event filled = out.fill_async(ctx().queue(2), std::nanf(""));  // another queue: the wait list orders it
+  kde_async(q, xb, 3, n, d, yb, 2 * d, m, out, 4, o, {filled}).wait();
+  auto dev = out.to_host(q);
+  dev.erase(dev.begin(), dev.begin() + 4);
   const auto ref = clstat_ref::kde(x, n, d, y, m, o, false, 0x1p-24L, false);
   std::vector<double> devd(dev.begin(), dev.end());
   for (double v : devd) CHECK(!std::isnan(v));  // every element written
@@ -315,7 +319,7 @@ TEST_CASE("kde.async_and_device_buffers") {
   lo.leave_one_out = true;
   Buffer<float> out2(ctx(), n);
   out2.fill_async(q, std::nanf("")).wait();
-  kde_async(q, xb, n, d, xb, n, out2, lo).wait();
+  kde_async(q, xb, 3, n, d, xb, 3, n, out2, 0, lo).wait();
   const auto d2 = out2.to_host(q);
   check_against(std::vector<double>(d2.begin(), d2.end()), clstat_ref::kde(x, n, d, x, n, lo, true, 0x1p-24L, false), 2e-5, false);
 }
@@ -382,17 +386,21 @@ TEST_CASE("kde.bad_input_async_forms") {
 
   std::vector<float> xf(x.begin(), x.end()), yf(y.begin(), y.end());
   Buffer<float> xb(ctx(), xf.data(), 6), yb(ctx(), yf.data(), 2), out(ctx(), 2);
-  CHECK_THROWS_WITH_AS(kde_async(q, xb, 7, 1, yb, 2, out, o), doctest::Contains("sample buffer smaller"),
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 7, 1, yb, 0, 2, out, 0, o), doctest::Contains("sample buffer smaller"),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 3, out, o), doctest::Contains("point buffer smaller"),
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 1, 6, 1, yb, 0, 2, out, 0, o), doctest::Contains("sample buffer smaller"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 6, 1, yb, 0, 3, out, 0, o), doctest::Contains("point buffer smaller"),
                        std::invalid_argument);
   Buffer<float> small(ctx(), 1);
-  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, small, o), doctest::Contains("output buffer smaller"),
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 6, 1, yb, 0, 2, small, 0, o), doctest::Contains("output buffer smaller"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 6, 1, yb, 0, 2, out, 1, o), doctest::Contains("output buffer smaller"),
                        std::invalid_argument);
   KdeOptions o64 = o;
   o64.precision = Precision::float64;
-  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, out, o64), doctest::Contains("does not match options.precision"),
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 6, 1, yb, 0, 2, out, 0, o64),
+                       doctest::Contains("does not match options.precision"), std::invalid_argument);
   o.bandwidth = Bandwidth::scalar(-1);
-  CHECK_THROWS_WITH_AS(kde_async(q, xb, 6, 1, yb, 2, out, o), doctest::Contains("> 0"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kde_async(q, xb, 0, 6, 1, yb, 0, 2, out, 0, o), doctest::Contains("> 0"), std::invalid_argument);
 }

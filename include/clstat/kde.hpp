@@ -113,13 +113,16 @@ CLSTAT_EXPORT Future<std::vector<double>> kde_async(const Queue& q, const double
                                                     const double* y, std::size_t m, const KdeOptions& options = {},
                                                     const std::vector<Event>& wait = {});
 
-/// Device-buffer form: samples x (n x d) and points y (m x d) already on the device in T (float or
-/// double, matching options.precision); writes m values to out[0..m). leave_one_out evaluates at
-/// the samples and ignores y (pass x again). Uses scratch memory of about (n + m)(d + 2) values;
-/// throws UnsupportedFeature if that cannot be allocated. Returns the event of the last command.
+/// Device-buffer form: samples (n x d, row-major from element x_offset of x) and points (m x d
+/// from y_offset of y) already on the device in T (float or double, matching options.precision);
+/// writes m values to out[out_offset .. out_offset + m). leave_one_out evaluates at the samples
+/// and ignores y (pass x again). Inputs at a nonzero offset are first copied to scratch on the
+/// device (O((n + m) d)). Uses scratch memory of about (n + m)(d + 2) values; throws
+/// UnsupportedFeature if that cannot be allocated. Returns the event of the last command.
 template <class T>
-CLSTAT_EXPORT Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d, const Buffer<T>& y,
-                              std::size_t m, const Buffer<T>& out, const KdeOptions& options = {},
+CLSTAT_EXPORT Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t x_offset, std::size_t n, std::size_t d,
+                              const Buffer<T>& y, std::size_t y_offset, std::size_t m, const Buffer<T>& out,
+                              std::size_t out_offset, const KdeOptions& options = {},
                               const std::vector<Event>& wait = {});
 
 /// The normalising constant of `kernel` in its spherically symmetric d-dimensional form: the

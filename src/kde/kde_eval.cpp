@@ -15,8 +15,9 @@ namespace {
 using kde_detail::k_chunk;
 using kde_detail::Plan;
 
-// The device-buffer form's prepared samples and points and the per-point sums.
-enum class KdeScratch { samples, points, sums };
+// The device-buffer form's prepared samples and points, the per-point sums, and the copies of
+// inputs given at an offset.
+enum class KdeScratch { samples, points, sums, raw_samples, raw_points };
 
 // Pairs per kde_eval launch, at most: long enough that launch overhead is noise, short enough for
 // display watchdogs on desktop GPUs (about 10 ms on an H100).
@@ -344,28 +345,34 @@ Future<std::vector<double>> kde_async(const Queue& q, const double* x, std::size
 }
 
 template <class T>
-Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d, const Buffer<T>& y, std::size_t m,
-                const Buffer<T>& out, const KdeOptions& options, const std::vector<Event>& wait) {
+Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t x_offset, std::size_t n, std::size_t d,
+                const Buffer<T>& y, std::size_t y_offset, std::size_t m, const Buffer<T>& out, std::size_t out_offset,
+                const KdeOptions& options, const std::vector<Event>& wait) {
   const char* op = "clstat::kde_async (device buffers)";
   constexpr bool dbl = std::is_same<T, double>::value;
   if (dbl != (options.precision == Precision::float64))
     throw std::invalid_argument(std::string(op) + ": buffer element type does not match options.precision");
   auto ctx = q.context().impl();
   const bool at = options.leave_one_out;
+  auto fits = [&](const Buffer<T>& b, std::size_t off, std::size_t rows) {
+    return d != 0 && rows <= (static_cast<std::size_t>(-1) - off) / d && off + rows * d <= b.size();
+  };
+  detail::Lease lease = detail::Lease::named(q);
   std::vector<double> cov;
-  if (options.bandwidth.form == Bandwidth::Form::scaled_covariance && n > d && d > 0 && x.size() >= n * d) {
+  if (options.bandwidth.form == Bandwidth::Form::scaled_covariance && n > d && d > 0 && fits(x, x_offset, n)) {
     // The covariance is O(n d^2) host work on a copy of the samples: a blocking read.
     for (const auto& e : wait) e.wait();
-    std::vector<T> host = x.to_host(q);
-    std::vector<double> xd(host.begin(), host.begin() + static_cast<std::ptrdiff_t>(n * d));
+    std::vector<T> host(n * d);
+    x.read(q, host.data(), n * d, x_offset);
+    std::vector<double> xd(host.begin(), host.end());
     cov = kde_detail::sample_covariance(xd.data(), n, d);
   }
   Plan p = kde_detail::make_plan(*ctx, op, nullptr, n, d, m, options, at, &cov);
   m = p.m;
-  if (x.size() < n * d) throw std::invalid_argument(std::string(op) + ": sample buffer smaller than n*d");
-  if (!at && y.size() < m * d) throw std::invalid_argument(std::string(op) + ": point buffer smaller than m*d");
-  if (out.size() < m) throw std::invalid_argument(std::string(op) + ": output buffer smaller than m");
-  detail::Lease lease = detail::Lease::named(q);
+  if (!fits(x, x_offset, n)) throw std::invalid_argument(std::string(op) + ": sample buffer smaller than offset + n*d");
+  if (!at && !fits(y, y_offset, m)) throw std::invalid_argument(std::string(op) + ": point buffer smaller than offset + m*d");
+  if (out_offset > out.size() || out.size() - out_offset < m)
+    throw std::invalid_argument(std::string(op) + ": output buffer smaller than out_offset + m");
   return detail::cl_guard(op, *ctx, [&] {
     Kernels k = kernels_for(*ctx, p, q.index(), op);
     const std::size_t sz = sizeof(T), n_pad = round_up(n, p.sample_step());
@@ -375,20 +382,32 @@ Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t n, std::size_t d
     cl::Buffer xprep = detail::scratch(q, KdeScratch::samples, n_pad * p.sample_stride() * sz);
     cl::Buffer yprep = detail::scratch(q, KdeScratch::points, m * p.point_stride() * sz);
     cl::Buffer state = detail::scratch(q, KdeScratch::sums, 2 * m * sz);
-    const cl::Buffer& xb = x.raw().impl()->buffer;
-    const cl::Buffer& yb = at ? xb : y.raw().impl()->buffer;
-    Event ex = prepare(q, k.prep_x, k.prep_wg, xb, n, n_pad, A, w, xprep, wait, op);
+    // Rows at an offset are copied to the start of a scratch buffer: the prepare kernel reads from 0.
+    std::vector<Event> deps = wait;
+    auto from = [&](const Buffer<T>& b, std::size_t off, std::size_t rows, KdeScratch which) -> cl::Buffer {
+      if (off == 0) return b.raw().impl()->buffer;
+      cl::Buffer dst = detail::scratch(q, which, rows * d * sz);
+      const auto cw = detail::to_cl(deps);
+      cl::Event e;
+      detail::queue_of(q).enqueueCopyBuffer(b.raw().impl()->buffer, dst, off * sz, 0, rows * d * sz,
+                                            cw.empty() ? nullptr : &cw, &e);
+      deps = {detail::from_cl(e)};
+      return dst;
+    };
+    const cl::Buffer xb = from(x, x_offset, n, KdeScratch::raw_samples);
+    const cl::Buffer yb = at ? xb : from(y, y_offset, m, KdeScratch::raw_points);
+    Event ex = prepare(q, k.prep_x, k.prep_wg, xb, n, n_pad, A, w, xprep, deps, op);
     Event ey = prepare(q, k.prep_y, k.prep_wg, yb, m, m, A, A, yprep, {ex}, op);
     Event ev = evaluate(q, k, p, xprep, n_pad, 0, yprep, m, 0, state, true, {ey}, op);
-    return finish(q, k, p, state, m, div, out.raw().impl()->buffer, 0, {ev}, op);
+    return finish(q, k, p, state, m, div, out.raw().impl()->buffer, out_offset, {ev}, op);
   });
 }
 
-template CLSTAT_EXPORT Event kde_async(const Queue&, const Buffer<float>&, std::size_t, std::size_t,
-                                       const Buffer<float>&, std::size_t, const Buffer<float>&, const KdeOptions&,
-                                       const std::vector<Event>&);
-template CLSTAT_EXPORT Event kde_async(const Queue&, const Buffer<double>&, std::size_t, std::size_t,
-                                       const Buffer<double>&, std::size_t, const Buffer<double>&,
-                                       const KdeOptions&, const std::vector<Event>&);
+template CLSTAT_EXPORT Event kde_async(const Queue&, const Buffer<float>&, std::size_t, std::size_t, std::size_t,
+                                       const Buffer<float>&, std::size_t, std::size_t, const Buffer<float>&,
+                                       std::size_t, const KdeOptions&, const std::vector<Event>&);
+template CLSTAT_EXPORT Event kde_async(const Queue&, const Buffer<double>&, std::size_t, std::size_t, std::size_t,
+                                       const Buffer<double>&, std::size_t, std::size_t, const Buffer<double>&,
+                                       std::size_t, const KdeOptions&, const std::vector<Event>&);
 
 }  // namespace clstat
