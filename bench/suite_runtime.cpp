@@ -34,11 +34,11 @@ std::vector<Row> run_runtime(const clstat::Context& ctx, int repeats, bool large
     const clstat::Buffer<double> xb(ctx, x.data(), n);
     std::vector<clstat::Buffer<double>> out;
     for (int k = 0; k < 4; ++k) out.emplace_back(ctx, n);
-    auto one = [&] { clstat::stable::evaluate_async(ctx.queue(0), clstat::stable::fn_pdf, xb, n, law, out[0]).wait(); };
+    auto one = [&] { clstat::stable::evaluate_async(ctx.queue(0), clstat::stable::fn_pdf, xb, 0, n, law, out[0], 0).wait(); };
     auto four = [&] {
       std::vector<clstat::Event> ev;
       for (std::size_t k = 0; k < 4; ++k)
-        ev.push_back(clstat::stable::evaluate_async(ctx.queue(k), clstat::stable::fn_pdf, xb, n, law, out[k]));
+        ev.push_back(clstat::stable::evaluate_async(ctx.queue(k), clstat::stable::fn_pdf, xb, 0, n, law, out[k], 0));
       for (auto& e : ev) e.wait();
     };
     one();  // builds the program
@@ -104,12 +104,12 @@ std::vector<Row> run_runtime(const clstat::Context& ctx, int repeats, bool large
     {
       const clstat::Context np = clstat::interop::adopt_context(cctx, dev, plain);
       auto one_np = [&] {
-        clstat::stable::evaluate_async(np.queue(0), clstat::stable::fn_pdf, xb, n, law, out[0]).wait();
+        clstat::stable::evaluate_async(np.queue(0), clstat::stable::fn_pdf, xb, 0, n, law, out[0], 0).wait();
       };
       auto four_np = [&] {
         std::vector<clstat::Event> ev;
         for (std::size_t k = 0; k < 4; ++k)
-          ev.push_back(clstat::stable::evaluate_async(np.queue(k), clstat::stable::fn_pdf, xb, n, law, out[k]));
+          ev.push_back(clstat::stable::evaluate_async(np.queue(k), clstat::stable::fn_pdf, xb, 0, n, law, out[k], 0));
         for (auto& e : ev) e.wait();
       };
       auto wall_row = [&](const char* name, std::uint64_t count, double work, const std::function<void()>& f) {

@@ -136,11 +136,11 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
     // Into a device buffer: wall time of the launch and its wait; kernel time from its event.
     clstat::Buffer<double> buf(ctx, n);
     const clstat::Queue q = ctx.queue(0);
-    st::sample_async(q, buf, n, p, 1).wait();
+    st::sample_async(q, buf, 0, n, p, 1).wait();
     std::vector<double> tw, tk;
     for (int k = 0; k < o.repeats; ++k) {
       const auto t0 = std::chrono::steady_clock::now();
-      const clstat::Event ev = st::sample_async(q, buf, n, p, 100 + k);
+      const clstat::Event ev = st::sample_async(q, buf, 0, n, p, 100 + k);
       ev.wait();
       tw.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       tk.push_back(static_cast<double>(ev.duration_ns()) * 1e-6);

@@ -433,9 +433,18 @@ TEST_CASE("stable.sample_stream_and_law") {
     const st::Params p{1.7, -0.3, 0.5, 2, st::Param::S0};
     clstat::Buffer<double> buf(ctx(), 300);
     const clstat::Queue q = ctx().queue(0);
-    st::sample_async(q, buf, 300, p, 99, 1000).wait();
+    st::sample_async(q, buf, 0, 300, p, 99, 1000).wait();
     CHECK(buf.to_host(q) == st::sample(ctx(), 300, p, 99, 1000));
-    CHECK_THROWS_AS(st::sample_async(q, buf, 301, p, 99), std::invalid_argument);
+    CHECK_THROWS_AS(st::sample_async(q, buf, 0, 301, p, 99), std::invalid_argument);
+    CHECK_THROWS_AS(st::sample_async(q, buf, 1, 300, p, 99), std::invalid_argument);
+    // From an offset, after a fill on another queue (the wait list orders them).
+    clstat::Buffer<double> wide(ctx(), 310);
+    const clstat::Event filled = wide.fill_async(ctx().queue(3), -1.0);
+    st::sample_async(q, wide, 7, 300, p, 99, 1000, {filled}).wait();
+    const auto got = wide.to_host(q);
+    CHECK(std::vector<double>(got.begin() + 7, got.begin() + 307) == st::sample(ctx(), 300, p, 99, 1000));
+    CHECK(got[6] == -1.0);
+    CHECK(got[307] == -1.0);
   }
   // S0 and scale/loc: the S0 law with loc delta0 is the S1 one with delta1 = delta0 - beta gamma tan.
   const st::Params p0{1.3, 0.6, 2.0, 1.0, st::Param::S0};
@@ -510,15 +519,24 @@ TEST_CASE("stable.logpdf_and_batched_forms") {
   const clstat::Queue q = ctx().queue(0);
   clstat::Buffer<double> xd(ctx(), xs.size()), od(ctx(), 4 * xs.size());
   xd.write(q, xs.data(), xs.size());
-  st::evaluate_async(q, st::fn_cdf | st::fn_logpdf, xd, xs.size(), laws[2], od, true).wait();
+  st::evaluate_async(q, st::fn_cdf | st::fn_logpdf, xd, 0, xs.size(), laws[2], od, 0, true).wait();
   const std::vector<double> dev = od.to_host(q);
+  {
+    // Points from an offset into results from an offset: the same bits.
+    std::vector<double> shifted(3, 0.5);
+    shifted.insert(shifted.end(), xs.begin(), xs.end());
+    clstat::Buffer<double> xo(ctx(), shifted.data(), shifted.size()), oo(ctx(), 5 + 4 * xs.size());
+    st::evaluate_async(q, st::fn_cdf | st::fn_logpdf, xo, 3, xs.size(), laws[2], oo, 5, true).wait();
+    const auto shifted_out = oo.to_host(q);
+    CHECK(std::vector<double>(shifted_out.begin() + 5, shifted_out.end()) == dev);
+  }
   for (std::size_t k = 0; k < xs.size(); ++k) {
     CHECK(dev[k] == host.cdf[k]);
     CHECK(dev[xs.size() + k] == host.logpdf[k]);
     CHECK(dev[2 * xs.size() + k] == host.cdf_error[k]);
     CHECK(dev[3 * xs.size() + k] == host.logpdf_error[k]);
   }
-  CHECK_THROWS_AS(st::evaluate_async(q, st::fn_pdf | st::fn_cdf, xd, xs.size(), laws[2], xd), std::invalid_argument);
+  CHECK_THROWS_AS(st::evaluate_async(q, st::fn_pdf | st::fn_cdf, xd, 0, xs.size(), laws[2], xd, 0), std::invalid_argument);
   CHECK_THROWS_AS(st::evaluate(ctx(), 0, xs.data(), xs.size(), laws[2]), std::invalid_argument);
   CHECK_THROWS_AS(st::evaluate(ctx(), st::fn_pdf, xs.data(), xs.size(), laws[2], false, 0.0), std::invalid_argument);
   CHECK_THROWS_AS(st::logpdf(ctx(), xs.data(), xs.size(), {2.5, 0, 1, 0}), std::invalid_argument);

@@ -74,13 +74,15 @@ CLSTAT_EXPORT Values evaluate(const Context& ctx, unsigned fns, const double* x,
 CLSTAT_EXPORT Values evaluate_each(const Context& ctx, unsigned fns, const double* x, const Params* params,
                                    std::size_t n, bool errors = false, double rel_tol = 1e-13);
 
-/// Device-resident and asynchronous: x (n values, on the device) to `out` on queue q after
-/// `wait`; returns the kernel's event and transfers nothing. out holds k n values (k = the number of
-/// functions in fns, twice that with errors), in the order pdf, cdf, sf, logpdf, then their errors
-/// in the same order, n apart. Throws std::invalid_argument for short buffers, else as evaluate.
-CLSTAT_EXPORT Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t n,
-                                   const Params& p, const Buffer<double>& out, bool errors = false,
-                                   double rel_tol = 1e-13, const std::vector<Event>& wait = {});
+/// Device-resident and asynchronous: n points from element x_offset of x to out from element
+/// out_offset, on queue q after `wait`; returns the last command's event and transfers nothing to
+/// the host. out receives k n values (k = the number of functions in fns, twice that with errors),
+/// in the order pdf, cdf, sf, logpdf, then their errors in the same order, n apart. At a nonzero
+/// offset the points (or results) pass through a device copy. Throws std::invalid_argument for
+/// short buffers, else as evaluate.
+CLSTAT_EXPORT Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t x_offset,
+                                   std::size_t n, const Params& p, const Buffer<double>& out, std::size_t out_offset,
+                                   bool errors = false, double rel_tol = 1e-13, const std::vector<Event>& wait = {});
 
 /// Asynchronous host-array form of evaluate (clstat/runtime.hpp): runs on q after `wait`; x must
 /// stay valid until the Future is ready. Throws as evaluate, before anything is enqueued.
@@ -143,9 +145,11 @@ CLSTAT_EXPORT std::vector<double> quantile_each(const Context& ctx, const double
 CLSTAT_EXPORT std::vector<double> sample(const Context& ctx, std::size_t n, const Params& p, std::uint64_t seed,
                                          std::uint64_t first = 0);
 
-/// The same stream written into a device buffer (at least n values) on queue q, after `wait`;
-/// returns the kernel's event. No host transfer. Throws std::invalid_argument for a short buffer.
-CLSTAT_EXPORT Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t n, const Params& p,
-                                 std::uint64_t seed, std::uint64_t first = 0, const std::vector<Event>& wait = {});
+/// The same stream written into out[out_offset .. out_offset + n) on queue q, after `wait`;
+/// returns the last command's event. No host transfer (at a nonzero offset, one device copy).
+/// Throws std::invalid_argument for a short buffer.
+CLSTAT_EXPORT Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t out_offset, std::size_t n,
+                                 const Params& p, std::uint64_t seed, std::uint64_t first = 0,
+                                 const std::vector<Event>& wait = {});
 
 }  // namespace clstat::stable

@@ -384,18 +384,10 @@ Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t x_offset, std::s
     cl::Buffer state = detail::scratch(q, KdeScratch::sums, 2 * m * sz);
     // Rows at an offset are copied to the start of a scratch buffer: the prepare kernel reads from 0.
     std::vector<Event> deps = wait;
-    auto from = [&](const Buffer<T>& b, std::size_t off, std::size_t rows, KdeScratch which) -> cl::Buffer {
-      if (off == 0) return b.raw().impl()->buffer;
-      cl::Buffer dst = detail::scratch(q, which, rows * d * sz);
-      const auto cw = detail::to_cl(deps);
-      cl::Event e;
-      detail::queue_of(q).enqueueCopyBuffer(b.raw().impl()->buffer, dst, off * sz, 0, rows * d * sz,
-                                            cw.empty() ? nullptr : &cw, &e);
-      deps = {detail::from_cl(e)};
-      return dst;
-    };
-    const cl::Buffer xb = from(x, x_offset, n, KdeScratch::raw_samples);
-    const cl::Buffer yb = at ? xb : from(y, y_offset, m, KdeScratch::raw_points);
+    const cl::Buffer xb =
+        detail::region_in(q, x.raw().impl()->buffer, x_offset * sz, n * d * sz, KdeScratch::raw_samples, deps);
+    const cl::Buffer yb =
+        at ? xb : detail::region_in(q, y.raw().impl()->buffer, y_offset * sz, m * d * sz, KdeScratch::raw_points, deps);
     Event ex = prepare(q, k.prep_x, k.prep_wg, xb, n, n_pad, A, w, xprep, deps, op);
     Event ey = prepare(q, k.prep_y, k.prep_wg, yb, m, m, A, A, yprep, {ex}, op);
     Event ev = evaluate(q, k, p, xprep, n_pad, 0, yprep, m, 0, state, true, {ey}, op);

@@ -170,6 +170,23 @@ ChildWorkspace::~ChildWorkspace() {
   }
 }
 
+cl::Buffer region_copy(const Queue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,
+                       const cl::Buffer& dst, std::vector<Event>& deps) {
+  const auto waits = to_cl(deps);
+  cl::Event e;
+  queue_of(q).enqueueCopyBuffer(src, dst, byte_offset, 0, bytes, waits.empty() ? nullptr : &waits, &e);
+  deps = {from_cl(e)};
+  return dst;
+}
+
+Event copy_out(const Queue& q, const cl::Buffer& src, const cl::Buffer& dst, std::size_t byte_offset,
+               std::size_t bytes, const Event& after) {
+  const auto waits = to_cl({after});
+  cl::Event e;
+  queue_of(q).enqueueCopyBuffer(src, dst, 0, byte_offset, bytes, waits.empty() ? nullptr : &waits, &e);
+  return from_cl(e);
+}
+
 void ContextImpl::post(std::size_t i, std::function<void()> task) {
   std::shared_ptr<Worker> w;
   {

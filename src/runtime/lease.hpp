@@ -87,6 +87,23 @@ cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part 
   return scratch_buffer(q, typeid(E), static_cast<int>(which), static_cast<int>(part), bytes);
 }
 
+/// Device-buffer forms whose kernels read from element 0: `bytes` of `src` from `byte_offset`,
+/// which is src itself at offset 0, else a copy in q's scratch `which` (enqueued after `deps`,
+/// which then becomes the copy's event). A copy, so no rounding; O(bytes) device traffic.
+cl::Buffer region_copy(const Queue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,
+                       const cl::Buffer& scratch_dst, std::vector<Event>& deps);
+template <class E>
+cl::Buffer region_in(const Queue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes, E which,
+                     std::vector<Event>& deps) {
+  if (byte_offset == 0) return src;
+  return region_copy(q, src, byte_offset, bytes, scratch(q, which, bytes), deps);
+}
+
+/// The other direction: `bytes` of `src` (a scratch result) copied to `dst` from `byte_offset`,
+/// after `after`; returns the copy's event.
+Event copy_out(const Queue& q, const cl::Buffer& src, const cl::Buffer& dst, std::size_t byte_offset,
+               std::size_t bytes, const Event& after);
+
 /// While it lives, the lease's scratch is looked up under `which` as well: a nested operation
 /// whose buffers must not meet another instance of itself on the same queue.
 class ChildWorkspace {

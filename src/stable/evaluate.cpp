@@ -261,18 +261,21 @@ Values evaluate_each(const Context& ctx, unsigned fns, const double* x, const Pa
   return run_eval(ctx, op, fns, x, n, each_law(op, params, n), errors, rel_tol);
 }
 
-Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t n, const Params& p,
-                     const Buffer<double>& out, bool errors, double rel_tol, const std::vector<Event>& wait) {
+Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std::size_t x_offset, std::size_t n,
+                     const Params& p, const Buffer<double>& out, std::size_t out_offset, bool errors, double rel_tol,
+                     const std::vector<Event>& wait) {
   const char* op = "clstat::stable::evaluate_async";
   const std::size_t slots = count_fns(op, fns, errors);
   check_tol(op, rel_tol);
   auto ci = q.context().impl();
   check_device(op, *ci);
   const Laws laws = one_law(p);
-  if (x.size() < n || out.size() < slots * n)
+  if (x_offset > x.size() || x.size() - x_offset < n || out_offset > out.size() ||
+      out.size() - out_offset < slots * n)
     throw std::invalid_argument(std::string(op) + ": x holds " + std::to_string(x.size()) + " values and out " +
-                                std::to_string(out.size()) + "; " + std::to_string(n) + " points need " +
-                                std::to_string(slots * n) + " outputs");
+                                std::to_string(out.size()) + "; " + std::to_string(n) + " points from " +
+                                std::to_string(x_offset) + " need " + std::to_string(slots * n) + " outputs from " +
+                                std::to_string(out_offset));
   if (n == 0) return Event();
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ci, [&] {
@@ -281,12 +284,19 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
     // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
     cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
                   const_cast<double*>(laws.prm.data()));
-    set_law_args(k, x.raw().impl()->buffer, n, pb, pb, 0);
+    std::vector<Event> deps = wait;
+    const cl::Buffer xb =
+        detail::region_in(q, x.raw().impl()->buffer, x_offset * sizeof(double), n * sizeof(double), StableScratch::in, deps);
+    const cl::Buffer dst = out_offset ? detail::scratch(q, StableScratch::out, slots * n * sizeof(double))
+                                      : out.raw().impl()->buffer;
+    set_law_args(k, xb, n, pb, pb, 0);
     k.setArg(5, rel_tol);
     k.setArg(6, static_cast<cl_int>(fns | (errors ? k_error_bit : 0)));
-    k.setArg(7, out.raw().impl()->buffer);
+    k.setArg(7, dst);
     const std::size_t wg = group_size(*ci);
-    return detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), wait, op);
+    Event ev = detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), deps, op);
+    if (!out_offset) return ev;
+    return detail::copy_out(q, dst, out.raw().impl()->buffer, out_offset * sizeof(double), slots * n * sizeof(double), ev);
   });
 }
 
