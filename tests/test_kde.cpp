@@ -331,6 +331,12 @@ TEST_CASE("kde.bad_input") {
   throws_with([&] { kde(ctx(), x.data(), 0, 1, y.data(), 2, o); }, "empty");
   throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), 0, o); }, "no evaluation points");
   throws_with([&] { kde(ctx(), x.data(), 6, 0, y.data(), 2, o); }, "dimension d = 0");
+  // Sizes whose byte counts wrap are refused before anything is read (n = 2^61 + 1, d = 8).
+  throws_with([&] { kde(ctx(), x.data(), (std::size_t(1) << 61) + 1, 8, y.data(), 2, o); }, "overflow");
+  throws_with([&] { kde(ctx(), x.data(), 6, 1, y.data(), (std::size_t(1) << 61) + 1, o); }, "overflow");
+  // The vector form never truncates a ragged table: 5 values are not rows of d = 2.
+  const std::vector<double> five{1, 2, 3, 4, 5}, two{0, 0};
+  throws_with([&] { kde(ctx(), five, 2, two, o); }, "not whole rows");
   throws_with([&] { kde(ctx(), x.data(), 1, 65, y.data(), 1, o); }, "dimension d = 65");
   auto xn = x;
   xn[3] = std::nan("");

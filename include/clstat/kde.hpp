@@ -101,8 +101,14 @@ CLSTAT_EXPORT std::vector<double> kde(const Context& ctx, const double* x, std::
 CLSTAT_EXPORT std::vector<double> kde_at_samples(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                  const KdeOptions& options = {});
 
+/// Vector form: x holds n x d values, y m x d (row-major). Throws std::invalid_argument when
+/// either size is not a multiple of d (a ragged table is never silently truncated), else as kde().
 inline std::vector<double> kde(const Context& ctx, const std::vector<double>& x, std::size_t d,
                                const std::vector<double>& y, const KdeOptions& options = {}) {
+  if (d != 0 && (x.size() % d != 0 || y.size() % d != 0))
+    throw std::invalid_argument("clstat::kde: " + std::to_string(x.size()) + " sample values and " +
+                                std::to_string(y.size()) + " point values are not whole rows of d = " +
+                                std::to_string(d));
   return kde(ctx, x.data(), d ? x.size() / d : 0, d, y.data(), d ? y.size() / d : 0, options);
 }
 

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "build/program_cache.hpp"
@@ -217,6 +218,11 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   if (d == 0 || d > k_max_dim)
     bad(op, "dimension d = " + std::to_string(d) + " is outside [1, " + std::to_string(k_max_dim) + "]");
   if (n == 0) bad(op, "no samples (n = 0): the data are empty");
+  // n * d and m * d index host arrays: their products must not wrap (nor exceed what one device
+  // allocation could hold, which is far below that).
+  if (n > std::numeric_limits<std::size_t>::max() / 8 / d || m > std::numeric_limits<std::size_t>::max() / 8 / d)
+    bad(op, "n = " + std::to_string(n) + " or m = " + std::to_string(m) + " rows of d = " + std::to_string(d) +
+                " values overflow the byte count");
   if (!at_samples && m == 0) bad(op, "no evaluation points (m = 0)");
   const int kid = static_cast<int>(o.kernel);
   if (kid < 0 || kid > 6) bad(op, "unknown kernel id " + std::to_string(kid));
