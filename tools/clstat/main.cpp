@@ -8,6 +8,9 @@
 //   clstat robust      LTS and LMS regression (clstat robust --help)
 //   clstat grid        density on a regular grid (clstat grid --help)
 // Errors go to stderr with exit status 1; a usage error exits with 2.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -65,7 +68,7 @@ int usage(int code) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   if (argc < 2) return usage(2);
   const std::string cmd = argv[1];
   try {
@@ -87,4 +90,19 @@ int main(int argc, char** argv) {
     std::cerr << "clstat: " << e.what() << "\n";
     return 1;
   }
+}
+
+// A result that could not be written is a failure: a full disk or a closed standard output must
+// not end with status 0 (the results go through std::cout, which writes through stdio's stdout).
+int main(int argc, char** argv) {
+  int code = run(argc, argv);
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    const int err = errno;
+    std::cerr << "clstat: writing the results to standard output failed"
+              << (err ? std::string(": ") + std::strerror(err) : std::string(" (disk full or output closed?)")) << "\n";
+    if (code == 0) code = 1;
+  }
+  return code;
 }
