@@ -314,3 +314,21 @@ TEST_CASE("bandwidth.bad_input") {
   CHECK_THROWS_WITH_AS(bw::lscv_objective(ctx(), x.data(), 30, 2, {1, 0.5, 0, 1}), doctest::Contains("symmetric"),
                        std::invalid_argument);
 }
+
+TEST_CASE("bandwidth.search_limits") {
+  if (!clstat_test::has_fp64()) return;
+  const DataSet s = data("bw2", 2);
+  // The evaluation cap bounds the whole LSCV_H search, restarts included (one simplex step may
+  // pass it by at most the simplex's size, 4 for d = 2).
+  bw::LscvMatrixOptions o;
+  o.max_evaluations = 60;
+  o.restarts = 3;
+  const auto r = bw::lscv_H(ctx(), s.x.data(), s.n, 2, o);
+  CHECK(r.evaluations <= 60 + 4);
+  CHECK(r.objective < 0);
+  // A grid too large to help is refused with the limit, before any allocation.
+  bw::LscvOptions g;
+  g.grid = 1000000000;
+  CHECK_THROWS_WITH_AS(bw::lscv_h(ctx(), s.x.data(), s.n, 2, g), doctest::Contains("at most 100000"),
+                       std::invalid_argument);
+}

@@ -120,7 +120,7 @@ class CLSTAT_EXPORT LscvObjective {
 };
 
 struct LscvOptions {
-  std::size_t grid = 150;    ///< n_h: grid points over [h0/4, 4 h0], geometric, at least 3
+  std::size_t grid = 150;    ///< n_h: grid points over [h0/4, 4 h0], geometric, 3 to 100000
   double rel_tol = 1e-7;     ///< the bracket of the minimum is shrunk below rel_tol * h
   /// Device memory the stored pair distances may use (bytes); 0 = a quarter of the device's memory.
   /// Beyond it the distances are recomputed, block by block, for every pass.
@@ -152,7 +152,7 @@ CLSTAT_EXPORT Future<LscvResult> lscv_h_async(const Queue& q, const double* x, s
 struct LscvMatrixOptions {
   std::size_t restarts = 3;            ///< extra Nelder-Mead runs from scaled starts (H_NS / 2, 2 H_NS, ...)
   double rel_tol = 1e-10;              ///< stop when the simplex's objective spread <= rel_tol * |best|
-  std::size_t max_evaluations = 3000;  ///< per run
+  std::size_t max_evaluations = 3000;  ///< for the whole search (all runs and restarts together)
   /// Called after every objective evaluation: (evaluations so far, best objective so far).
   std::function<void(std::size_t, double)> progress;
 };

@@ -38,6 +38,11 @@ void check_lscv_h(const char* op, const Context& ctx, const double* x, std::size
                   const LscvOptions& o) {
   check_data(op, x, n, d);
   if (o.grid < 3) throw std::invalid_argument(std::string(op) + ": the grid needs at least 3 points");
+  // Each grid point costs a sum per pair and 2 G partials of device memory: beyond 1e5 points
+  // the grid no longer locates the minimum better (the zoom passes refine it), it only costs.
+  if (o.grid > 100000)
+    throw std::invalid_argument(std::string(op) + ": the grid has " + std::to_string(o.grid) +
+                                " points; at most 100000 (the zoom passes refine between grid points)");
   if (!(o.rel_tol > 0 && o.rel_tol < 0.1)) throw std::invalid_argument(std::string(op) + ": rel_tol must be in (0, 0.1)");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }

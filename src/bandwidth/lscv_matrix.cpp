@@ -145,11 +145,13 @@ LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::
   // Run r starts from Hns * scale_r; each run restarts from its own optimum with a fresh simplex
   // until that gains nothing (a collapsed simplex can stop Nelder-Mead short of a minimum).
   const double scales[] = {1, 0.5, 2, 0.25, 4, 0.125, 8};
-  for (std::size_t run = 0; run <= o.restarts; ++run) {
+  // max_evaluations bounds the whole search, every run and restart together: a search that has
+  // not met rel_tol by then returns its best point with converged = false.
+  for (std::size_t run = 0; run <= o.restarts && evaluations < o.max_evaluations; ++run) {
     Eigen::VectorXd t = theta_of(Hns * scales[run]);
     double prev = HUGE_VAL;
-    for (int round = 0; round < 20; ++round) {
-      const NelderMeadResult r = nelder_mead(f, t, steps_for(t, d), o.rel_tol, o.max_evaluations);
+    for (int round = 0; round < 20 && evaluations + d * (d + 1) / 2 + 1 < o.max_evaluations; ++round) {
+      const NelderMeadResult r = nelder_mead(f, t, steps_for(t, d), o.rel_tol, o.max_evaluations - evaluations);
       t = r.x;
       const bool gained = r.f < prev - o.rel_tol * std::abs(r.f);
       if (r.f <= best.objective) best.converged = r.converged;
