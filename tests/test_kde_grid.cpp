@@ -264,6 +264,12 @@ TEST_CASE("kde_grid.bad_input") {
   const auto x = samples(50, 2, 1);
   const GridSpec g = box(2, -3, 3, {10, 10});
   throws_with([&] { evaluate_grid(ctx(), x.data(), 0, 2, g); }, "no samples");
+  {
+    // h = 1e-160: 1 / (n |H|^(1/2) c_d) overflows; refused by name instead of a grid of NaN.
+    GridOptions tiny;
+    tiny.bandwidth = Bandwidth::scalar(1e-160);
+    throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, g, tiny); }, "too small");
+  }
   throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 3, g); }, "for d = 3");
   throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 7, box(7, -1, 1, std::vector<std::size_t>(7, 2))); },
               "outside 1..6");

@@ -31,6 +31,8 @@ Mat covariance(const char* op, const double* x, std::size_t n, std::size_t d, Ei
   S.selfadjointView<Eigen::Lower>().rankUpdate(Xc.transpose());  // Xc' Xc, one blocked product
   S = S.selfadjointView<Eigen::Lower>();
   S /= static_cast<double>(n - 1);
+  // Squares of values past about 1e154 overflow: say so rather than return an infinite H.
+  if (!S.allFinite()) bad(op, "the sample covariance" " overflows double: the data (or the bandwidth) are too large; rescale them (results scale exactly)");
   for (Eigen::Index k = 0; k < D; ++k)
     if (!(S(k, k) > 0)) bad(op, "column " + std::to_string(k) + " has zero variance");
   Eigen::LLT<Mat> llt(S);

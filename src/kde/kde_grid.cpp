@@ -100,6 +100,12 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   const double radius = gaussian ? o.gaussian_cutoff : 1.0;
   const double scale =
       std::exp(-log_det_half - std::log(radial_kernel_integral(o.kernel, d)) - std::log(static_cast<double>(n)));
+  // A bandwidth so small that 1 / (n |H|^(1/2) c_d) overflows cannot give finite densities on a
+  // grid (they are 0 between samples and past the largest double at them): refuse it by name.
+  if (!std::isfinite(scale) || !(scale > 0))
+    bad("the bandwidth is too small (or too large) for double precision: the kernel's normalising constant "
+        "1 / (n |H|^(1/2) c_d) is " + std::string(std::isfinite(scale) ? "0" : "infinite") +
+        "; rescale the data and the grid");
   // Reach of the support in grid steps; the work of each method (pairs), to choose.
   double cost_s = static_cast<double>(n), cost_p = static_cast<double>(n);
   for (std::size_t k = 0; k < d; ++k) {

@@ -119,6 +119,7 @@ BandwidthFactor bandwidth_factor(const char* op, const Bandwidth& bw, const doub
         std::vector<double> S = cov ? *cov : (x ? sample_covariance(x, n, d) : std::vector<double>{});
         if (S.size() != d * d) bad(op, "scaled_covariance needs the samples' covariance");
         H = Eigen::Map<const Mat>(S.data(), D, D) * (h * h);
+        if (!H.allFinite()) bad(op, "h^2 S (the scaled sample covariance)" " overflows double: the data (or the bandwidth) are too large; rescale them (results scale exactly)");
         L = cholesky(op, H, "h^2 S (the scaled sample covariance; are the data collinear?)");
       }
       break;
