@@ -199,19 +199,32 @@ TEST_CASE("kde_grid.cells_and_row_bounds_drop_no_term") {
     const Queue q = ctx().queue(ctx().queue_count() - 1);
     Buffer<double> dev(ctx(), g.points() + 5);
     const Event filled = dev.fill_async(ctx().queue(0), -1.0);  // another queue: the wait list orders it
-    const Event written = evaluate_grid(q, x.data(), n, d, g, dev, o, {filled});
+    const Event written = evaluate_grid(q, x.data(), n, d, g, dev, 0, o, {filled});
     written.wait();
     auto back = dev.to_host(q);
     CHECK(back[g.points()] == -1.0);  // nothing past the grid
     back.resize(g.points());
     CHECK(back == s);
     o.method = GridMethod::point_wise;
-    evaluate_grid(q, x.data(), n, d, g, dev, o);
+    evaluate_grid(q, x.data(), n, d, g, dev, 0, o);
     back = dev.to_host(q);
     back.resize(g.points());
     CHECK(back == p);
     Buffer<double> small(ctx(), g.points() - 1);
-    throws_with([&] { evaluate_grid(q, x.data(), n, d, g, small, o); }, "output buffer holds");
+    throws_with([&] { evaluate_grid(q, x.data(), n, d, g, small, 0, o); }, "output buffer holds");
+    throws_with([&] { evaluate_grid(q, x.data(), n, d, g, dev, 6, o); }, "output buffer holds");
+    // From an offset: the same values, both methods, nothing before or after them touched.
+    for (GridMethod m : {GridMethod::sample_wise, GridMethod::point_wise}) {
+      o.method = m;
+      Buffer<double> wide(ctx(), g.points() + 7);
+      wide.fill_async(q, -1.0).wait();
+      evaluate_grid(q, x.data(), n, d, g, wide, 3, o).wait();
+      const auto w = wide.to_host(q);
+      CHECK(std::vector<double>(w.begin() + 3, w.begin() + 3 + static_cast<std::ptrdiff_t>(g.points())) ==
+            (m == GridMethod::sample_wise ? s : p));
+      CHECK(w[2] == -1.0);
+      CHECK(w[3 + g.points()] == -1.0);
+    }
   }
 }
 

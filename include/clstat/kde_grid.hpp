@@ -105,14 +105,15 @@ CLSTAT_EXPORT std::vector<double> evaluate_grid(const Context& ctx, const double
 CLSTAT_EXPORT void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                  const GridSpec& grid, double* out, const GridOptions& options = {});
 
-/// As evaluate_grid, into the device buffer `out` (at least grid.points() doubles, on q's context),
-/// in one pass whatever memory_budget_bytes says. The sample-wise work is enqueued on q after
+/// As evaluate_grid, into the device buffer `out` from element `out_offset` (grid.points()
+/// doubles there, on q's context), in one pass whatever memory_budget_bytes says (at a nonzero
+/// offset the sample-wise grid is computed in q's scratch and copied there on the device). The sample-wise work is enqueued on q after
 /// `wait` and the call returns without waiting for it (x is copied before it returns), with the
 /// event of the kernel that writes `out`: later work on q sees the grid. The point-wise method
 /// waits for `wait`, writes `out` and returns a default (complete) event. Throws
 /// std::invalid_argument, as evaluate_grid, and when `out` is too small.
 CLSTAT_EXPORT Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
-                                  const Buffer<double>& out, const GridOptions& options = {},
+                                  const Buffer<double>& out, std::size_t out_offset, const GridOptions& options = {},
                                   const std::vector<Event>& wait = {});
 
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order

@@ -24,6 +24,9 @@ namespace {
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr const char* kOp = "clstat::evaluate_grid";
 
+// The device-buffer form's grid when the caller's output starts at an offset.
+enum class GridOutScratch { values };
+
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(std::string(kOp) + ": " + what); }
 
 void point_wise(const Context& ctx, const double* x, std::size_t n, const kde_detail::GridGeometry& g, const Mat& H, Kernel kernel,
@@ -160,15 +163,20 @@ void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size
 }
 
 Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,
-                    const Buffer<double>& out, const GridOptions& o, const std::vector<Event>& wait) {
-  if (out.size() < grid.points())
+                    const Buffer<double>& out, std::size_t out_offset, const GridOptions& o,
+                    const std::vector<Event>& wait) {
+  if (out_offset > out.size() || out.size() - out_offset < grid.points())
     bad("the output buffer holds " + std::to_string(out.size()) + " doubles, the grid has " +
-        std::to_string(grid.points()) + " points");
+        std::to_string(grid.points()) + " points from element " + std::to_string(out_offset));
+  detail::Lease lease = detail::Lease::named(q);
   std::vector<double> staging;  // the point-wise method's slabs, written on
   Event last;
   bool waited = false;
   kde_detail::GridSink sink;
-  sink.device = &out.raw().impl()->buffer;
+  // The sample-wise kernel writes from element 0: at an offset it writes scratch, copied after.
+  const cl::Buffer target = out_offset ? detail::scratch(q, GridOutScratch::values, grid.points() * sizeof(double))
+                                       : out.raw().impl()->buffer;
+  sink.device = &target;
   sink.wait = wait;
   sink.finished = &last;
   sink.place = [&](std::size_t, std::size_t count) {
@@ -179,11 +187,12 @@ Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t 
     if (!waited)
       for (const auto& e : wait) e.wait();
     waited = true;
-    out.write(q, staging.data(), count, first);  // blocking: `staging` is reused
+    out.write(q, staging.data(), count, out_offset + first);  // blocking: `staging` is reused
   };
-  detail::Lease lease = detail::Lease::named(q);
   evaluate(q, x, n, d, grid, o, sink);
-  return last;
+  if (!out_offset || !last.impl()) return last;  // point-wise: written already
+  return detail::copy_out(q, target, out.raw().impl()->buffer, out_offset * sizeof(double),
+                          grid.points() * sizeof(double), last);
 }
 
 std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
