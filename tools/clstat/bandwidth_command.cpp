@@ -50,12 +50,12 @@ int bandwidth_command(int argc, char** argv) {
     auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--columns") columns = value();
-    else if (a == "--dims") dims = static_cast<std::size_t>(std::stoul(value()));
+    else if (a == "--dims") dims = parse_count("--dims", value(), 1, 64);
     else if (a == "--method") method = value();
     else if (a == "--scale") scale = value();
-    else if (a == "--stages") stages = std::stoi(value());
-    else if (a == "--grid") grid = static_cast<std::size_t>(std::stoul(value()));
-    else if (a == "--restarts") restarts = static_cast<std::size_t>(std::stoul(value()));
+    else if (a == "--stages") stages = static_cast<int>(parse_int("--stages", value(), 1, 2));
+    else if (a == "--grid") grid = parse_count("--grid", value(), 3, 100000);
+    else if (a == "--restarts") restarts = parse_count("--restarts", value(), 0, 6);
     else if (a == "--device") device = value();
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;

@@ -1,7 +1,10 @@
 // Pieces every clstat subcommand shares.
 #pragma once
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,16 +20,79 @@ inline std::string next_value(int& i, int argc, char** argv) {
   return argv[++i];
 }
 
-/// The comma-separated numbers in s; throws std::invalid_argument on a field that is not one.
-inline std::vector<double> parse_list(const std::string& s) {
+// The one number parser of every verb: the whole text must be the number (no prefix parse:
+// "2e3" is not a count, "2.5" not an integer, "-1" not unsigned), and an error names the option
+// and the text.
+
+/// A real number, finite unless `allow_inf`.
+inline double parse_real(const std::string& flag, const std::string& text, bool allow_inf = false) {
+  const char* s = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s, &end);
+  if (text.empty() || end != s + text.size() || std::isspace(static_cast<unsigned char>(text[0])))
+    throw std::invalid_argument(flag + ": '" + text + "' is not a number");
+  if (std::isnan(v) || (!allow_inf && !std::isfinite(v)) || (errno == ERANGE && std::isinf(v) && !allow_inf))
+    throw std::invalid_argument(flag + ": '" + text + "' is not a finite number");
+  return v;
+}
+
+/// A whole number in [lo, hi].
+inline unsigned long long parse_count(const std::string& flag, const std::string& text, unsigned long long lo = 0,
+                                      unsigned long long hi = ~0ull) {
+  bool digits = !text.empty();
+  for (char c : text) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+  if (!digits) throw std::invalid_argument(flag + ": '" + text + "' is not a whole number (digits only)");
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE || v < lo || v > hi)
+    throw std::invalid_argument(flag + ": " + text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+/// A signed whole number in [lo, hi].
+inline long long parse_int(const std::string& flag, const std::string& text, long long lo, long long hi) {
+  const bool neg = !text.empty() && text[0] == '-';
+  const unsigned long long mag = parse_count(flag, neg ? text.substr(1) : text);
+  if (mag > static_cast<unsigned long long>(hi < 0 ? -hi : hi) + (neg ? 1 : 0) && !(neg && lo < 0))
+    throw std::invalid_argument(flag + ": " + text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  const long long v = neg ? -static_cast<long long>(mag) : static_cast<long long>(mag);
+  if (v < lo || v > hi)
+    throw std::invalid_argument(flag + ": " + text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+/// The comma-separated whole numbers in s, each in [lo, hi].
+inline std::vector<unsigned long long> parse_counts(const std::string& flag, const std::string& s,
+                                                    unsigned long long lo, unsigned long long hi);
+
+/// The comma-separated real numbers in s: every field a number, none empty (so a trailing comma
+/// is an error, not dropped).
+inline std::vector<double> parse_list(const std::string& flag, const std::string& s) {
   std::vector<double> v;
-  std::istringstream in(s);
-  std::string f;
-  while (std::getline(in, f, ',')) {
-    std::size_t used = 0;
-    const double d = std::stod(f, &used);
-    if (used != f.size()) throw std::invalid_argument("not a number: '" + f + "'");
-    v.push_back(d);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = s.find(',', start);
+    const std::string f = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (f.empty()) throw std::invalid_argument(flag + ": an empty field in '" + s + "'");
+    v.push_back(parse_real(flag, f));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return v;
+}
+
+inline std::vector<unsigned long long> parse_counts(const std::string& flag, const std::string& s,
+                                                    unsigned long long lo, unsigned long long hi) {
+  std::vector<unsigned long long> v;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = s.find(',', start);
+    const std::string f = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (f.empty()) throw std::invalid_argument(flag + ": an empty field in '" + s + "'");
+    v.push_back(parse_count(flag, f, lo, hi));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
   return v;
 }

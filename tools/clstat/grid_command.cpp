@@ -57,15 +57,15 @@ int grid_command(int argc, char** argv) {
     auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--columns") columns = value();
-    else if (a == "--dims") dims = std::stoul(value());
+    else if (a == "--dims") dims = parse_count("--dims", value(), 1, 64);
     else if (a == "--lower") lower = value();
     else if (a == "--upper") upper = value();
     else if (a == "--size") size = value();
     else if (a == "--kernel") kernel = value();
-    else if (a == "--cutoff") cutoff = std::stod(value());
+    else if (a == "--cutoff") cutoff = parse_real("--cutoff", value());
     else if (a == "--bandwidth") bw = value();
     else if (a == "--method") method = value();
-    else if (a == "--memory") memory = std::stoull(value());
+    else if (a == "--memory") memory = parse_count("--memory", value(), 1);
     else if (a == "--out") out = value();
     else if (a == "--device") device = value();
     else {
@@ -81,12 +81,9 @@ int grid_command(int argc, char** argv) {
   const Table t = read_table(data, raw ? "" : columns, raw ? dims : 0);
   const std::size_t d = t.cols, n = t.rows;
   clstat::GridSpec g;
-  g.lower = numbers(lower, "--lower");
-  g.upper = numbers(upper, "--upper");
-  for (double v : numbers(size, "--size")) {
-    if (!(v >= 1) || v != std::floor(v)) throw std::invalid_argument("--size takes whole numbers >= 1");
-    g.count.push_back(static_cast<std::size_t>(v));
-  }
+  g.lower = parse_list("--lower", lower);
+  g.upper = parse_list("--upper", upper);
+  for (auto v : parse_counts("--size", size, 1, ~0ull)) g.count.push_back(static_cast<std::size_t>(v));
   clstat::GridOptions o;
   o.kernel = kernel_of(kernel);
   o.gaussian_cutoff = cutoff;

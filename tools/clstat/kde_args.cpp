@@ -1,26 +1,14 @@
 // Argument parsing shared by clstat kde and clstat grid.
 #include "kde_args.hpp"
 
+#include "cli_common.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 namespace clstat_cli {
-
-std::vector<double> numbers(const std::string& s, const char* what) {
-  std::vector<double> v;
-  std::stringstream in(s);
-  std::string f;
-  while (std::getline(in, f, ',')) {
-    char* end = nullptr;
-    const double x = std::strtod(f.c_str(), &end);
-    if (f.empty() || !end || *end != '\0') throw std::invalid_argument(std::string(what) + ": '" + f + "' is not a number");
-    v.push_back(x);
-  }
-  if (v.empty()) throw std::invalid_argument(std::string(what) + " is empty");
-  return v;
-}
 
 clstat::Kernel kernel_of(const std::string& k) {
   const char* names[] = {"gaussian", "epanechnikov", "biweight", "triweight", "triangular", "uniform", "cosine"};
@@ -31,12 +19,12 @@ clstat::Kernel kernel_of(const std::string& k) {
 
 clstat::Bandwidth bandwidth_of(const std::string& b, std::size_t d) {
   if (b.rfind("S:", 0) == 0) {
-    const auto v = numbers(b.substr(2), "--bandwidth S:h");
+    const auto v = parse_list("--bandwidth S:h", b.substr(2));
     if (v.size() != 1) throw std::invalid_argument("--bandwidth S:h takes one value");
     return clstat::Bandwidth::scaled_covariance(v[0]);
   }
   if (b.rfind("H:", 0) == 0) {
-    const auto v = numbers(b.substr(2), "--bandwidth H:");
+    const auto v = parse_list("--bandwidth H:", b.substr(2));
     if (v.size() == d * d) return clstat::Bandwidth::matrix(v);
     if (v.size() == d * (d + 1) / 2) {  // vech: column j holds H(j..d-1, j)
       std::vector<double> H(d * d);
@@ -49,7 +37,7 @@ clstat::Bandwidth bandwidth_of(const std::string& b, std::size_t d) {
                                 " needs " + std::to_string(d * d) + " (row-major) or " + std::to_string(d * (d + 1) / 2) +
                                 " (vech)");
   }
-  const auto v = numbers(b, "--bandwidth");
+  const auto v = parse_list("--bandwidth", b);
   if (v.size() == 1) return clstat::Bandwidth::scalar(v[0]);
   return clstat::Bandwidth::per_dimension(v);
 }

@@ -10,7 +10,6 @@
 namespace clstat_cli {
 
 /// Comma-separated numbers; throws std::invalid_argument naming `what` on a field that is not one.
-std::vector<double> numbers(const std::string& s, const char* what);
 
 /// A kernel by name: gaussian, epanechnikov, biweight, triweight, triangular, uniform, cosine.
 clstat::Kernel kernel_of(const std::string& k);

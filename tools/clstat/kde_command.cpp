@@ -47,7 +47,7 @@ int kde_command(int argc, char** argv) {
     if (a == "--data") data = value();
     else if (a == "--at") at = value();
     else if (a == "--columns") columns = value();
-    else if (a == "--dims") dims = static_cast<std::size_t>(std::stoul(value()));
+    else if (a == "--dims") dims = parse_count("--dims", value(), 1, 64);
     else if (a == "--kernel") kernel = value();
     else if (a == "--bandwidth") bw = value();
     else if (a == "--weights") weights = value();

@@ -66,14 +66,14 @@ int robust_command(int argc, char** argv) {
     if (a == "--data") data = next_value(i, argc, argv);
     else if (a == "--response") response = next_value(i, argc, argv);
     else if (a == "--x") xcols = next_value(i, argc, argv);
-    else if (a == "--alpha") lo.alpha = std::stod(next_value(i, argc, argv));
-    else if (a == "--h") mo.h = std::stoul(next_value(i, argc, argv));
+    else if (a == "--alpha") lo.alpha = parse_real("--alpha", next_value(i, argc, argv));
+    else if (a == "--h") mo.h = parse_count("--h", next_value(i, argc, argv), 1);
     else if (a == "--no-intercept") lo.intercept = mo.intercept = false;
     else if (a == "--nsamp") {
-      lo.nsamp = mo.nsamp = std::stoul(next_value(i, argc, argv));
+      lo.nsamp = mo.nsamp = parse_count("--nsamp", next_value(i, argc, argv), 1);
       nsamp_given = true;
     } else if (a == "--exact") lo.exact = mo.exact = true;
-    else if (a == "--seed") lo.seed = mo.seed = std::stoull(next_value(i, argc, argv));
+    else if (a == "--seed") lo.seed = mo.seed = parse_count("--seed", next_value(i, argc, argv));
     else if (a == "--json") json = true;
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--help" || a == "-h") {
@@ -92,10 +92,8 @@ int robust_command(int argc, char** argv) {
   auto find = [&](const std::string& c) -> std::size_t {
     for (std::size_t j = 0; j < all.names.size(); ++j)
       if (all.names[j] == c) return j;
-    if (!c.empty() && c.find_first_not_of("0123456789") == std::string::npos) {
-      const std::size_t k = std::stoul(c);
-      if (k >= 1 && k <= all.cols) return k - 1;
-    }
+    if (!c.empty() && c.find_first_not_of("0123456789") == std::string::npos)
+      return static_cast<std::size_t>(parse_count("column", c, 1, all.cols)) - 1;
     throw std::invalid_argument("no column '" + c + "' in " + data);
   };
   const std::size_t yc = find(response);

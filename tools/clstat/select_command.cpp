@@ -59,7 +59,7 @@ int select_command(int argc, char** argv) {
     else if (a == "--column") column = next_value(i, argc, argv);
     else if (a == "--k") ks_text = next_value(i, argc, argv);
     else if (a == "--p") ps_text = next_value(i, argc, argv);
-    else if (a == "--type") type = std::stoi(next_value(i, argc, argv));
+    else if (a == "--type") type = static_cast<int>(parse_int("--type", next_value(i, argc, argv), 1, 9));
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--method") {
       const std::string m = next_value(i, argc, argv);
@@ -95,16 +95,13 @@ int select_command(int argc, char** argv) {
   } else if (what == "kth") {
     if (ks_text.empty()) throw std::invalid_argument("kth needs --k K1,K2,...");
     std::vector<std::uint64_t> ks;
-    for (double k : parse_list(ks_text)) {
-      if (!(k >= 1) || k != std::floor(k)) throw std::invalid_argument("--k takes whole numbers >= 1");
-      ks.push_back(static_cast<std::uint64_t>(k));
-    }
+    for (auto k : parse_counts("--k", ks_text, 1, x.size())) ks.push_back(k);
     const auto v = clstat::order::kth_smallest(ctx, x.data(), x.size(), ks, o);
     std::cout << "k,value\n";
     for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
   } else {
     if (ps_text.empty()) throw std::invalid_argument("quantile needs --p P1,P2,...");
-    const auto ps = parse_list(ps_text);
+    const auto ps = parse_list("--p", ps_text);
     const auto q = clstat::order::quantiles(ctx, x.data(), x.size(), ps, type, o);
     std::cout << "p,quantile\n";
     for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";

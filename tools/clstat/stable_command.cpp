@@ -103,10 +103,10 @@ int stable_command(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] { return next_value(i, argc, argv); };
-    if (a == "--alpha") p.alpha = std::stod(value()), have_alpha = true;
-    else if (a == "--beta") p.beta = std::stod(value()), have_beta = true;
-    else if (a == "--scale") p.scale = std::stod(value());
-    else if (a == "--loc") p.loc = std::stod(value());
+    if (a == "--alpha") p.alpha = parse_real("--alpha", value()), have_alpha = true;
+    else if (a == "--beta") p.beta = parse_real("--beta", value()), have_beta = true;
+    else if (a == "--scale") p.scale = parse_real("--scale", value());
+    else if (a == "--loc") p.loc = parse_real("--loc", value());
     else if (a == "--param") {
       const std::string v = value();
       if (v != "0" && v != "1") throw std::invalid_argument("--param is 0 or 1");
@@ -114,14 +114,14 @@ int stable_command(int argc, char** argv) {
     } else if (a == "--x") xs = value();
     else if (a == "--at") at = value();
     else if (a == "--error") error = true;
-    else if (a == "--n") n = static_cast<std::size_t>(std::stoull(value()));
-    else if (a == "--seed") seed = std::stoull(value());
-    else if (a == "--first") first = std::stoull(value());
+    else if (a == "--n") n = parse_count("--n", value(), 1);
+    else if (a == "--seed") seed = parse_count("--seed", value());
+    else if (a == "--first") first = parse_count("--first", value());
     else if (a == "--out") out = value();
     else if (a == "--device") device = value();
     else if (a == "--data") data = value();
     else if (a == "--method") method = value();
-    else if (a == "--tol") tol = std::stod(value());
+    else if (a == "--tol") tol = parse_real("--tol", value());
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
@@ -163,7 +163,7 @@ int stable_command(int argc, char** argv) {
     return 2;
   }
   std::vector<double> x;
-  if (!xs.empty()) x = parse_list(xs);
+  if (!xs.empty()) x = parse_list("--x", xs);
   else {
     x = read_values(at);
   }
