@@ -277,6 +277,20 @@ TEST_CASE("kde_grid.bad_input") {
   const auto x = samples(50, 2, 1);
   const GridSpec g = box(2, -3, 3, {10, 10});
   throws_with([&] { evaluate_grid(ctx(), x.data(), 0, 2, g); }, "no samples");
+  // Point counts whose product overflows, and a file larger than any disk: refused before any
+  // allocation or write, and no file is left behind.
+  throws_with([&] { evaluate_grid(ctx(), x.data(), 50, 2, box(2, -3, 3, {std::size_t(1) << 40, std::size_t(1) << 40})); },
+              "overflows");
+  {
+    const std::string path = "clstat-test-grid-too-large.f64";
+    try {
+      evaluate_grid_to_file(ctx(), x.data(), 50, 2, box(2, -3, 3, {1000000, 1000000}), path);
+      FAIL("expected runtime_error");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()).find("needs 8000000000000 bytes") != std::string::npos);
+    }
+    CHECK(std::fopen(path.c_str(), "rb") == nullptr);
+  }
   {
     // h = 1e-160: 1 / (n |H|^(1/2) c_d) overflows; refused by name instead of a grid of NaN.
     GridOptions tiny;

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <functional>
 #include <cmath>
+#include <limits>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -73,11 +75,16 @@ void evaluate(const Queue& q, const double* x, std::size_t n, std::size_t d, con
   g.d = d;
   g.count = grid.count;
   g.lower = grid.lower;
+  std::size_t points_so_far = 1;
   for (std::size_t k = 0; k < d; ++k) {
     if (!std::isfinite(grid.lower[k]) || !std::isfinite(grid.upper[k]) || !(grid.lower[k] < grid.upper[k]))
       bad("dimension " + std::to_string(k) + ": lower (" + std::to_string(grid.lower[k]) + ") must be below upper (" +
           std::to_string(grid.upper[k]) + "), both finite");
     if (grid.count[k] == 0) bad("dimension " + std::to_string(k) + " has no grid points (count 0)");
+    if (grid.count[k] > (std::size_t{1} << 62) / std::max<std::size_t>(1, points_so_far))
+      bad("the grid's point count overflows (dimension " + std::to_string(k) + " has " +
+          std::to_string(grid.count[k]) + " points)");
+    points_so_far *= grid.count[k];
     g.step.push_back(grid.count[k] > 1 ? (grid.upper[k] - grid.lower[k]) / static_cast<double>(grid.count[k] - 1)
                                        : grid.upper[k] - grid.lower[k]);
   }
@@ -200,13 +207,28 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
                                   const std::function<void(std::size_t, std::size_t)>& progress) {
   std::FILE* f = nullptr;
   std::size_t written = 0;
-  const std::size_t total = grid.points();
-  auto close = [&] {
-    if (f) std::fclose(f);
-    f = nullptr;
-  };
   // A path ending in .f32 gets float32 values (rounded to nearest), anything else doubles.
   const bool single = path.size() >= 4 && path.compare(path.size() - 4, 4, ".f32") == 0;
+  // The size and the free space first: a grid of 1e10 points is 80 GB of doubles.
+  const std::size_t total = grid.points();
+  const std::size_t width = single ? sizeof(float) : sizeof(double);
+  if (total > std::numeric_limits<std::size_t>::max() / width) bad("the grid's byte count overflows");
+  {
+    std::error_code ec;
+    const auto dir = std::filesystem::absolute(path, ec).parent_path();
+    const auto space = std::filesystem::space(dir.empty() ? std::filesystem::path(".") : dir, ec);
+    if (!ec && space.available < total * width)
+      throw std::runtime_error(std::string(kOp) + ": " + path + " needs " + std::to_string(total * width) +
+                               " bytes and its file system has " + std::to_string(space.available) + " free");
+  }
+  // On failure nothing is left behind: a partial file is removed.
+  auto close = [&] {
+    if (f) {
+      std::fclose(f);
+      std::remove(path.c_str());
+    }
+    f = nullptr;
+  };
   std::vector<double> staging;
   std::vector<float> narrow;
   kde_detail::GridSink sink;
@@ -233,12 +255,15 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
   };
   try {
     detail::Lease lease = detail::Lease::any(ctx);
-  evaluate(lease.queue(), x, n, d, grid, o, sink);
+    evaluate(lease.queue(), x, n, d, grid, o, sink);
   } catch (...) {
     close();
     throw;
   }
-  if (f && std::fclose(f) != 0) throw std::runtime_error(std::string(kOp) + ": closing " + path + " failed");
+  if (f && std::fclose(f) != 0) {
+    std::remove(path.c_str());
+    throw std::runtime_error(std::string(kOp) + ": closing " + path + " failed");
+  }
   return written;
 }
 

@@ -95,6 +95,10 @@ int grid_command(int argc, char** argv) {
   else if (method == "point-wise") o.method = clstat::GridMethod::point_wise;
   else throw std::invalid_argument("--method is auto, sample-wise or point-wise");
   const clstat::Context ctx = context_for(device);
+  if (g.lower.size() != d || g.upper.size() != d || g.count.size() != d)
+    throw std::invalid_argument("--lower, --upper and --size need " + std::to_string(d) + " values each (one per column); got " +
+                                std::to_string(g.lower.size()) + ", " + std::to_string(g.upper.size()) + " and " +
+                                std::to_string(g.count.size()));
   double cell = 1;  // the volume of one grid cell
   for (std::size_t k = 0; k < g.count.size(); ++k)
     if (g.count[k] > 1) cell *= (g.upper[k] - g.lower[k]) / static_cast<double>(g.count[k] - 1);
