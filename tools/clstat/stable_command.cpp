@@ -41,7 +41,8 @@ const char* k_usage =
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
 std::vector<double> read_values(const std::string& path) {
-  return read_table(path, "1", ends_with(path, ".f64") ? 1 : 0).values;
+  // Raw files (.f64, .f32) hold one value a row here: stable takes no --dims.
+  return read_table(path, "1", ends_with(path, ".f64") || ends_with(path, ".f32") ? 1 : 0).values;
 }
 
 int fit_command(const std::string& data, const std::string& method, clstat::stable::Param param, double tol, bool json,

@@ -49,6 +49,7 @@ Table read_binary(const std::string& path, std::size_t dims) {
   if (bytes.size() % (sizeof(T) * dims) != 0)
     throw std::runtime_error(path + ": " + std::to_string(bytes.size()) + " bytes is not a whole number of rows of " +
                              std::to_string(dims) + " values of " + std::to_string(sizeof(T)) + " bytes");
+  if (bytes.empty()) throw std::runtime_error(path + ": the file is empty (no values)");
   Table t;
   t.cols = dims;
   t.rows = bytes.size() / (sizeof(T) * dims);
