@@ -45,8 +45,10 @@ int bandwidth_command(int argc, char** argv) {
   std::size_t dims = 0, grid = 150, restarts = 3;
   int stages = 2;
   bool json = false;
+  SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--columns") columns = value();
@@ -68,6 +70,15 @@ int bandwidth_command(int argc, char** argv) {
     std::cerr << "clstat bandwidth: --data and --method are required\n" << k_usage;
     return 2;
   }
+  // Options of one method given with another would be ignored: say so instead.
+  auto only_for = [&](const char* opt, const char* for_method) {
+    if (seen.has(opt) && method != for_method)
+      throw std::invalid_argument(std::string(opt) + " applies to --method " + for_method + ", not " + method);
+  };
+  only_for("--stages", "plugin");
+  only_for("--scale", "plugin");
+  only_for("--grid", "lscv-h");
+  only_for("--restarts", "lscv-H");
   if (scale != "minim" && scale != "sd") {
     std::cerr << "clstat bandwidth: --scale is minim or sd\n";
     return 2;

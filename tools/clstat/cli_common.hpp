@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,20 @@
 #include "clstat/clstat.hpp"
 
 namespace clstat_cli {
+
+/// Remembers the options a command has seen: an option given twice is an error (it is never
+/// "last one wins" silently).
+class SeenOptions {
+ public:
+  void add(const std::string& a) {
+    if (a.size() > 2 && a[0] == '-' && a[1] == '-' && !seen_.insert(a).second)
+      throw std::invalid_argument(a + " is given more than once");
+  }
+  bool has(const std::string& a) const { return seen_.count(a) != 0; }
+
+ private:
+  std::set<std::string> seen_;
+};
 
 /// The value after flag argv[i] (advancing i); throws std::invalid_argument when there is none.
 inline std::string next_value(int& i, int argc, char** argv) {

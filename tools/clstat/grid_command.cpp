@@ -48,8 +48,10 @@ int grid_command(int argc, char** argv) {
   std::string lower, upper, size;
   std::size_t dims = 0, memory = 0;
   double cutoff = 0;
+  SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     if (a == "--help" || a == "-h") {
       std::cout << k_usage;
       return 0;
@@ -86,6 +88,8 @@ int grid_command(int argc, char** argv) {
   for (auto v : parse_counts("--size", size, 1, ~0ull)) g.count.push_back(static_cast<std::size_t>(v));
   clstat::GridOptions o;
   o.kernel = kernel_of(kernel);
+  if (seen.has("--cutoff") && kernel != "gaussian")
+    throw std::invalid_argument("--cutoff applies to --kernel gaussian (the " + kernel + " kernel has a bounded support)");
   o.gaussian_cutoff = cutoff;
   o.memory_budget_bytes = memory;
   o.bandwidth = bw == "normal-scale" ? clstat::Bandwidth::scaled_covariance(clstat::grid_normal_scale(o.kernel, d, n))

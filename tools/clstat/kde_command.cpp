@@ -41,8 +41,10 @@ int kde_command(int argc, char** argv) {
   std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device;
   std::size_t dims = 0;
   bool log = false, loo = false, json = false;
+  SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--data") data = value();
     else if (a == "--at") at = value();

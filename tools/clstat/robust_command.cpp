@@ -61,8 +61,10 @@ int robust_command(int argc, char** argv) {
   bool json = false, nsamp_given = false;
   clstat::robust::LtsOptions lo;
   clstat::robust::LmsOptions mo;
+  SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     if (a == "--data") data = next_value(i, argc, argv);
     else if (a == "--response") response = next_value(i, argc, argv);
     else if (a == "--x") xcols = next_value(i, argc, argv);
@@ -90,8 +92,15 @@ int robust_command(int argc, char** argv) {
   }
   const Table all = read_table(data, "", 0);
   auto find = [&](const std::string& c) -> std::size_t {
+    std::size_t hit = all.names.size();
     for (std::size_t j = 0; j < all.names.size(); ++j)
-      if (all.names[j] == c) return j;
+      if (all.names[j] == c) {
+        if (hit != all.names.size())
+          throw std::invalid_argument("column name '" + c + "' is ambiguous in " + data + " (columns " +
+                                      std::to_string(hit + 1) + " and " + std::to_string(j + 1) + ")");
+        hit = j;
+      }
+    if (hit != all.names.size()) return hit;
     if (!c.empty() && c.find_first_not_of("0123456789") == std::string::npos)
       return static_cast<std::size_t>(parse_count("column", c, 1, all.cols)) - 1;
     throw std::invalid_argument("no column '" + c + "' in " + data);
@@ -108,6 +117,12 @@ int robust_command(int argc, char** argv) {
       xc.push_back(find(xcols.substr(s, e - s)));
       s = e + 1;
     }
+  }
+  for (std::size_t j = 0; j < xc.size(); ++j) {
+    if (xc[j] == yc)
+      throw std::invalid_argument("--x names the response column '" + all.names[yc] + "': y cannot be its own predictor");
+    for (std::size_t k = 0; k < j; ++k)
+      if (xc[k] == xc[j]) throw std::invalid_argument("--x names column '" + all.names[xc[j]] + "' twice");
   }
   const std::size_t n = all.rows, p = xc.size();
   std::vector<double> x(n * p), y(n);

@@ -53,8 +53,10 @@ int select_command(int argc, char** argv) {
   std::string data, column = "1", device, ks_text, ps_text;
   int type = 7;
   clstat::order::Options o;
+  SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     if (a == "--data") data = next_value(i, argc, argv);
     else if (a == "--column") column = next_value(i, argc, argv);
     else if (a == "--k") ks_text = next_value(i, argc, argv);

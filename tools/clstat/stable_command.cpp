@@ -101,8 +101,10 @@ int stable_command(int argc, char** argv) {
   double tol = 1e-6;
   std::size_t n = 0;
   std::uint64_t seed = 1, first = 0;
+  SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    seen.add(a);
     auto value = [&] { return next_value(i, argc, argv); };
     if (a == "--alpha") p.alpha = parse_real("--alpha", value()), have_alpha = true;
     else if (a == "--beta") p.beta = parse_real("--beta", value()), have_beta = true;

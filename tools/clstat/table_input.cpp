@@ -94,7 +94,12 @@ Table read_table(const std::string& path, const std::string& columns, std::size_
     for (const auto& c : split(columns)) {
       std::size_t k = width;
       for (std::size_t j = 0; j < width; ++j)
-        if (names[j] == c) k = j;
+        if (names[j] == c) {
+          if (k != width)
+            throw std::runtime_error(path + ": column name '" + c + "' is ambiguous (columns " + std::to_string(k + 1) +
+                                     " and " + std::to_string(j + 1) + "); name it by number");
+          k = j;
+        }
       if (k == width) {
         char* end = nullptr;
         const long idx = std::strtol(c.c_str(), &end, 10);
