@@ -62,12 +62,12 @@ int bandwidth_command(int argc, char** argv) {
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
-      std::cerr << "clstat bandwidth: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat bandwidth: unknown argument '" << a << "' (clstat bandwidth --help lists the options)\n";
       return 2;
     }
   }
   if (data.empty() || method.empty()) {
-    std::cerr << "clstat bandwidth: --data and --method are required\n" << k_usage;
+    std::cerr << "clstat bandwidth: --data and --method are required (clstat bandwidth --help lists the options)\n";
     return 2;
   }
   // Options of one method given with another would be ignored: say so instead.
@@ -117,7 +117,7 @@ int bandwidth_command(int argc, char** argv) {
     objective = r.objective, has_objective = true;
     extra = std::to_string(r.evaluations);
   } else {
-    std::cerr << "clstat bandwidth: unknown method '" << method << "'\n" << k_usage;
+    std::cerr << "clstat bandwidth: unknown method '" << method << "' (clstat bandwidth --help lists the options)\n";
     return 2;
   }
   std::cout.precision(17);

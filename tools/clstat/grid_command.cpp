@@ -71,12 +71,12 @@ int grid_command(int argc, char** argv) {
     else if (a == "--out") out = value();
     else if (a == "--device") device = value();
     else {
-      std::cerr << "clstat grid: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat grid: unknown argument '" << a << "' (clstat grid --help lists the options)\n";
       return 2;
     }
   }
   if (data.empty() || lower.empty() || upper.empty() || size.empty() || out.empty()) {
-    std::cerr << "clstat grid: needs --data, --lower, --upper, --size and --out\n" << k_usage;
+    std::cerr << "clstat grid: needs --data, --lower, --upper, --size and --out (clstat grid --help lists the options)\n";
     return 2;
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");

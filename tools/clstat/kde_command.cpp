@@ -60,12 +60,12 @@ int kde_command(int argc, char** argv) {
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
-      std::cerr << "clstat kde: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat kde: unknown argument '" << a << "' (clstat kde --help lists the options)\n";
       return 2;
     }
   }
   if (data.empty() || bw.empty()) {
-    std::cerr << "clstat kde: --data and --bandwidth are required\n" << k_usage;
+    std::cerr << "clstat kde: --data and --bandwidth are required (clstat kde --help lists the options)\n";
     return 2;
   }
   if (loo && !at.empty()) {

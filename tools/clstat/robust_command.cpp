@@ -54,7 +54,7 @@ int robust_command(int argc, char** argv) {
   }
   const std::string what = argv[0];
   if (what != "lts" && what != "lms") {
-    std::cerr << "clstat robust: unknown method '" << what << "'\n" << k_usage;
+    std::cerr << "clstat robust: unknown method '" << what << "' (clstat robust --help lists the options)\n";
     return 2;
   }
   std::string data, response, xcols, device;
@@ -82,12 +82,12 @@ int robust_command(int argc, char** argv) {
       std::cout << k_usage;
       return 0;
     } else {
-      std::cerr << "clstat robust: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat robust: unknown argument '" << a << "' (clstat robust --help lists the options)\n";
       return 2;
     }
   }
   if (data.empty() || response.empty()) {
-    std::cerr << "clstat robust: needs --data FILE and --response Y\n" << k_usage;
+    std::cerr << "clstat robust: needs --data FILE and --response Y (clstat robust --help lists the options)\n";
     return 2;
   }
   const Table all = read_table(data, "", 0);

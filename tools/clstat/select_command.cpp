@@ -47,7 +47,7 @@ int select_command(int argc, char** argv) {
   }
   const std::string what = argv[0];
   if (what != "median" && what != "kth" && what != "quantile") {
-    std::cerr << "clstat select: unknown statistic '" << what << "'\n" << k_usage;
+    std::cerr << "clstat select: unknown statistic '" << what << "' (clstat select --help lists the options)\n";
     return 2;
   }
   std::string data, column = "1", device, ks_text, ps_text;
@@ -80,12 +80,12 @@ int select_command(int argc, char** argv) {
       std::cout << k_usage;
       return 0;
     } else {
-      std::cerr << "clstat select: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat select: unknown argument '" << a << "' (clstat select --help lists the options)\n";
       return 2;
     }
   }
   if (data.empty()) {
-    std::cerr << "clstat select: needs --data FILE\n" << k_usage;
+    std::cerr << "clstat select: needs --data FILE (clstat select --help lists the options)\n";
     return 2;
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");

@@ -49,7 +49,7 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
                 const std::string& device) {
   namespace st = clstat::stable;
   if (data.empty()) {
-    std::cerr << "clstat stable: fit needs --data FILE\n" << k_usage;
+    std::cerr << "clstat stable: fit needs --data FILE (clstat stable --help lists the options)\n";
     return 2;
   }
   st::FitOptions o;
@@ -128,13 +128,13 @@ int stable_command(int argc, char** argv) {
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
-      std::cerr << "clstat stable: unknown argument '" << a << "'\n" << k_usage;
+      std::cerr << "clstat stable: unknown argument '" << a << "' (clstat stable --help lists the options)\n";
       return 2;
     }
   }
   if (what == "fit") return fit_command(data, method, p.param, tol, json, device);
   if (!have_alpha || !have_beta) {
-    std::cerr << "clstat stable: --alpha and --beta are required\n" << k_usage;
+    std::cerr << "clstat stable: --alpha and --beta are required (clstat stable --help lists the options)\n";
     return 2;
   }
   clstat::stable::check(p);
@@ -162,7 +162,7 @@ int stable_command(int argc, char** argv) {
     return 0;
   }
   if (xs.empty() == at.empty()) {
-    std::cerr << "clstat stable: give the points by exactly one of --x and --at\n" << k_usage;
+    std::cerr << "clstat stable: give the points by exactly one of --x and --at (clstat stable --help lists the options)\n";
     return 2;
   }
   std::vector<double> x;
@@ -189,7 +189,7 @@ int stable_command(int argc, char** argv) {
     std::cout << "p," << what << "\n";
     for (std::size_t i = 0; i < x.size(); ++i) std::cout << x[i] << "," << v[i] << "\n";
   } else {
-    std::cerr << "clstat stable: unknown function '" << what << "'\n" << k_usage;
+    std::cerr << "clstat stable: unknown function '" << what << "' (clstat stable --help lists the options)\n";
     return 2;
   }
   return 0;
