@@ -3,6 +3,8 @@
 // bandwidth_bw*.csv, made by tools/golden/bandwidth_r.R).
 #include <doctest/doctest.h>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -345,4 +347,22 @@ TEST_CASE("bandwidth.magnitudes_past_double") {
   o.bandwidth = Bandwidth::scaled_covariance(0.5);
   CHECK_THROWS_WITH_AS(kde(ctx(), x.data(), 100, 2, x.data(), 100, o), doctest::Contains("overflows double"),
                        std::invalid_argument);
+}
+
+TEST_CASE("bandwidth.lscv_full_matrix_stays_bounded_in_d7") {
+  // 300 normal points in d = 7: the LSCV surface is flat along some directions, and the search
+  // used to run 168,000 evaluations into an H of condition 1e13. Now: at most max_evaluations in
+  // all, and H within eigenvalues 1e-6..1e6 relative to H_NS.
+  if (!clstat_test::has_fp64()) return;
+  const std::size_t n = 300, d = 7;
+  const auto x = clstat_test::normal<double>(n * d, 3);
+  const auto r = bw::lscv_H(ctx(), x.data(), n, d);
+  CHECK(r.evaluations <= 3000 + d * (d + 1) / 2 + 1);
+  const auto ns = bw::normal_scale(x.data(), n, d);  // H_NS, row-major
+  Eigen::Map<const Eigen::Matrix<double, 7, 7, Eigen::RowMajor>> H(r.H.data()), Hns(ns.data());
+  const Eigen::Matrix<double, 7, 7> Li = Eigen::LLT<Eigen::Matrix<double, 7, 7>>(Hns).matrixL().solve(
+      Eigen::Matrix<double, 7, 7>::Identity());
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 7, 7>> es(Li * H * Li.transpose());
+  CHECK(es.eigenvalues().minCoeff() >= 1e-7);  // H_NS as ks::Hns; the search bounds it relative to its own
+  CHECK(es.eigenvalues().maxCoeff() <= 1e7);
 }

@@ -166,7 +166,8 @@ struct LscvMatrixResult {
 
 /// LSCV_H (paper sec. 3.2.3): minimises LSCV(H) over symmetric positive definite H by Nelder-Mead
 /// on the d (d + 1) / 2 entries of H's Cholesky factor, with the log of its diagonal, so every
-/// simplex vertex is positive definite. Starts at H_NS (eq. 25), then from each restart scale;
+/// simplex vertex is positive definite; H is kept within eigenvalues 1e-6..1e6 of H_NS's scale
+/// (relative to H_NS), so it cannot collapse onto a line. Starts at H_NS (eq. 25), then from each restart scale;
 /// every run restarts from its own optimum until that no longer improves; returns the best. Each
 /// evaluation whitens the data on the device and makes one fused pass over the pairs for both
 /// exponentials. O(evaluations n^2 d / 2).

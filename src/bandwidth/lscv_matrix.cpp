@@ -134,8 +134,20 @@ LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::
   LscvMatrixResult best;
   best.objective = HUGE_VAL;
   std::size_t evaluations = 0;
+  // H stays well conditioned: in the coordinates where H_NS is the identity, its eigenvalues stay
+  // within 1e-6..1e6 (a condition number at most 1e12 times H_NS's). Beyond that the objective is
+  // +inf, so the simplex turns back, and no evaluation is spent (the LSCV surface has no minimum
+  // there that a kernel estimate could use: H collapses onto a line).
+  const Mat Lns = Eigen::LLT<Mat>(Hns).matrixL();
+  const Mat Lns_inv = Lns.triangularView<Eigen::Lower>().solve(Mat::Identity(Lns.rows(), Lns.cols()));
+  auto well_conditioned = [&](const Mat& L) {
+    const Mat M = Lns_inv * L;  // H relative to H_NS: M M'
+    const Eigen::SelfAdjointEigenSolver<Mat> es(M * M.transpose(), Eigen::EigenvaluesOnly);
+    return es.eigenvalues().minCoeff() >= 1e-6 && es.eigenvalues().maxCoeff() <= 1e6;
+  };
   auto f = [&](const Eigen::VectorXd& t) {
     const Mat L = factor_of(t, d);
+    if (!well_conditioned(L)) return HUGE_VAL;
     const double v = e.at_factor(L);
     ++evaluations;
     if (v < best.objective) best.objective = v, best.H = row_major(L * L.transpose());

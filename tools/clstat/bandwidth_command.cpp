@@ -29,6 +29,8 @@ const char* k_usage =
     "  --stages 1|2       plugin: functional-estimation stages (default 2)\n"
     "  --grid N           lscv-h: grid points over [h0/4, 4 h0] (default 150)\n"
     "  --restarts N       lscv-H: extra Nelder-Mead runs from scaled starts (default 3, at most 6)\n"
+    "  --accept-nonconverged  lscv-H: exit 0 with the best point found when the search stops at its\n"
+    "                     cap of 3000 evaluations (otherwise it is printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Output: 'h' values (data units; lscv-h: the multiplier of S^(1/2), and H), or 'H' row-major,\n"
@@ -44,7 +46,7 @@ int bandwidth_command(int argc, char** argv) {
   std::string data, columns, method, scale = "minim", device;
   std::size_t dims = 0, grid = 150, restarts = 3;
   int stages = 2;
-  bool json = false;
+  bool json = false, converged = true, accept_nonconverged = false;
   SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -60,6 +62,7 @@ int bandwidth_command(int argc, char** argv) {
     else if (a == "--restarts") restarts = parse_count("--restarts", value(), 0, 6);
     else if (a == "--device") device = value();
     else if (a == "--json") json = true;
+    else if (a == "--accept-nonconverged") accept_nonconverged = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
       std::cerr << "clstat bandwidth: unknown argument '" << a << "' (clstat bandwidth --help lists the options)\n";
@@ -116,6 +119,7 @@ int bandwidth_command(int argc, char** argv) {
     H = r.H;
     objective = r.objective, has_objective = true;
     extra = std::to_string(r.evaluations);
+    converged = r.converged;
   } else {
     std::cerr << "clstat bandwidth: unknown method '" << method << "' (clstat bandwidth --help lists the options)\n";
     return 2;
@@ -126,12 +130,19 @@ int bandwidth_command(int argc, char** argv) {
     if (!h.empty()) std::cout << ", \"h\": [", print_list(std::cout, h), std::cout << "]";
     if (!H.empty()) std::cout << ", \"H\": [", print_list(std::cout, H), std::cout << "]";
     if (has_objective) std::cout << ", \"objective\": " << objective;
-    if (!extra.empty()) std::cout << ", \"evaluations\": " << extra;
+    if (!extra.empty()) std::cout << ", \"evaluations\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
     std::cout << "}\n";
   } else {
     if (!h.empty()) std::cout << "h ", print_list(std::cout, h), std::cout << "\n";
     if (!H.empty()) std::cout << "H ", print_list(std::cout, H), std::cout << "\n";
     if (has_objective) std::cout << "objective " << objective << "\n";
+    if (!extra.empty()) std::cout << "evaluations " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
+  }
+  // A search that stopped at its evaluation cap is printed but is not a success unless accepted.
+  if (!converged && !accept_nonconverged) {
+    std::cerr << "clstat bandwidth: lscv-H did not converge within " << extra
+              << " evaluations (--accept-nonconverged takes the best point found)\n";
+    return 1;
   }
   return 0;
 }
