@@ -303,9 +303,10 @@ std::vector<double> checked_sorted(const std::vector<double>& x, const std::stri
 
 }  // namespace
 
-std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
-                                const FitOptions& o) {
-  check_options(o);
+namespace {
+
+std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<std::vector<double>>& sets,
+                                         const FitOptions& o) {
   if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
   const bool single = sets.size() == 1;
   std::vector<Job> jobs(sets.size());
@@ -370,6 +371,57 @@ std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vecto
   }
   if (single) report(o, std::string("mle: ") + (out[0].converged ? "converged" : "stopped") + " after " +
                             std::to_string(out[0].iterations) + " rounds, loglik " + std::to_string(out[0].loglik));
+  return out;
+}
+
+// A power of two near the spread of x when that spread is far from 1 (below 1e-100 or above
+// 1e100, where densities and quantiles of the standardised data lose digits to subnormals or
+// overflow), else 1. Dividing by a power of two is exact.
+double rescale_factor(const std::vector<double>& x) {
+  if (x.size() < 10) return 1.0;
+  std::vector<double> v;
+  for (double e : x)
+    if (std::isfinite(e)) v.push_back(e);
+  if (v.size() < 4) return 1.0;
+  const auto q = [&](double p) {
+    auto it = v.begin() + static_cast<std::ptrdiff_t>(p * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), it, v.end());
+    return *it;
+  };
+  const double spread = q(0.75) - q(0.25);
+  if (!(spread > 0) || !std::isfinite(spread) || (spread >= 1e-100 && spread <= 1e100)) return 1.0;
+  return std::ldexp(1.0, std::ilogb(spread));
+}
+
+}  // namespace
+
+// The law is a location-scale family: the fit of x / c is the fit of x with scale and location
+// divided by c (in S0, and in S1 away from alpha = 1), and a log-likelihood larger by n log c.
+std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
+                                const FitOptions& o) {
+  check_options(o);
+  std::vector<double> c(sets.size(), 1.0);
+  bool any = false;
+  for (std::size_t s = 0; s < sets.size(); ++s) any = (c[s] = rescale_factor(sets[s])) != 1.0 || any;
+  if (!any) return fit_many_unscaled(ctx, sets, o);
+  std::vector<std::vector<double>> scaled = sets;
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (double& v : scaled[s]) v /= c[s];
+  FitOptions o0 = o;
+  o0.param = Param::S0;
+  auto out = fit_many_unscaled(ctx, scaled, o0);
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    FitResult& r = out[s];
+    r.params.scale *= c[s];
+    r.params.loc *= c[s];
+    r.se_scale *= c[s];
+    r.se_loc *= c[s];
+    r.loglik -= static_cast<double>(sets[s].size()) * std::log(c[s]);
+    if (o.param == Param::S1) {
+      // S1's location for the rescaled law (the delta-method error of S0's loc carries over, scaled).
+      r.params = to_s1(r.params);
+    }
+  }
   return out;
 }
 
