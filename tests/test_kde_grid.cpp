@@ -43,9 +43,16 @@ GridSpec box(std::size_t d, double lo, double hi, const std::vector<std::size_t>
 }
 
 
-// Checks `vals` at `probes` random grid points: within 1e-12 relative of the long-double value,
-// plus the rounding of q that the problem itself amplifies (cond * 2^-50), except where a term
-// sits on a jump of the kernel (then one term's worth).
+// Checks `vals` at `probes` random grid points against the long-double value. The tolerance is
+// the error bound of the device's computation, q_j = |A (y - x_j)|^2 with A = L^-1 in double,
+// propagated through k (u = 2^-53):
+//  - A's rounding: a relative error of q up to 2 d kappa(L) u, kappa(L) bounded by
+//    sqrt(tr H tr H^-1); q's own sum of squares, 8 u. Through k: cond * that.
+//  - the grid point's rounding (y = lower + i step, absolute error about |y| u) and the difference
+//    y - x_j: an absolute error of A (y - x_j) up to |A| |y|max 2u, |A| <= sqrt(tr H^-1); through
+//    k: cond_root * 2 |A| * that.
+//  - the sum of the terms and the scale: 1e-12 relative (far above N u for these sizes).
+//  - where a term sits on a jump of the kernel, one term's worth (any rounding may flip it).
 void check_against_reference(const std::vector<double>& vals, const std::vector<double>& x, std::size_t n,
                              std::size_t d, const GridSpec& g, int kernel, double cutoff, double h,
                              std::uint64_t seed, int probes) {
@@ -55,15 +62,37 @@ void check_against_reference(const std::vector<double>& vals, const std::vector<
   clstat_ref::invert(H, d, hinv, det);
   const long double cd = radial_kernel_integral(static_cast<Kernel>(kernel), d);
   const long double r2 = kernel == 0 ? static_cast<long double>(cutoff) * cutoff : 1.0L;
+  long double tr_h = 0, tr_hinv = 0, y_max = 0;
+  for (std::size_t k = 0; k < d; ++k) {
+    tr_h += H[k * d + k];
+    tr_hinv += hinv[k * d + k];
+    y_max = std::max({y_max, std::fabs(static_cast<long double>(g.lower[k])), std::fabs(static_cast<long double>(g.upper[k]))});
+  }
+  const long double kappa = std::sqrt(tr_h * tr_hinv), a_norm = std::sqrt(tr_hinv);
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<std::size_t> pick(0, vals.size() - 1);
   int nonzero = 0;
+  std::uniform_int_distribution<std::size_t> sample(0, n - 1);
+  // Half the probes are anywhere on the grid, half at the grid point nearest a random sample,
+  // where the density is positive whatever the seed (the support may cover little of the grid).
+  auto nearest = [&](std::size_t j) {
+    std::size_t lin = 0;
+    for (std::size_t k = 0; k < d; ++k) {
+      const double step = (g.upper[k] - g.lower[k]) / static_cast<double>(g.count[k] - 1);
+      const double i = std::round((x[j * d + k] - g.lower[k]) / step);
+      lin = lin * g.count[k] + static_cast<std::size_t>(std::clamp(i, 0.0, static_cast<double>(g.count[k] - 1)));
+    }
+    return lin;
+  };
   for (int t = 0; t < probes; ++t) {
-    const std::size_t lin = t == 0 ? vals.size() / 2 : pick(rng);
+    const std::size_t lin = t == 0 ? vals.size() / 2 : t % 2 ? nearest(sample(rng)) : pick(rng);
     const auto y = clstat_ref::grid_point(g.lower, g.upper, g.count, lin);
     const auto ref = clstat_ref::grid_density(x, n, d, y.data(), hinv, det, cd, kernel, r2);
     const long double scale = 1.0L / (static_cast<long double>(n) * std::sqrt(det) * cd);
-    const long double tol = 1e-12L * ref.f + ref.cond * 0x1p-50L + (ref.edge ? scale : 0);
+    const long double u = 0x1p-53L;
+    const long double q_rel = (8 + 2 * static_cast<long double>(d) * kappa) * u;
+    const long double v_abs = a_norm * y_max * 2 * u;  // absolute error of A (y - x_j)
+    const long double tol = 1e-12L * ref.f + ref.cond * q_rel + ref.cond_root * 2 * v_abs + (ref.edge ? scale : 0);
     INFO("d " << d << " kernel " << kernel << " point " << lin << ": got " << vals[lin] << ", reference "
               << static_cast<double>(ref.f));
     CHECK(std::fabs(static_cast<long double>(vals[lin]) - ref.f) <= tol);

@@ -13,6 +13,8 @@ namespace clstat_ref {
 struct GridValue {
   long double f = 0;       // the density
   long double cond = 0;    // scale * sum_j |k'(q_j)| q_j: f moves by about cond * (relative error of q)
+  long double cond_root = 0;  // scale * sum_j |k'(q_j)| sqrt(q_j): f moves by about cond_root * 2 |A| e
+                              // for an absolute error e in the coordinates of y - x_j
   bool edge = false;       // some q_j within 1e-12 of a jump of k (the uniform kernel's boundary,
                            // the Gaussian's cut-off), where any rounding may flip a whole term
 };
@@ -102,9 +104,11 @@ inline GridValue grid_density(const std::vector<double>& x, std::size_t n, std::
     }
     g.f += t;
     g.cond += dt * q;
+    g.cond_root += dt * std::sqrt(q);
   }
   g.f *= scale;
   g.cond *= scale;
+  g.cond_root *= scale;
   return g;
 }
 
