@@ -641,3 +641,43 @@ TEST_CASE("stable.no_nan_on_the_parameter_grid") {
       MESSAGE("quantile alpha " << qlaws[k].alpha << " beta " << qlaws[k].beta << " p " << pr[k] << ": " << q[k]);
   CHECK(qbad == 0);
 }
+
+TEST_CASE("stable.logpdf_far_tails") {
+  // Past 1e18 (and 10^(19/alpha)) the heavy tail's first term, alpha c_alpha (1 +- beta)
+  // |x|^-(1+alpha) with c_alpha = Gamma(alpha) sin(pi alpha / 2) / pi, is the density to double
+  // precision. logpdf must equal it there, finite where the density underflows (it read -inf at
+  // 1e170 for alpha = 1.9). Below that point the quadrature must agree with the same term to
+  // within the series' next corrections, an independent check of the constants.
+  if (!clstat_test::has_fp64()) return;
+  const double pi = 3.14159265358979323846;
+  auto lead = [&](double a, double b, double x) {  // log of the first term, S0 at loc 0, scale 1
+    const double side = x > 0 ? 1 + b : 1 - b;
+    return std::log(a) + std::lgamma(a) + std::log(std::sin(pi * a / 2)) - std::log(pi) + std::log(side) -
+           (1 + a) * std::log(std::fabs(x));
+  };
+  for (double a : {1.9, 1.5, 1.2, 0.8, 0.5}) {
+    for (double b : {0.0, 0.5, -0.5, 0.9}) {
+      const st::Params p{a, b};
+      const std::vector<double> far{1e150, 1e170, 1e200, 1e300, -1e150, -1e250};
+      const auto lp = st::logpdf(ctx(), far.data(), far.size(), p);
+      for (std::size_t i = 0; i < far.size(); ++i) {
+        if (std::fabs(far[i]) < std::pow(10.0, 19 / a)) continue;  // not yet in the tail's range
+        INFO("alpha " << a << " beta " << b << " x " << far[i]);
+        REQUIRE(std::isfinite(lp[i]));
+        CHECK(lp[i] == doctest::Approx(lead(a, b, far[i])).epsilon(1e-14));
+      }
+      // Below the switch, by quadrature: the first term within its corrections (12 x^-alpha,
+      // (1 + alpha) |zeta| / x) plus the quadrature's own accuracy.
+      const double zeta = std::fabs(b * std::tan(pi * a / 2));
+      const double x = std::max(1e12, std::pow(10.0, 14 / a));
+      const double bound = 12 * std::pow(x, -a) + (1 + a) * zeta / x + 1e-12;
+      if (bound > 1e-8 || x >= 1e18) continue;
+      const std::vector<double> near{x, -x};
+      const auto pq = st::pdf(ctx(), near.data(), near.size(), p);
+      for (std::size_t i = 0; i < near.size(); ++i) {
+        INFO("quadrature alpha " << a << " beta " << b << " x " << near[i] << " bound " << bound);
+        CHECK(std::fabs(pq[i] / std::exp(lead(a, b, near[i])) - 1) <= bound);
+      }
+    }
+  }
+}

@@ -320,7 +320,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   }
   Setup s;
   double W, lead, pdf_scale;  // lead: the constant term of F on the z' > zeta' side
-  int flip;
+  int flip, tail_done = 0;
   if (alpha == 1.0) {
     flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
@@ -362,6 +362,21 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     W = PI / 2 + s.theta0;
     lead = (PI / 2 - s.theta0) / PI;
     pdf_scale = alpha / (PI * xi * fabs(alpha - 1));
+    // The far heavy tail: f = alpha c_alpha (1 + b) xi^-(1+alpha) (1 + O(xi^-alpha) + O(zeta / xi)),
+    // c_alpha = Gamma(alpha) sin(pi alpha / 2) / pi (Nolan 2020, Theorem 1.12; Zolotarev 1986, 2.4;
+    // the series' second term is at most 12 xi^-alpha of the first). Past
+    // xi >= max(1e18 (1 + |zeta|), 10^(19 / alpha)) both corrections are below 1e-17, so the first
+    // term is the density to double precision, in log space: the quadrature's integrand there is a
+    // spike too narrow for its panels (logpdf read -inf at 1e170 for alpha = 1.9).
+    if ((want & (WANT_PDF | WANT_LOGPDF)) && b > -1.0 &&
+        xi >= fmax(1e18 * (1.0 + fabs(beta * tpa)), exp10(19.0 / alpha))) {
+      r.lpdf = log(alpha) + lgamma(alpha) + log(sin(PI * alpha / 2)) - log(PI) + log1p(b) - (1.0 + alpha) * log(xi);
+      r.pdf = exp(r.lpdf);
+      r.elpdf = 1e-17;
+      r.epdf = 1e-17 * r.pdf;
+      want &= ~(WANT_PDF | WANT_LOGPDF);
+      tail_done = 1;
+    }
   }
   // Which integral gives F' and which S' on the z' > zeta' side (see above).
   const int f_kind = (alpha < 1 || alpha == 1.0) ? 1 : 2;
@@ -369,7 +384,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   const int need_f = (want & (flip ? WANT_SF : WANT_CDF)) != 0;
   const int need_s = (want & (flip ? WANT_CDF : WANT_SF)) != 0;
   double Fp = lead, Sp = 0.0, eF = 0.0, eS = 0.0;
-  r.lpdf = -INFINITY;  // outside the support (W = 0)
+  if (!tail_done) r.lpdf = -INFINITY;  // outside the support (W = 0)
   if (W > 0) {
     double ut, vt, e;
     peak(&s, W, &ut, &vt);

@@ -54,7 +54,10 @@ struct Values {
 /// integrand's peak: the paper's PCDF), fp64, one law for all points.
 ///   pdf, logpdf: the density and its logarithm. logpdf is integrated with its own scale shift, so
 ///     it is finite wherever the density is positive, also where the density underflows a double
-///     (the light tail of a |beta| = 1 law); -inf outside the support.
+///     (the light tail of a |beta| = 1 law); -inf outside the support. In the far heavy tails
+///     (|x - zeta| / scale >= max(1e18 (1 + |zeta|), 10^(19 / alpha)), alpha != 1) both come from
+///     the tail series' first term, alpha c_alpha (1 +- beta) |x|^-(1+alpha), which is the density
+///     to double precision there (its next terms are below 1e-17 of it).
 ///   cdf, sf: P(X <= x) and P(X > x), each computed directly (never as 1 - the other), so a tail
 ///     of 1e-300 keeps its digits.
 /// Points outside the support (beta = +-1, alpha < 1) give exactly pdf 0, logpdf -inf and cdf 0
