@@ -137,3 +137,17 @@ TEST_CASE("misuse.objects_that_are_not_real_ones") {
   });
   CHECK(keep.queue_count() == 4);
 }
+
+TEST_CASE("misuse.results_larger_than_the_host") {
+  // A grid whose values cannot fit in the host's memory is refused before any work, with the
+  // bytes needed (it used to start computing 1e12 points).
+  if (!clstat_test::has_fp64()) return;
+  const std::vector<double> x{0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 0.9, 1.1, 1.3, 1.7, 2.0, 2.2};
+  const GridSpec g{{0.0, 0.0}, {1.0, 1.0}, {1000000, 1000000}};
+  try {
+    evaluate_grid(ctx(), x.data(), 6, 2, g);
+    FAIL("expected UnsupportedFeature");
+  } catch (const UnsupportedFeature& e) {
+    CHECK(std::string(e.what()).find("8000000000000 bytes of host memory") != std::string::npos);
+  }
+}

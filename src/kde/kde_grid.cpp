@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "runtime/host_memory.hpp"
 #include "runtime/lease.hpp"
 #include "kde/grid_sample_wise.hpp"
 #include "kde/kde_plan.hpp"
@@ -147,6 +148,10 @@ double grid_normal_scale(Kernel kernel, std::size_t d, std::size_t n) {
 
 std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                   const GridSpec& grid, const GridOptions& o) {
+  // The whole grid comes back in host memory: refuse one larger than the host before computing.
+  std::uint64_t points = grid.count.empty() ? 0 : 1;
+  for (auto c : grid.count) points = c != 0 && points > (std::uint64_t{1} << 60) / c ? 0 : points * c;
+  if (points) detail::require_host_bytes(kOp, "a grid of " + std::to_string(points) + " points", points * sizeof(double));
   std::vector<double> out;
   kde_detail::GridSink sink;
   sink.place = [&](std::size_t first, std::size_t) {

@@ -87,7 +87,9 @@ static int run(int argc, char** argv) {
     std::cerr << "clstat: unknown command '" << cmd << "'\n";
     return usage(2);
   } catch (const std::exception& e) {
-    std::cerr << "clstat: " << e.what() << "\n";
+    // The library's messages already start with "clstat: " or "clstat::": no second prefix.
+    const std::string m = e.what();
+    std::cerr << (m.rfind("clstat", 0) == 0 ? "" : "clstat: ") << m << "\n";
     return 1;
   }
 }
