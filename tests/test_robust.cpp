@@ -269,7 +269,10 @@ TEST_CASE("robust.lms_long_data") {
     const auto f = robust::lms(ctx(), d.x.data(), n, p, d.y.data(), o);
     INFO("adjust " << adjust);
     const auto b = truth(p);
-    for (std::size_t j = 0; j <= p; ++j) CHECK(std::fabs(f.coefficients[j] - b[j]) < 0.1);
+    // The best of 40 elemental fits through 3 noisy points (sd 0.1) scatters by about 0.1 around
+    // the truth (0.128 for seed 2358894244799742769); a fit pulled by the 30% planted outliers
+    // (x shifted by 10, y by 50) would be off by more than 1.
+    for (std::size_t j = 0; j <= p; ++j) CHECK(std::fabs(f.coefficients[j] - b[j]) < 0.3);
     // crit is the h-th smallest squared residual of the fit returned.
     std::vector<double> r2(n);
     for (std::size_t i = 0; i < n; ++i) r2[i] = f.residuals[i] * f.residuals[i];
