@@ -120,7 +120,7 @@ class CLSTAT_EXPORT LscvObjective {
 };
 
 struct LscvOptions {
-  std::size_t grid = 150;    ///< n_h: grid points over [h0/4, 4 h0], geometric, 3 to 100000
+  std::size_t grid = 150;    ///< n_h: grid points, geometric, 3 to 100000 (first over [h0/4, 4 h0])
   double rel_tol = 1e-7;     ///< the bracket of the minimum is shrunk below rel_tol * h
   /// Device memory the stored pair distances may use (bytes); 0 = a quarter of the device's memory.
   /// Beyond it the distances are recomputed, block by block, for every pass.
@@ -131,9 +131,10 @@ struct LscvResult {
   double h = 0;                       ///< H = h^2 S (for d = 1: bandwidth = h * sd)
   std::vector<double> H;              ///< h^2 S, d x d row-major
   double objective = 0;               ///< LSCV(H) at the optimum
-  std::vector<double> grid_h;         ///< the grid (multipliers of S^(1/2), as h)
+  std::vector<double> grid_h;         ///< the last grid (multipliers of S^(1/2), as h): the bracket used
   std::vector<double> grid_objective; ///< LSCV at each grid value, for plotting
-  bool at_boundary = false;           ///< the minimum lies at an end of [h0/4, 4 h0]
+  bool at_boundary = false;           ///< the minimum is still at an end of the grid after moving it
+                                      ///< up to 16^8 from h0 (or where the objective is not finite)
   std::size_t passes = 0;             ///< passes over the pairs (the grid, then each refinement)
 };
 
@@ -141,7 +142,10 @@ struct LscvResult {
 /// squared distances of all pairs are computed once on the device (sec. 5.1) and kept there when
 /// they fit, and every pass evaluates the objective at many h at once. The grid of n_h values over
 /// [h0/4, 4 h0], h0 = (4 / ((d + 2) n))^(1/(d+4)) (eq. 17-18; the normal-scale h, see plugin.cpp),
-/// locates the minimum. The bracket around the best grid point is then narrowed by repeated
+/// locates the minimum; when its best point is an end of the grid (skewed or sharply peaked data,
+/// whose LSCV minimum lies far from the normal reference), the grid moves a factor 16 that way, one
+/// pass each, until the best point is interior (at most 8 moves). The bracket around the best grid
+/// point is then narrowed by repeated
 /// 33-point passes to rel_tol (each shrinks it 17-fold, in one device pass; see lscv_h.cpp for why
 /// not Brent's serial steps). O(n^2 (d + n_h)) on the device.
 CLSTAT_EXPORT LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d,

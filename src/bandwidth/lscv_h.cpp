@@ -59,11 +59,14 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
 
   LscvResult r;
   const double dd = static_cast<double>(d);
-  // Grid, geometric over [h0/4, 4 h0].
+  // Grid, geometric over [h0/4, 4 h0] to start with.
   const double h0 = std::pow(4 / ((dd + 2) * static_cast<double>(n)), 1 / (dd + 4));
-  r.grid_h.resize(o.grid);
-  for (std::size_t k = 0; k < o.grid; ++k)
-    r.grid_h[k] = h0 / 4 * std::pow(16.0, static_cast<double>(k) / static_cast<double>(o.grid - 1));
+  auto make_grid = [&](double lo, double hi) {
+    r.grid_h.resize(o.grid);
+    for (std::size_t k = 0; k < o.grid; ++k)
+      r.grid_h[k] = lo * std::pow(hi / lo, static_cast<double>(k) / static_cast<double>(o.grid - 1));
+  };
+  make_grid(h0 / 4, 4 * h0);
   // Zoom passes: 33 geometric points strictly inside the bracket (lo, hi), whose best point and
   // its neighbours make the next bracket; the bracket's ratio hi/lo goes from 16^(2/(grid-1)) to
   // its 2/34-th power per pass. The count follows from the grid and rel_tol alone, so the passes
@@ -73,14 +76,42 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
   for (double ratio = std::pow(16.0, 2.0 / static_cast<double>(o.grid - 1)); ratio - 1 > o.rel_tol;
        ratio = std::pow(ratio, 2.0 / (k_zoom + 1)))
     ++passes;
-  const PairDistances::Trace t = pairs.search(r.grid_h, passes, k_zoom);
+  auto objective = [&](const PairDistances::Trace& t) {
+    std::vector<double> f(t.h.size());
+    for (std::size_t k = 0; k < t.h.size(); ++k)
+      f[k] = lscv_value(log_det_S + 2 * dd * std::log(t.h[k]), n, d, t.s4[k], t.s2[k]);
+    return f;
+  };
+  auto grid_argmin = [&](const std::vector<double>& f) {
+    return static_cast<std::size_t>(std::min_element(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(o.grid)) -
+                                     f.begin());
+  };
+  PairDistances::Trace t = pairs.search(r.grid_h, passes, k_zoom);
+  std::vector<double> f = objective(t);
   r.passes = 1 + passes;
-  std::vector<double> f(t.h.size());
-  for (std::size_t k = 0; k < t.h.size(); ++k)
-    f[k] = lscv_value(log_det_S + 2 * dd * std::log(t.h[k]), n, d, t.s4[k], t.s2[k]);
+  // Skewed or sharply peaked data put the minimum far from the normal reference: while the grid's
+  // best point is an end of it, the grid moves a factor 16 that way (one pass each, keeping two
+  // grid steps on the old side), up to 16^8 from h0; then grid and zoom passes run as above.
+  std::size_t at = grid_argmin(f);
+  bool moved = false;
+  for (int step = 0; step < 8 && (at == 0 || at + 1 == o.grid); ++step) {
+    const double lo = r.grid_h.front(), hi = r.grid_h.back(), g2 = std::pow(hi / lo, 2.0 / static_cast<double>(o.grid - 1));
+    if (at == 0) make_grid(lo / 16, lo * g2);
+    else make_grid(hi / g2, hi * 16);
+    const PairDistances::Trace probe = pairs.search(r.grid_h, 0, k_zoom);
+    const std::vector<double> fp = objective(probe);
+    ++r.passes;
+    moved = true;
+    at = grid_argmin(fp);
+    if (!std::isfinite(fp[at])) break;  // past where the objective can be computed
+  }
+  if (moved) {
+    t = pairs.search(r.grid_h, passes, k_zoom);
+    f = objective(t);
+    r.passes += 1 + passes;
+  }
   r.grid_objective.assign(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(o.grid));
-  const std::size_t grid_best = static_cast<std::size_t>(
-      std::min_element(r.grid_objective.begin(), r.grid_objective.end()) - r.grid_objective.begin());
+  const std::size_t grid_best = grid_argmin(f);
   r.at_boundary = grid_best == 0 || grid_best + 1 == o.grid;
   const std::size_t best = static_cast<std::size_t>(std::min_element(f.begin(), f.end()) - f.begin());
   const double h = t.h[best];

@@ -106,7 +106,9 @@ int bandwidth_command(int argc, char** argv) {
     h = {r.h};
     H = r.H;
     objective = r.objective, has_objective = true;
-    if (r.at_boundary) std::cerr << "clstat bandwidth: warning: the minimum lies at an end of the grid [h0/4, 4 h0]\n";
+    if (r.at_boundary)
+      std::cerr << "clstat bandwidth: warning: the minimum is still at an end of the grid after moving it 16^8 from h0 "
+                   "(the LSCV objective may keep falling there)\n";
   } else if (method == "lscv-H") {
     bw::LscvMatrixOptions o;
     o.restarts = restarts;
