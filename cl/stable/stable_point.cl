@@ -61,12 +61,8 @@ typedef struct {
 // alpha = 1) keep their relative precision; computing them from theta loses it to cancellation.
 // log_g is a real function, not inlined at its 14 call sites: on the H100 that made pdf and cdf
 // 1.2-1.6x faster and the cold build 9 s instead of 30 s (bench/results/README.md, "Stable,
-// 2026-11-23"). STABLE_INLINE_LOGG (CLSTAT_STABLE_INLINE=1) inlines it, for comparison.
-#ifdef STABLE_INLINE_LOGG
-inline double log_g(const Setup* s, double u, double v) {
-#else
+// 2026-11-23").
 __attribute__((noinline)) double log_g(const Setup* s, double u, double v) {
-#endif
   if (s->one) {
     const double c = sin(u < v ? u : v);                            // cos(theta)
     const double tn = u < v ? -1.0 / tan(u) : 1.0 / tan(v);        // tan(theta)
@@ -172,12 +168,8 @@ inline void peak(const Setup* s, double W, double* ut, double* vt) {
 // the points near either end exact. Then the panel with the largest |K15 - G7| is bisected until
 // the sum of those is within rel * |value| or the panel budget is spent (the error estimate then
 // says so).
-// The panel budget per integral; STABLE_PANELS overrides it (an experiment knob, CLSTAT_STABLE_PANELS).
-#ifdef STABLE_PANELS
-#define MAX_PANELS STABLE_PANELS
-#else
+// The panel budget per integral.
 #define MAX_PANELS 128
-#endif
 // Two integrals at once (kinds k1 and k2, k2 = -1 for one) on the same panels, refined until
 // both meet the tolerance; the panel split is the one with the largest error relative to its
 // integral's total.

@@ -89,7 +89,7 @@ class RadixSelect final : public Selector<T> {
   Pass first_, filter_;
   std::size_t groups_ = 0, wg_ = 0, lcap_ = 0;
   std::uint64_t cap_ = 0;
-  std::size_t items_ = 8;   // loads per thread per step (CLSTAT_ORDER_ITEMS, for experiments)
+  std::size_t items_ = 8;   // loads per thread per step (the tuning entry order.items)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
   std::vector<std::uint64_t> plan_ranks_;
