@@ -64,13 +64,11 @@ struct ContextImpl {
   std::vector<std::pair<std::string, cl::Event>> profile;
 
   // Leases (runtime/lease.hpp): per queue, whether it is held, by which thread (none while a
-  // host task has not adopted it), how many nested holds, and the child path of its workspace.
+  // host task has not adopted it), and how many nested holds.
   struct QueueState {
     bool busy = false;
     std::thread::id owner;
     std::size_t depth = 0;
-    std::string path;                // the child steps, each ending in '/'
-    std::vector<std::size_t> marks;  // path's length before each step
   };
   std::mutex lease_mutex;
   std::condition_variable lease_freed;
@@ -92,7 +90,7 @@ struct ContextImpl {
   void post(std::size_t i, std::function<void()> task);
   ~ContextImpl();
 
-  // The scratch pool: buffers keyed by queue, child path and declaration, with their last use
+  // The scratch pool: buffers keyed by queue and declaration, with their last use
   // for the retention cap (least recently used of unleased queues go first).
   struct ScratchEntry {
     cl::Buffer buffer;
@@ -100,15 +98,14 @@ struct ContextImpl {
     std::uint64_t last_use = 0;
   };
   std::mutex scratch_mutex;
-  // The key: queue, declaring enum type (its type_info, unique within the library), value, part,
-  // child path. Compared as integers first: a lookup costs a few hundred nanoseconds at most.
+  // The key: queue, declaring enum type (its type_info, unique within the library), value, part;
+  // compared as integers.
   struct ScratchKey {
     std::size_t queue;
     std::uintptr_t type;
     int which, part;
-    std::string path;
     bool operator<(const ScratchKey& o) const {
-      return std::tie(queue, type, which, part, path) < std::tie(o.queue, o.type, o.which, o.part, o.path);
+      return std::tie(queue, type, which, part) < std::tie(o.queue, o.type, o.which, o.part);
     }
   };
   std::map<ScratchKey, ScratchEntry> scratch_pool;

@@ -81,8 +81,6 @@ void Lease::release() noexcept {
     if (--st.depth == 0) {
       st.busy = false;
       st.owner = std::thread::id();
-      st.path.clear();
-      st.marks.clear();
     }
   }
   ctx_->lease_freed.notify_all();
@@ -118,13 +116,12 @@ cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which,
   auto ctx = q.context().impl();
   const std::size_t i = q.index();
   std::lock_guard<std::mutex> slock(ctx->scratch_mutex);
-  ContextImpl::ScratchKey key{i, reinterpret_cast<std::uintptr_t>(&type), which, part, {}};
+  const ContextImpl::ScratchKey key{i, reinterpret_cast<std::uintptr_t>(&type), which, part};
   {
     Lock lock(ctx->lease_mutex);
     const auto& st = ctx->queue_state[i];
     if (!(st.busy && st.owner == std::this_thread::get_id()))
       throw std::logic_error("clstat internal error: scratch on queue " + std::to_string(i) + " without its lease");
-    key.path = st.path;  // empty but in nested workspaces
   }
   auto& e = ctx->scratch_pool[key];
   e.queue = i;
@@ -150,24 +147,6 @@ cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which,
     ctx->scratch_total += size;
   }
   return e.buffer;
-}
-
-ChildWorkspace::ChildWorkspace(const Queue& q, std::string step) : ctx_(q.context().impl()), index_(q.index()) {
-  Lock lock(ctx_->lease_mutex);
-  auto& st = ctx_->queue_state[index_];
-  if (!(st.busy && st.owner == std::this_thread::get_id()))
-    throw std::logic_error("clstat internal error: child workspace without the queue's lease");
-  st.marks.push_back(st.path.size());
-  st.path += step + "/";
-}
-
-ChildWorkspace::~ChildWorkspace() {
-  Lock lock(ctx_->lease_mutex);
-  auto& st = ctx_->queue_state[index_];
-  if (!st.marks.empty()) {
-    st.path.resize(st.marks.back());
-    st.marks.pop_back();
-  }
 }
 
 cl::Buffer region_copy(const Queue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,

@@ -76,8 +76,9 @@ bool holds_lease(const Queue& q);
 void require_lease(const Queue& q, const char* what);
 
 /// The scratch buffer `which` (a value of an enum declared next to the operation that uses it) of
-/// at least `bytes`, in the workspace of the lease held on q, within the current child path;
-/// `part` tells apart the buffers of an array declared as one value. Reused call after call;
+/// at least `bytes`, in the workspace of the lease held on q; `part` tells apart the buffers of an
+/// array declared as one value. Operations that nest use enums of their own, so their buffers never
+/// meet. Reused call after call;
 /// grows when too small (the old buffer is freed by OpenCL once its commands are done).
 cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes);
 
@@ -103,26 +104,6 @@ cl::Buffer region_in(const Queue& q, const cl::Buffer& src, std::size_t byte_off
 /// after `after`; returns the copy's event.
 Event copy_out(const Queue& q, const cl::Buffer& src, const cl::Buffer& dst, std::size_t byte_offset,
                std::size_t bytes, const Event& after);
-
-/// While it lives, the lease's scratch is looked up under `which` as well: a nested operation
-/// whose buffers must not meet another instance of itself on the same queue.
-class ChildWorkspace {
- public:
-  template <class E>
-  ChildWorkspace(const Queue& q, E which, std::size_t part = 0)
-      : ChildWorkspace(q, std::string(typeid(E).name()) + ":" + std::to_string(static_cast<int>(which)) + ":" +
-                              std::to_string(part)) {
-    static_assert(std::is_enum<E>::value, "a child workspace is keyed by an enum value");
-  }
-  ~ChildWorkspace();
-  ChildWorkspace(const ChildWorkspace&) = delete;
-  ChildWorkspace& operator=(const ChildWorkspace&) = delete;
-
- private:
-  ChildWorkspace(const Queue& q, std::string step);
-  std::shared_ptr<ContextImpl> ctx_;
-  std::size_t index_;
-};
 
 /// The asynchronous form of an operation that waits on the host between its passes: leases q in
 /// the caller's thread, then runs body() on q's worker thread (ContextImpl::post), which waits for
