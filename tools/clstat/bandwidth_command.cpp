@@ -57,7 +57,7 @@ int bandwidth_command(int argc, char** argv) {
     else if (a == "--dims") dims = parse_count("--dims", value(), 1, 64);
     else if (a == "--method") method = value();
     else if (a == "--scale") scale = value();
-    else if (a == "--stages") stages = static_cast<int>(parse_int("--stages", value(), 1, 2));
+    else if (a == "--stages") stages = static_cast<int>(parse_count("--stages", value(), 1, 2));
     else if (a == "--grid") grid = parse_count("--grid", value(), 3, 100000);
     else if (a == "--restarts") restarts = parse_count("--restarts", value(), 0, 6);
     else if (a == "--device") device = value();

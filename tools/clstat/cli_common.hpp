@@ -65,18 +65,6 @@ inline unsigned long long parse_count(const std::string& flag, const std::string
   return v;
 }
 
-/// A signed whole number in [lo, hi].
-inline long long parse_int(const std::string& flag, const std::string& text, long long lo, long long hi) {
-  const bool neg = !text.empty() && text[0] == '-';
-  const unsigned long long mag = parse_count(flag, neg ? text.substr(1) : text);
-  if (mag > static_cast<unsigned long long>(hi < 0 ? -hi : hi) + (neg ? 1 : 0) && !(neg && lo < 0))
-    throw std::invalid_argument(flag + ": " + text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-  const long long v = neg ? -static_cast<long long>(mag) : static_cast<long long>(mag);
-  if (v < lo || v > hi)
-    throw std::invalid_argument(flag + ": " + text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
-  return v;
-}
-
 /// The comma-separated whole numbers in s, each in [lo, hi].
 inline std::vector<unsigned long long> parse_counts(const std::string& flag, const std::string& s,
                                                     unsigned long long lo, unsigned long long hi);

@@ -61,7 +61,7 @@ int select_command(int argc, char** argv) {
     else if (a == "--column") column = next_value(i, argc, argv);
     else if (a == "--k") ks_text = next_value(i, argc, argv);
     else if (a == "--p") ps_text = next_value(i, argc, argv);
-    else if (a == "--type") type = static_cast<int>(parse_int("--type", next_value(i, argc, argv), 1, 9));
+    else if (a == "--type") type = static_cast<int>(parse_count("--type", next_value(i, argc, argv), 1, 9));
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--method") {
       const std::string m = next_value(i, argc, argv);
