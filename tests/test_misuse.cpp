@@ -95,6 +95,12 @@ TEST_CASE("misuse.null_empty_and_huge_inputs") {
     cases.push_back({"lts_async null", [&] { robust::lts_async(c.queue(0), null, 20, 1, y.data()); }});
     cases.push_back({"fit_async null", [&] { stable::fit_async(c.queue(0), null, 50); }});
     cases.push_back({"quantile_async null", [&] { stable::quantile_async(c.queue(0), null, 5, {1.5, 0.0}); }});
+    cases.push_back({"evaluate_async null", [&] { stable::evaluate_async(c.queue(0), stable::fn_pdf, null, 5, {1.5, 0.0}); }});
+    cases.push_back({"fit_many_async too short", [&] { stable::fit_many_async(c.queue(0), {{1.0, 2.0}}).get(); }});
+    cases.push_back({"lms_async null", [&] { robust::lms_async(c.queue(0), x.data(), 20, 1, null); }});
+    cases.push_back({"lscv_h_async null", [&] { bandwidth::lscv_h_async(c.queue(0), null, 5, 1); }});
+    cases.push_back({"lscv_H_async n = 0", [&] { bandwidth::lscv_H_async(c.queue(0), x.data(), 0, 2); }});
+    cases.push_back({"lscv_objective_async null", [&] { bandwidth::lscv_objective_async(c.queue(0), null, 5, 1, {1.0}); }});
   }
   each_throws<std::invalid_argument>(cases);
 }
@@ -108,6 +114,10 @@ TEST_CASE("misuse.buffers_and_ranges") {
       {"median_async past the end", [&] { order::median_async(c.queue(0), b, 9, 2); }},
       {"quantiles_async offset past the end", [&] { order::quantiles_async(c.queue(0), b, 11, 1, {0.5}); }},
       {"median_rows_async past the end", [&] { order::median_rows_async(c.queue(0), b, 0, 3, 4); }},
+      {"kth_smallest_rows_async k past a row", [&] { order::kth_smallest_rows_async(c.queue(0), b, 0, 2, 5, {6}).get(); }},
+      {"quantiles_rows_async past the end", [&] { order::quantiles_rows_async(c.queue(0), b, 5, 2, 5, {0.5}); }},
+      {"kth_smallest_async k = 0", [&] { order::kth_smallest_async(c.queue(0), b, 0, 10, {0}); }},
+      {"top_k_async k > n", [&] { order::top_k_async(c.queue(0), b, 0, 10, 11); }},
       {"pairwise_sum_async past the end", [&] { pairwise_sum_async(c.queue(0), b, 0, 6, 2, PairFunction::gaussian, {1.0}); }},
       {"Buffer of too many elements", [&] { Buffer<double> huge(c, kHuge * 4); }},
       {"a zero-byte buffer", [&] { RawBuffer r(c, 0); }},

@@ -30,12 +30,13 @@ namespace clstat::interop {
 /// enabled if Event::duration_ns or Context::set_profiling are to be used). Throws
 /// std::invalid_argument for a null handle, a device or queue that does not belong to the
 /// context, or an out-of-order queue; clstat::Error when a query fails. O(queues) driver calls.
+/// The Context it returns follows clstat/runtime.hpp's thread-safety contract.
 CLSTAT_EXPORT Context adopt_context(cl_context context, cl_device_id device,
                                     const std::vector<cl_command_queue>& queues = {});
 
 /// The application's buffer `mem` (of ctx's OpenCL context) as untyped clstat memory of its
 /// full size; no copy. Throws std::invalid_argument for a null handle or a buffer of another
-/// context.
+/// context, clstat::Error when a query fails. O(1): two driver queries. Thread-safe.
 CLSTAT_EXPORT RawBuffer adopt_buffer(const Context& ctx, cl_mem mem);
 
 /// The same, typed: mem.size / sizeof(T) elements.
@@ -46,7 +47,8 @@ Buffer<T> adopt_buffer_of(const Context& ctx, cl_mem mem) {
 
 /// Native handles, not retained (valid while the clstat object lives): the OpenCL context and
 /// device of ctx, queue q's command queue, a buffer's memory object, an event's cl_event (null
-/// for a default Event).
+/// for a default Event). O(1), never throw for a valid object (std::logic_error for a
+/// moved-from one, as everywhere).
 CLSTAT_EXPORT cl_context native_context(const Context& ctx);
 CLSTAT_EXPORT cl_device_id native_device(const Context& ctx);
 CLSTAT_EXPORT cl_command_queue native_queue(const Queue& q);
