@@ -47,6 +47,12 @@ typedef double pv_t;
 
 #include "gauss_kronrod.clh"
 
+// tan(pi alpha / 2), from alpha - 1 where that is exact (alpha in [0.5, 1.5]), so it keeps its
+// relative precision near the pole at alpha = 1 (src/stable/near_one.hpp does the same on the host).
+inline double tan_pi_alpha_half(double alpha) {
+  return alpha >= 0.5 && alpha <= 1.5 ? -1.0 / tan(0.5 * PI * (alpha - 1.0)) : tan(0.5 * PI * alpha);
+}
+
 typedef struct {
   int one;          // alpha == 1 form
   double alpha, beta, theta0, a1, c0, lxi;  // c0: the theta-free part of log V; lxi = log xi
@@ -293,7 +299,7 @@ inline double integrand_log_max(const Setup* s, double W, double ut, double vt) 
   return isfinite(m) ? m : 0.0;
 }
 
-inline Values stable_unit(double z, double alpha, double beta, double rel, int want) {
+inline Values stable_core(double z, double alpha, double beta, double rel, int want) {
   Values r = {0, 0, 0, 0, 0, 0, 0, 0};
   if (alpha == 2.0) {
     r.pdf = exp(-0.25 * z * z) / (2.0 * sqrt(PI));
@@ -323,7 +329,7 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     lead = 0.0;
     pdf_scale = 1.0 / (2.0 * b);
   } else {
-    const double tpa = tan(PI * alpha / 2);
+    const double tpa = tan_pi_alpha_half(alpha);
     if (z == 0.0) {
       const double zeta = -beta * tpa, th0 = atan(beta * tpa) / alpha;
       r.pdf = tgamma(1.0 + 1.0 / alpha) * cos(th0) / (PI * pow(1.0 + zeta * zeta, 1.0 / (2.0 * alpha)));
@@ -348,7 +354,15 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
     s.D = far_zero ? 0.0 : PI / 2 - alpha * s.theta0 - (alpha - 1) * (PI / 2);
     s.F0 = far_zero ? 0.0 : PI - alpha * (PI / 2 + s.theta0);
     s.a1 = alpha / (alpha - 1);
-    s.c0 = log(cos(alpha * s.theta0)) / (alpha - 1);
+    // log cos(alpha theta0) / (alpha - 1) is of order log|alpha - 1| / (alpha - 1), so its
+    // rounding is amplified 1/|alpha - 1|-fold in log g: cos(alpha theta0) = cos(atan(y)),
+    // y = beta tan(pi alpha / 2), is taken as (1 + y^2)^-1/2 (at |beta| = 1, |cos(pi alpha / 2)| =
+    // |sin(pi (alpha - 1) / 2)|), not as the cosine of an angle near pi/2 (at alpha = 1.002 that
+    // cost 3e-12 in the pdf).
+    const double y = b * tpa;
+    s.c0 = (pole ? log(fabs(sin(0.5 * PI * (alpha - 1))))
+                 : fabs(y) > 1e150 ? -log(fabs(y)) - 0.5 * log1p(1.0 / (y * y)) : -0.5 * log1p(y * y)) /
+           (alpha - 1);
     s.lxi = log(xi);
     s.ez = 0;
     W = PI / 2 + s.theta0;
@@ -415,11 +429,132 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   r.sf = clamp(flip ? Fp : Sp, 0.0, 1.0);
   r.ecdf = flip ? eS : eF;
   r.esf = flip ? eF : eS;
+  // The quadrature's estimate does not see the rounding of log g itself, which near alpha = 1 is
+  // amplified: a1 log xi and c0 are of order log|alpha - 1| / (alpha - 1) and cancel at the peak.
+  // Their rounding, as a relative error of every integral, is added to the estimates (at
+  // alpha = 0.999 about 3e-12, where the errors measured were 1e-13; 1e-15 at alpha = 1.5).
+  if (!s.one && !tail_done) {
+    const double ec = DBL_EPSILON * (2.0 * fabs(s.a1 * s.lxi) + fabs(s.c0) + 1.0);
+    r.epdf += ec * r.pdf, r.elpdf += ec, r.ecdf += ec * r.cdf, r.esf += ec * r.sf;
+  }
+  return r;
+}
+
+// Near alpha = 1 (0 < |alpha - 1| < STABLE_NEAR_ONE), z is the S0 coordinate and the law is
+// interpolated in alpha. Nolan's integrand is exact there but not computable: its exponent is
+// alpha/(alpha - 1) times a difference of numbers of order one, and zeta = -beta tan(pi alpha/2)
+// is of order 1/(alpha - 1), so 1e-16 of rounding becomes 1e-16/|alpha - 1| in log g (at
+// alpha = 1 + 1e-10 the cdf read 0.9998 where the answer is 0.395), and the peak of g e^-g narrows
+// to about |alpha - 1| radians, fewer doubles than a quadrature needs. The S0 law is smooth in
+// alpha (its characteristic function is: tan(pi alpha/2)(|t|^(1-alpha) - 1) -> (2/pi) log|t|),
+// so the value at alpha is the degree-4 Lagrange interpolant through alpha = 1 (the closed
+// alpha = 1 formulas) and alpha = 1 +- H, 1 +- 2H, H = STABLE_NEAR_ONE, where the integrals are
+// accurate (zeta about 0.64 beta / H). The logarithms of pdf, cdf and sf are interpolated, not
+// the values: in a heavy tail log f is nearly linear in alpha, and in the light tail of
+// |beta| = 1 the values differ by orders of magnitude between the nodes while their logarithms
+// do not. Where a node's value is 0 (outside its support, or underflowed) the values themselves
+// are interpolated, clamped to [0, 1] for probabilities. Each error estimate adds the nodes'
+// errors through the weights' magnitudes to the change from dropping the farthest node (the
+// interpolation's own error, overestimated by an order). Cost: five evaluations a point.
+// Checked against 40-digit values of Nolan's integrals at alpha = 1 +- 10^-k, k = 3..15
+// (tools/golden/stable_near_one.py).
+#ifndef STABLE_NEAR_ONE
+#error "the host defines STABLE_NEAR_ONE (src/stable/near_one.hpp)"
+#endif
+#define NEAR_NODES 5
+
+inline int near_one(double alpha) {
+  const double d = alpha - 1.0;  // exact for alpha in [0.5, 2]
+  return d != 0.0 && fabs(d) < STABLE_NEAR_ONE;
+}
+
+// zeta = -beta tan(pi alpha / 2) = beta / tan(pi d / 2), d = alpha - 1: from d, the distance to
+// tan's pole, so it keeps its relative precision (tan(pi alpha / 2) itself loses 6e-17 / (pi d / 2)).
+inline double zeta_near_one(double d, double beta) { return d == 0.0 ? 0.0 : beta / tan(0.5 * PI * d); }
+
+// alpha - 1 at node k: 0, +-H, +-2H as 1 + (k - 2) H rounds, so the node's alpha is exact.
+inline double node_delta(int k) { return (1.0 + (k - 2) * STABLE_NEAR_ONE) - 1.0; }
+
+// Running sums of the interpolant of one function: in logarithms (lg, lgd: with the node farthest
+// from alpha dropped, for the error estimate; el: the nodes' relative errors through |w|) and in
+// values (the same three), with whether every node was positive.
+typedef struct {
+  double lg, lgd, el, v, vd, ev;
+  int pos;
+} Interp;
+
+inline void interp_add(Interp* t, double y, double ey, double w, double wd) {
+  t->pos &= y > 0;
+  if (y > 0) t->lg += w * log(y), t->lgd += wd * log(y), t->el += fabs(w) * ey / y;
+  t->v += w * y, t->vd += wd * y, t->ev += fabs(w) * ey;
+}
+
+// The interpolated value and its error estimate (the nodes' errors plus the change from dropping
+// a node): in logarithms when every node was positive, else in values.
+inline double interp_value(const Interp* t, double* e) {
+  if (t->pos) {
+    const double v = exp(t->lg);
+    *e = v * (t->el + fabs(t->lg - t->lgd));
+    return v;
+  }
+  *e = t->ev + fabs(t->v - t->vd);
+  return t->v;
+}
+
+// The unit law at z: stable_core, or near alpha = 1 the interpolant above (z then in S0). One
+// call site of stable_core for both, and no per-node arrays: a second inlined copy, or arrays
+// indexed by the node, cost 10-30% on the H100 at every alpha though the interpolation's branch
+// was never taken.
+inline Values stable_unit(double z, double alpha, double beta, double rel, int want) {
+  const int near = near_one(alpha);
+  const double d = alpha - 1.0;
+  // The pdf is interpolated through its logarithm, so every node computes logpdf (which stays
+  // finite where the pdf underflows).
+  const int node_want = near && (want & (WANT_PDF | WANT_LOGPDF)) ? (want | WANT_LOGPDF) : want;
+  const int drop = d > 0 ? 0 : NEAR_NODES - 1;  // the node farthest from alpha
+  Interp P = {0, 0, 0, 0, 0, 0, 1}, C = P, S = P;
+  double lp = 0, lpd = 0, elp = 0;
+  int fin = 1;
+  Values v;
+#pragma unroll 1
+  for (int k = 0; k < (near ? NEAR_NODES : 1); ++k) {
+    const double dk = near ? node_delta(k) : 0.0;
+    v = stable_core(near && dk != 0.0 ? z - zeta_near_one(dk, beta) : z, near ? 1.0 + dk : alpha, beta, rel,
+                    node_want);
+    if (!near) break;
+    double w = 1.0, wd = 1.0;  // Lagrange weights, with and without node `drop`
+    for (int j = 0; j < NEAR_NODES; ++j) {
+      if (j == k) continue;
+      const double f = (d - node_delta(j)) / (dk - node_delta(j));
+      w *= f;
+      if (j != drop) wd *= f;
+    }
+    if (k == drop) wd = 0.0;
+    fin &= isfinite(v.lpdf);
+    lp += w * v.lpdf, lpd += wd * v.lpdf, elp += fabs(w) * v.elpdf;
+    interp_add(&P, v.pdf, v.epdf, w, wd);
+    interp_add(&C, v.cdf, v.ecdf, w, wd);
+    interp_add(&S, v.sf, v.esf, w, wd);
+  }
+  if (!near) return v;
+  Values r = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (want & (WANT_PDF | WANT_LOGPDF)) {
+    if (fin) {
+      r.lpdf = lp, r.elpdf = elp + fabs(lp - lpd);
+      r.pdf = exp(lp), r.epdf = r.pdf * r.elpdf;
+    } else {  // a node outside its support: interpolate the densities
+      P.pos = 0;
+      r.pdf = fmax(interp_value(&P, &r.epdf), 0.0);
+      r.lpdf = log(r.pdf), r.elpdf = r.pdf > 0 ? r.epdf / r.pdf : INFINITY;
+    }
+  }
+  if (want & WANT_CDF) r.cdf = clamp(interp_value(&C, &r.ecdf), 0.0, 1.0);
+  if (want & WANT_SF) r.sf = clamp(interp_value(&S, &r.esf), 0.0, 1.0);
   return r;
 }
 
 // Per-law parameters, PRM values each: alpha and beta; the scale gamma; the origin of the kernel's
-// coordinate (delta0 for alpha = 1 and 2, else delta1; see stable_unit) as a double-double hi + lo,
+// coordinate (delta0 for alpha = 1, 2 and near 1, else delta1; see stable_unit) as a double-double hi + lo,
 // so a point 1e-12 from zeta keeps its digits whatever the size of delta (x - hi is exact there).
 #define PRM 5
 inline double standardise(__global const double* p, double x) { return ((x - p[3]) - p[4]) / p[2]; }
@@ -474,8 +609,11 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
   }
   if (t > 0.5) t = 1.0 - t, up = !up;  // solve the smaller tail
   const int want = WANT_PDF | (up ? WANT_SF : WANT_CDF);
-  const double lo_edge = (alpha < 1 && beta == 1.0 && alpha != 1.0) ? 0.0 : -INFINITY;
-  const double hi_edge = (alpha < 1 && beta == -1.0 && alpha != 1.0) ? 0.0 : INFINITY;
+  // The support's end, zeta, is the origin for alpha < 1, beta = +-1; near alpha = 1 the
+  // coordinate is S0, whose zeta is beyond 300 scale units, and the bracket finds it.
+  const int edged = alpha < 1 && !near_one(alpha);
+  const double lo_edge = (edged && beta == 1.0) ? 0.0 : -INFINITY;
+  const double hi_edge = (edged && beta == -1.0) ? 0.0 : INFINITY;
   if (t == 0) {
     return up ? hi_edge : lo_edge;
   }

@@ -10,6 +10,7 @@
 #include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 #include "stable/fit_internal.hpp"
+#include "stable/near_one.hpp"
 
 namespace clstat::stable {
 namespace {
@@ -27,15 +28,15 @@ constexpr std::size_t k_prm = 5;      // PRM in the kernel
 constexpr double k_rel = 1e-13, k_quantile_rel = 1e-13;
 
 // The kernel's parameters of one law: alpha, beta, gamma, and the origin of its coordinate as a
-// double-double. The origin is delta0 for alpha = 1 and 2 and delta1 otherwise (the point's
-// distance from zeta, in scale units). It is computed in long double and kept as hi + lo: near
-// zeta the density of a small alpha is steep on scales of 1e-9, so the rounding of
+// double-double. The origin is delta0 for alpha = 1, 2 and near 1 (near_one.hpp) and delta1
+// otherwise (the point's distance from zeta, in scale units). It is computed in long double and
+// kept as hi + lo: near zeta the density of a small alpha is steep on scales of 1e-9, so the rounding of
 // delta1 = delta0 - beta gamma tan(pi alpha/2) to a double (1e-16 of delta) would be amplified
 // (2e-9 relative at alpha = 0.1 in Nolan's loc-scale table).
 void law_params(const Params& p, double* out) {
   const Params q = to_s0(p);
   LD origin = static_cast<LD>(q.loc);
-  if (q.alpha != 1 && q.alpha != 2) {
+  if (q.alpha != 1 && q.alpha != 2 && !near_one(q.alpha)) {
     const LD pi = 3.141592653589793238462643383279502884L;
     origin = p.param == Param::S1 ? static_cast<LD>(p.loc)
                                   : static_cast<LD>(p.loc) - static_cast<LD>(p.beta) * static_cast<LD>(p.scale) *
@@ -110,7 +111,7 @@ enum class StableScratch { in, params, law_index, out, table };
 // paired: whether points need two or more integrals (pdf or logpdf, cdf, sf), so the kernel built
 // with shared panels for pairs; otherwise the single-integral build (PAIRED=0).
 std::string program_options(const detail::ContextImpl& ci, const char* op, bool paired) {
-  std::string o = build::base_options(ci, true, op);
+  std::string o = build::base_options(ci, true, op) + near_one_option();
   if (!paired) o += " -DPAIRED=0";
   return o;
 }

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "clstat/stable.hpp"
+#include "stable/near_one.hpp"
 
 namespace clstat::stable {
 namespace {
 
 double shift(const Params& p) {
   if (p.alpha == 1) return p.beta * (2 / M_PI) * p.scale * std::log(p.scale);
-  return p.beta * p.scale * std::tan(M_PI * p.alpha / 2);
+  return p.beta * p.scale * tan_pi_alpha_half(p.alpha);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
+#include "stable/near_one.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/lease.hpp"
 
@@ -30,7 +31,7 @@ Event sample_async(const Queue& q, const Buffer<double>& out, std::size_t out_of
   if (p.alpha == 1) shift += (2 / M_PI) * p.beta * p.scale * std::log(p.scale);
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ci, [&] {
-    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op));
+    auto prog = build::program(*ci, "stable/stable_point", build::base_options(*ci, true, op) + near_one_option());
     cl::Kernel k = build::kernel(*prog, "stable_rng", q.index());
     const std::size_t wg = ci->info().type == DeviceType::gpu ? 256 : 64;
     const cl::Buffer dst = out_offset ? detail::scratch(q, SampleScratch::draws, n * sizeof(double))
