@@ -319,6 +319,7 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
   Setup s;
   double W, lead, pdf_scale;  // lead: the constant term of F on the z' > zeta' side
   int flip, tail_done = 0;
+  double ec = 0.0;  // the rounding of log g, as a relative error (see the end)
   if (alpha == 1.0) {
     flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
@@ -364,6 +365,7 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
                  : fabs(y) > 1e150 ? -log(fabs(y)) - 0.5 * log1p(1.0 / (y * y)) : -0.5 * log1p(y * y)) /
            (alpha - 1);
     s.lxi = log(xi);
+    ec = DBL_EPSILON * (2.0 * fabs(s.a1 * s.lxi) + fabs(s.c0) + 1.0);
     s.ez = 0;
     W = PI / 2 + s.theta0;
     lead = (PI / 2 - s.theta0) / PI;
@@ -382,6 +384,7 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
       r.epdf = 1e-17 * r.pdf;
       want &= ~(WANT_PDF | WANT_LOGPDF);
       tail_done = 1;
+      ec = 0.0;
     }
   }
   // Which integral gives F' and which S' on the z' > zeta' side (see above).
@@ -433,10 +436,7 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
   // amplified: a1 log xi and c0 are of order log|alpha - 1| / (alpha - 1) and cancel at the peak.
   // Their rounding, as a relative error of every integral, is added to the estimates (at
   // alpha = 0.999 about 3e-12, where the errors measured were 1e-13; 1e-15 at alpha = 1.5).
-  if (!s.one && !tail_done) {
-    const double ec = DBL_EPSILON * (2.0 * fabs(s.a1 * s.lxi) + fabs(s.c0) + 1.0);
-    r.epdf += ec * r.pdf, r.elpdf += ec, r.ecdf += ec * r.cdf, r.esf += ec * r.sf;
-  }
+  r.epdf += ec * r.pdf, r.elpdf += ec, r.ecdf += ec * r.cdf, r.esf += ec * r.sf;
   return r;
 }
 
@@ -472,84 +472,80 @@ inline int near_one(double alpha) {
 // tan's pole, so it keeps its relative precision (tan(pi alpha / 2) itself loses 6e-17 / (pi d / 2)).
 inline double zeta_near_one(double d, double beta) { return d == 0.0 ? 0.0 : beta / tan(0.5 * PI * d); }
 
-// alpha - 1 at node k: 0, +-H, +-2H as 1 + (k - 2) H rounds, so the node's alpha is exact.
-inline double node_delta(int k) { return (1.0 + (k - 2) * STABLE_NEAR_ONE) - 1.0; }
-
-// Running sums of the interpolant of one function: in logarithms (lg, lgd: with the node farthest
-// from alpha dropped, for the error estimate; el: the nodes' relative errors through |w|) and in
-// values (the same three), with whether every node was positive.
-typedef struct {
-  double lg, lgd, el, v, vd, ev;
-  int pos;
-} Interp;
-
-inline void interp_add(Interp* t, double y, double ey, double w, double wd) {
-  t->pos &= y > 0;
-  if (y > 0) t->lg += w * log(y), t->lgd += wd * log(y), t->el += fabs(w) * ey / y;
-  t->v += w * y, t->vd += wd * y, t->ev += fabs(w) * ey;
-}
-
-// The interpolated value and its error estimate (the nodes' errors plus the change from dropping
-// a node): in logarithms when every node was positive, else in values.
-inline double interp_value(const Interp* t, double* e) {
-  if (t->pos) {
-    const double v = exp(t->lg);
-    *e = v * (t->el + fabs(t->lg - t->lgd));
+// The interpolant of node values y[k] at weights w[k] (sum 1): in logarithms when every node is
+// positive, else in values; *e gets the nodes' errors ey[k] carried through |w[k]| plus |P - P'|,
+// P' the interpolant without the node farthest from alpha (weights wd).
+inline double near_combine(const double* y, const double* ey, const double* w, const double* wd, int log_space,
+                           double* e) {
+  int pos = 1;
+  for (int k = 0; k < NEAR_NODES; ++k) pos &= y[k] > 0;
+  double p = 0, pd = 0, en = 0;
+  if (pos && log_space) {
+    for (int k = 0; k < NEAR_NODES; ++k) {
+      const double l = log(y[k]);
+      p += w[k] * l, pd += wd[k] * l, en += fabs(w[k]) * ey[k] / y[k];
+    }
+    const double v = exp(p);
+    *e = v * (en + fabs(p - pd));
     return v;
   }
-  *e = t->ev + fabs(t->v - t->vd);
-  return t->v;
+  for (int k = 0; k < NEAR_NODES; ++k) p += w[k] * y[k], pd += wd[k] * y[k], en += fabs(w[k]) * ey[k];
+  *e = en + fabs(p - pd);
+  return p;
 }
 
 // The unit law at z: stable_core, or near alpha = 1 the interpolant above (z then in S0). One
-// call site of stable_core for both, and no per-node arrays: a second inlined copy, or arrays
-// indexed by the node, cost 10-30% on the H100 at every alpha though the interpolation's branch
-// was never taken.
+// call site of stable_core for both, the nodes' values kept in arrays: laid out otherwise (two
+// inlined copies, or running sums live across the integrals) pdf and cdf at alpha far from 1
+// took 1.1 to 1.6 times as long on the H100, though the interpolation was never taken there.
 inline Values stable_unit(double z, double alpha, double beta, double rel, int want) {
   const int near = near_one(alpha);
-  const double d = alpha - 1.0;
+  const double d = alpha - 1.0, H = STABLE_NEAR_ONE;
+  double dk[NEAR_NODES], w[NEAR_NODES], wd[NEAR_NODES];
+  double pdf[NEAR_NODES], lpdf[NEAR_NODES], cdf[NEAR_NODES], sf[NEAR_NODES];
+  double epdf[NEAR_NODES], elpdf[NEAR_NODES], ecdf[NEAR_NODES], esf[NEAR_NODES];
   // The pdf is interpolated through its logarithm, so every node computes logpdf (which stays
   // finite where the pdf underflows).
   const int node_want = near && (want & (WANT_PDF | WANT_LOGPDF)) ? (want | WANT_LOGPDF) : want;
-  const int drop = d > 0 ? 0 : NEAR_NODES - 1;  // the node farthest from alpha
-  Interp P = {0, 0, 0, 0, 0, 0, 1}, C = P, S = P;
-  double lp = 0, lpd = 0, elp = 0;
-  int fin = 1;
   Values v;
 #pragma unroll 1
   for (int k = 0; k < (near ? NEAR_NODES : 1); ++k) {
-    const double dk = near ? node_delta(k) : 0.0;
-    v = stable_core(near && dk != 0.0 ? z - zeta_near_one(dk, beta) : z, near ? 1.0 + dk : alpha, beta, rel,
-                    node_want);
-    if (!near) break;
-    double w = 1.0, wd = 1.0;  // Lagrange weights, with and without node `drop`
-    for (int j = 0; j < NEAR_NODES; ++j) {
-      if (j == k) continue;
-      const double f = (d - node_delta(j)) / (dk - node_delta(j));
-      w *= f;
-      if (j != drop) wd *= f;
-    }
-    if (k == drop) wd = 0.0;
-    fin &= isfinite(v.lpdf);
-    lp += w * v.lpdf, lpd += wd * v.lpdf, elp += fabs(w) * v.elpdf;
-    interp_add(&P, v.pdf, v.epdf, w, wd);
-    interp_add(&C, v.cdf, v.ecdf, w, wd);
-    interp_add(&S, v.sf, v.esf, w, wd);
+    dk[k] = (1.0 + (k - 2) * H) - 1.0;  // the node's alpha - 1, exactly
+    const double a = near ? 1.0 + dk[k] : alpha;
+    v = stable_core(near && dk[k] != 0.0 ? z - zeta_near_one(dk[k], beta) : z, a, beta, rel, node_want);
+    pdf[k] = v.pdf, lpdf[k] = v.lpdf, cdf[k] = v.cdf, sf[k] = v.sf;
+    epdf[k] = v.epdf, elpdf[k] = v.elpdf, ecdf[k] = v.ecdf, esf[k] = v.esf;
   }
   if (!near) return v;
+  const int drop = d > 0 ? 0 : NEAR_NODES - 1;  // the node farthest from alpha
+  for (int k = 0; k < NEAR_NODES; ++k) {
+    double l = 1.0, ld = 1.0;
+    for (int j = 0; j < NEAR_NODES; ++j) {
+      if (j == k) continue;
+      l *= (d - dk[j]) / (dk[k] - dk[j]);
+      if (j != drop) ld *= (d - dk[j]) / (dk[k] - dk[j]);
+    }
+    w[k] = l, wd[k] = k == drop ? 0.0 : ld;
+  }
   Values r = {0, 0, 0, 0, 0, 0, 0, 0};
   if (want & (WANT_PDF | WANT_LOGPDF)) {
+    int fin = 1;
+    double lp = 0, lpd = 0, el = 0;
+    for (int k = 0; k < NEAR_NODES; ++k) {
+      fin &= isfinite(lpdf[k]);
+      lp += w[k] * lpdf[k], lpd += wd[k] * lpdf[k], el += fabs(w[k]) * elpdf[k];
+    }
     if (fin) {
-      r.lpdf = lp, r.elpdf = elp + fabs(lp - lpd);
+      r.lpdf = lp, r.elpdf = el + fabs(lp - lpd);
       r.pdf = exp(lp), r.epdf = r.pdf * r.elpdf;
     } else {  // a node outside its support: interpolate the densities
-      P.pos = 0;
-      r.pdf = fmax(interp_value(&P, &r.epdf), 0.0);
-      r.lpdf = log(r.pdf), r.elpdf = r.pdf > 0 ? r.epdf / r.pdf : INFINITY;
+      double e;
+      r.pdf = fmax(near_combine(pdf, epdf, w, wd, 0, &e), 0.0);
+      r.epdf = e, r.lpdf = log(r.pdf), r.elpdf = r.pdf > 0 ? e / r.pdf : INFINITY;
     }
   }
-  if (want & WANT_CDF) r.cdf = clamp(interp_value(&C, &r.ecdf), 0.0, 1.0);
-  if (want & WANT_SF) r.sf = clamp(interp_value(&S, &r.esf), 0.0, 1.0);
+  if (want & WANT_CDF) r.cdf = clamp(near_combine(cdf, ecdf, w, wd, 1, &r.ecdf), 0.0, 1.0);
+  if (want & WANT_SF) r.sf = clamp(near_combine(sf, esf, w, wd, 1, &r.esf), 0.0, 1.0);
   return r;
 }
 
