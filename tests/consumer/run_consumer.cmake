@@ -1,9 +1,17 @@
-# Installs the build tree into a scratch prefix, then configures, builds and runs the consumer
-# project against it with find_package(clstat), and checks the pkg-config file.
+# Installs the build tree into a scratch prefix, runs the installed clstat (which must find the
+# installed library by itself), then configures, builds and runs the consumer project against
+# the prefix with find_package(clstat), and checks the pkg-config file.
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "install failed")
+endif()
+if(EXISTS ${WORK_DIR}/prefix/bin/clstat)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/prefix/bin/clstat --version
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "the installed clstat --version failed (${rc}): ${err}")
+  endif()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G "${GENERATOR}"
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
