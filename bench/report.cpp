@@ -96,6 +96,7 @@ void write_json(const std::string& path, const std::vector<DeviceReport>& device
       if (r.peer_throughput > 0)
         o << ", \"peer\": \"" << r.peer << "\", \"peer_throughput\": " << num(r.peer_throughput)
           << ", \"ratio_to_peer\": " << num(r.throughput / r.peer_throughput);
+      if (!r.peer_error.empty()) o << ", \"peer_error\": \"" << esc(r.peer_error) << "\"";
       o << "}" << (j + 1 < d.rows.size() ? "," : "") << "\n";
     }
     o << "      ]\n    }" << (i + 1 < devices.size() ? "," : "") << "\n";

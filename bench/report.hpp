@@ -45,6 +45,7 @@ struct Row {
   bool pass = true;
   std::string peer;                 // what a user would run instead, timed in the same run
   double peer_throughput = 0;       // its throughput, same unit; 0 when not run
+  std::string peer_error;           // why the peer gave no number (its exit status and stderr)
 };
 
 struct DeviceReport {

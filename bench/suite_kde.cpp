@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 
+#include "peer_process.hpp"
 #include "reference/kde_ref.hpp"
 
 namespace bench {
@@ -139,32 +140,24 @@ Row kde_row(const Context& ctx, const clstat::Ceilings& c, const Problem& p, con
   return r;
 }
 
-// Runs the PyTorch peer; returns its Gpairs/s, or 0 (with a note on stderr) when unavailable.
-double torch_peer(const KdeBenchOptions& o, bool gpu, std::size_t n, std::size_t m, std::size_t d, Precision prec) {
-  if (!o.peers || o.peers_dir.empty()) return 0;
+// Runs the PyTorch peer and puts its Gpairs/s in r, or why it gave none in r.peer_error.
+void add_torch_peer(Row& r, const KdeBenchOptions& o, bool gpu, std::size_t n, std::size_t m, std::size_t d,
+                    Precision prec) {
+  if (!o.peers || o.peers_dir.empty()) return;
   const std::string cmd = "python3 '" + o.peers_dir + "/kde_torch.py' --n " + std::to_string(n) + " --m " +
                           std::to_string(m) + " --d " + std::to_string(d) + " --dtype " +
                           (prec == Precision::float64 ? "float64" : "float32") + " --device " +
-                          (gpu ? "cuda" : "cpu") + " --repeats 2 2>/dev/null";
-  std::FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return 0;
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, f)) out += buf;
-  pclose(f);
-  const auto k = out.find("\"gpairs_per_s\":");
-  if (k == std::string::npos) {
-    std::cerr << "[clstat-bench] torch peer unavailable: " << out;
-    return 0;
+                          (gpu ? "cuda" : "cpu") + " --repeats 2";
+  const clstat_bench::PeerRun p = clstat_bench::run_peer(cmd);
+  const auto k = p.out.find("\"gpairs_per_s\":");
+  if (!p.ok || k == std::string::npos) {
+    r.peer_error = "torch: " + (p.ok ? "no gpairs_per_s in its output: " + p.out : p.why);
+    std::cerr << "[clstat-bench] torch peer unavailable: " << r.peer_error << "\n";
+    return;
   }
-  std::cerr << "[clstat-bench] torch: " << out;
-  return std::atof(out.c_str() + k + 15);
-}
-
-void add_peer(Row& r, double peer) {
-  if (peer <= 0) return;
+  std::cerr << "[clstat-bench] torch: " << p.out;
   r.peer = "torch";
-  r.peer_throughput = peer;
+  r.peer_throughput = std::atof(p.out.c_str() + k + 15);
 }
 
 KdeOptions gaussian(std::size_t d, std::size_t n, Precision prec) {
@@ -197,7 +190,7 @@ std::vector<Row> run_kde(const Context& ctx, const clstat::Ceilings& c, const Kd
       const Problem p = make_problem(n, n, 1);
       // Sizes after the first reuse its compiled kernels: no warm-up run (2^22 in fp64 is ~40 s).
       Row r = kde_row(ctx, c, p, gaussian(1, n, prec), "gaussian d=1", o.repeats, lg == 14);
-      if (lg >= 16 && lg <= 20) add_peer(r, torch_peer(o, gpu, n, n, 1, prec));
+      if (lg >= 16 && lg <= 20) add_torch_peer(r, o, gpu, n, n, 1, prec);
       log(r);
     }
   // Multivariate product Gaussian at n = m = 2^16 (the paper's d), and the d = 16 full matrix.
@@ -216,7 +209,7 @@ std::vector<Row> run_kde(const Context& ctx, const clstat::Ceilings& c, const Kd
       for (std::size_t b = 0; b < d; ++b) H[a * d + b] = h * h * (a == b ? 1.0 : 0.3);
     fm.bandwidth = Bandwidth::matrix(H);
     Row r = kde_row(ctx, c, p, fm, "gaussian H full d=16", o.repeats);
-    if (prec == Precision::float32) add_peer(r, torch_peer(o, gpu, n16, n16, d, prec));
+    if (prec == Precision::float32) add_torch_peer(r, o, gpu, n16, n16, d, prec);
     log(r);
   }
   // The three kernel variants of Michailidis & Margaritis sec. 3.

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "clstat/order.hpp"
+#include "peer_process.hpp"
 #include "reference/order_data.hpp"
 #include "reference/order_reference.hpp"
 
@@ -68,24 +69,23 @@ struct Peer {
   double ms = 0;
 };
 
-// Runs select_torch_cupy.py for (n, dtype, dist); returns its timings, empty when unavailable.
-std::vector<Peer> run_peers(const OrderBenchOptions& o, std::size_t n, const char* dtype, const std::string& dist) {
+// Runs select_torch_cupy.py for (n, dtype, dist); returns its timings, empty when unavailable
+// (then *why says why: its exit status and stderr).
+std::vector<Peer> run_peers(const OrderBenchOptions& o, std::size_t n, const char* dtype, const std::string& dist,
+                            std::string* why) {
   std::vector<Peer> out;
   if (!o.peers || o.peers_dir.empty()) return out;
   const std::string cmd = "python3 '" + o.peers_dir + "/select_torch_cupy.py' --n " + std::to_string(n) +
-                          " --dtype " + dtype + " --dist " + dist + " --repeats 10 2>/dev/null";
-  std::FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return out;
-  std::string text;
-  char buf[1024];
-  while (std::fgets(buf, sizeof buf, f)) text += buf;
-  pclose(f);
-  std::cerr << "[clstat-bench] select peers: " << text;
+                          " --dtype " + dtype + " --dist " + dist + " --repeats 10";
+  const clstat_bench::PeerRun p = clstat_bench::run_peer(cmd);
+  std::cerr << "[clstat-bench] select peers: " << (p.ok ? p.out : p.why + "\n");
+  if (!p.ok) *why = "select_torch_cupy.py: " + p.why;
   for (const char* name : {"torch.median", "torch.kthvalue", "cupy.median", "torch.sort"}) {
     const std::string key = std::string("\"") + name + "_ms\": ";
-    const auto k = text.find(key);
-    if (k != std::string::npos) out.push_back({name, std::atof(text.c_str() + k + key.size())});
+    const auto k = p.out.find(key);
+    if (k != std::string::npos) out.push_back({name, std::atof(p.out.c_str() + k + key.size())});
   }
+  if (p.ok && out.empty()) *why = "select_torch_cupy.py printed no timings: " + p.out;
   return out;
 }
 
@@ -171,11 +171,13 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
       k.check = "== std::sort's";
       k.pass = same_bits(got.at(0), reference(x, n, {n / 10})[0]);
       k.error = k.pass ? 0 : 1;
+      std::vector<Peer> peers;
+      if (floating && ctx.info().type == clstat::DeviceType::gpu)
+        peers = run_peers(o, n, std::is_same_v<T, double> ? "float64" : "float32", dist, &k.peer_error);
       log_row(k);
       rows.push_back(k);
-
-      if (floating && ctx.info().type == clstat::DeviceType::gpu) {
-        for (const auto& p : run_peers(o, n, std::is_same_v<T, double> ? "float64" : "float32", dist)) {
+      {
+        for (const auto& p : peers) {
           Row pr{"order", "peer " + p.name + " " + dist, prec<T>(), n};
           pr.repeats = 10;
           pr.wall_ms.median = pr.wall_ms.min = p.ms;
