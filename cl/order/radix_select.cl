@@ -21,9 +21,7 @@
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
 // pass reads its job from select_plan's plan); LCAP keys sorted by one group in select_finish,
-// select_sample and select_rows (a power of two). PROFILE_NO_HIST, PROFILE_NO_STAGE and
-// PROFILE_NO_COMPACT switch parts of a pass off for measurements (tools/dev/order_profile.cpp);
-// results are wrong with them.
+// select_sample and select_rows (a power of two).
 #if ELEM_KIND == 1 || defined(CLSTAT_FP64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -67,10 +65,6 @@ typedef ulong skey;
 #endif
 #ifndef DEVICE_PLAN
 #define DEVICE_PLAN 0
-#endif
-#ifdef PROFILE_NO_COMPACT  // measurement switch: the pass without its compaction
-#undef COMPACT
-#define COMPACT 0
 #endif
 #ifndef HBINS
 #define HBINS 4096
@@ -246,14 +240,14 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         const int j = find_job(k[u], plen, njobs, jp);
 #endif
         if (j >= 0) {
-#if !FILTER && !defined(PROFILE_NO_HIST)
+#if !FILTER
 #if DEVICE_PLAN
           RUN_ADD((int)((k[u] - plo) >> shift));
 #else
           RUN_ADD((j << bits) + (int)((k[u] >> shift) & dmask));
 #endif
 #endif
-#if (COMPACT || DEVICE_PLAN) && !defined(PROFILE_NO_STAGE)
+#if COMPACT || DEVICE_PLAN
           if (COMPACT_ON) {
             // A slot in the group's stage; a full stage (more than STAGE / 2 matches in one
             // step) spills to a global slot of its own.
