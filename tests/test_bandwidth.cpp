@@ -218,16 +218,17 @@ TEST_CASE("bandwidth.lscv_h_matches_ks") {
   const DataSet b1 = data("bw1", 1);
   const auto r = bw::lscv_h(ctx(), b1.x.data(), b1.n, 1);
   const double sd = std::sqrt(bw::normal_scale(b1.x.data(), b1.n, 1)[0] / std::pow(4.0 / (3 * b1.n), 0.4));
-  INFO("h " << r.h * sd << " ks " << R("bw1/hlscv")[0]);
-  CHECK(rel(r.h * sd, R("bw1/hlscv")[0]) < 1e-6);
+  INFO("h " << r.h[0] << " ks " << R("bw1/hlscv")[0]);
+  CHECK(rel(r.h[0], R("bw1/hlscv")[0]) < 1e-6);  // h in data units, as ks reports it
+  CHECK(r.h[0] == doctest::Approx(r.multiplier * sd).epsilon(1e-12));
   CHECK(r.objective == doctest::Approx(R("bw1/hlscv.objective")[0]).epsilon(1e-9));
-  CHECK(std::sqrt(r.H[0]) == doctest::Approx(r.h * sd).epsilon(1e-12));
+  CHECK(std::sqrt(r.H[0]) == doctest::Approx(r.h[0]).epsilon(1e-12));
   CHECK_FALSE(r.at_boundary);
-  REQUIRE(r.grid_h.size() == 150);
+  REQUIRE(r.grid_multiplier.size() == 150);
   REQUIRE(r.grid_objective.size() == 150);
   // The curve is the objective: check a few grid points against the reference.
   for (std::size_t k : {0u, 75u, 149u}) {
-    const double hk = r.grid_h[k] * sd;
+    const double hk = r.grid_multiplier[k] * sd;
     CHECK(rel(r.grid_objective[k], static_cast<double>(clstat_ref::lscv(b1.x, b1.n, 1, {hk * hk}))) < 1e-9);
   }
 }
@@ -253,7 +254,7 @@ TEST_CASE("bandwidth.lscv_h_multivariate_is_a_minimum") {
   bw::LscvOptions small = o;
   small.memory_budget_bytes = 64 * 1024;
   const auto r2 = bw::lscv_h(ctx(), x.data(), n, d, small);
-  CHECK(rel(r2.h, r.h) < 1e-7);  // both within rel_tol of the minimiser; sums in another order
+  CHECK(rel(r2.multiplier, r.multiplier) < 1e-7);  // both within rel_tol of the minimiser; sums in another order
 }
 
 TEST_CASE("bandwidth.lscv_full_matrix_at_least_as_good_as_ks") {
@@ -389,8 +390,8 @@ TEST_CASE("bandwidth.lscv_h_finds_a_minimum_far_from_the_normal_reference") {
     const double v = bw::lscv_objective(ctx(), x.data(), n, 1, {h * h * sd2});
     if (v < best) best = v, best_h = h;
   }
-  INFO("search h " << r.h << " objective " << r.objective << "; scan h " << best_h << " objective " << best);
-  CHECK(r.h < h0 / 4);
+  INFO("search h " << r.multiplier << " objective " << r.objective << "; scan h " << best_h << " objective " << best);
+  CHECK(r.multiplier < h0 / 4);
   CHECK(r.objective <= best + 1e-12 * std::fabs(best));
-  CHECK(std::fabs(r.h / best_h - 1) < 0.03);  // within the scan's spacing (2.3%)
+  CHECK(std::fabs(r.multiplier / best_h - 1) < 0.03);  // within the scan's spacing (2.3%)
 }

@@ -128,17 +128,21 @@ struct LscvOptions {
 };
 
 struct LscvResult {
-  double h = 0;                       ///< H = h^2 S (for d = 1: bandwidth = h * sd)
-  std::vector<double> H;              ///< h^2 S, d x d row-major
+  std::vector<double> h;              ///< the bandwidth per dimension in data units, sqrt(H_ii), as
+                                      ///< plugin's and silverman_rot's (d = 1: ks::hlscv's h)
+  std::vector<double> H;              ///< multiplier^2 S, d x d row-major
+  double multiplier = 0;              ///< the minimiser m of LSCV(m^2 S): H's multiple of S
+                                      ///< (d = 1: h[0] = multiplier * sd)
   double objective = 0;               ///< LSCV(H) at the optimum
-  std::vector<double> grid_h;         ///< the last grid (multipliers of S^(1/2), as h): the bracket used
+  std::vector<double> grid_multiplier;  ///< the last grid of multipliers: the bracket used
   std::vector<double> grid_objective; ///< LSCV at each grid value, for plotting
   bool at_boundary = false;           ///< the minimum is still at an end of the grid after moving it
                                       ///< up to 16^8 from h0 (or where the objective is not finite)
   std::size_t passes = 0;             ///< passes over the pairs (the grid, then each refinement)
 };
 
-/// LSCV_h (paper sec. 3.2.2): minimises LSCV(h^2 S) over h. The data are whitened by S once; the
+/// LSCV_h (paper sec. 3.2.2): minimises LSCV(m^2 S) over the multiplier m (the paper's h; the
+/// result's h is in data units, sqrt(H_ii), as every method's). The data are whitened by S once; the
 /// squared distances of all pairs are computed once on the device (sec. 5.1) and kept there when
 /// they fit, and every pass evaluates the objective at many h at once. The grid of n_h values over
 /// [h0/4, 4 h0], h0 = (4 / ((d + 2) n))^(1/(d+4)) (eq. 17-18; the normal-scale h, see plugin.cpp),

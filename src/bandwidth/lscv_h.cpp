@@ -62,9 +62,9 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
   // Grid, geometric over [h0/4, 4 h0] to start with.
   const double h0 = std::pow(4 / ((dd + 2) * static_cast<double>(n)), 1 / (dd + 4));
   auto make_grid = [&](double lo, double hi) {
-    r.grid_h.resize(o.grid);
+    r.grid_multiplier.resize(o.grid);
     for (std::size_t k = 0; k < o.grid; ++k)
-      r.grid_h[k] = lo * std::pow(hi / lo, static_cast<double>(k) / static_cast<double>(o.grid - 1));
+      r.grid_multiplier[k] = lo * std::pow(hi / lo, static_cast<double>(k) / static_cast<double>(o.grid - 1));
   };
   make_grid(h0 / 4, 4 * h0);
   // Zoom passes: 33 geometric points strictly inside the bracket (lo, hi), whose best point and
@@ -86,7 +86,7 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
     return static_cast<std::size_t>(std::min_element(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(o.grid)) -
                                      f.begin());
   };
-  PairDistances::Trace t = pairs.search(r.grid_h, passes, k_zoom);
+  PairDistances::Trace t = pairs.search(r.grid_multiplier, passes, k_zoom);
   std::vector<double> f = objective(t);
   r.passes = 1 + passes;
   // Skewed or sharply peaked data put the minimum far from the normal reference: while the grid's
@@ -95,10 +95,10 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
   std::size_t at = grid_argmin(f);
   bool moved = false;
   for (int step = 0; step < 8 && (at == 0 || at + 1 == o.grid); ++step) {
-    const double lo = r.grid_h.front(), hi = r.grid_h.back(), g2 = std::pow(hi / lo, 2.0 / static_cast<double>(o.grid - 1));
+    const double lo = r.grid_multiplier.front(), hi = r.grid_multiplier.back(), g2 = std::pow(hi / lo, 2.0 / static_cast<double>(o.grid - 1));
     if (at == 0) make_grid(lo / 16, lo * g2);
     else make_grid(hi / g2, hi * 16);
-    const PairDistances::Trace probe = pairs.search(r.grid_h, 0, k_zoom);
+    const PairDistances::Trace probe = pairs.search(r.grid_multiplier, 0, k_zoom);
     const std::vector<double> fp = objective(probe);
     ++r.passes;
     moved = true;
@@ -106,7 +106,7 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
     if (!std::isfinite(fp[at])) break;  // past where the objective can be computed
   }
   if (moved) {
-    t = pairs.search(r.grid_h, passes, k_zoom);
+    t = pairs.search(r.grid_multiplier, passes, k_zoom);
     f = objective(t);
     r.passes += 1 + passes;
   }
@@ -116,8 +116,10 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
   const std::size_t best = static_cast<std::size_t>(std::min_element(f.begin(), f.end()) - f.begin());
   const double h = t.h[best];
   r.objective = f[best];
-  r.h = h;
+  r.multiplier = h;
   r.H = row_major(S * (h * h));
+  r.h.resize(d);
+  for (std::size_t j = 0; j < d; ++j) r.h[j] = std::sqrt(r.H[j * d + j]);
   return r;
 }
 

@@ -1,5 +1,6 @@
-// clstat bandwidth: a bandwidth selector on a data file; prints h (per column or the multiplier of
-// S^(1/2)) or H row-major, and the LSCV objective where there is one.
+// clstat bandwidth: a bandwidth selector on a data file; prints h (per column, in data units, for
+// every method) or H row-major, lscv-h's multiplier of S^(1/2), and the LSCV objective where there
+// is one.
 #include "bandwidth_command.hpp"
 
 #include <cstdio>
@@ -33,7 +34,8 @@ const char* k_usage =
     "                     cap of 3000 evaluations (otherwise it is printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
-    "Output: 'h' values (data units; lscv-h: the multiplier of S^(1/2), and H), or 'H' row-major,\n"
+    "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
+    "of S^(1/2)), or 'H' row-major,\n"
     "then 'objective' for the LSCV methods. lscv-H reports progress on stderr.\n";
 
 void print_list(std::ostream& o, const std::vector<double>& v) {
@@ -94,6 +96,7 @@ int bandwidth_command(int argc, char** argv) {
   double objective = 0;
   bool has_objective = false;
   std::string extra;
+  double multiplier = 0;  // lscv-h: the minimising multiple of S^(1/2) (h itself is in data units)
   auto context = [&] { return context_for(device); };
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
   else if (method == "scott") H = bw::scott(x, n, d);
@@ -103,8 +106,9 @@ int bandwidth_command(int argc, char** argv) {
     bw::LscvOptions o;
     o.grid = grid;
     const auto r = bw::lscv_h(context(), x, n, d, o);
-    h = {r.h};
+    h = r.h;
     H = r.H;
+    multiplier = r.multiplier;
     objective = r.objective, has_objective = true;
     if (r.at_boundary)
       std::cerr << "clstat bandwidth: warning: the minimum is still at an end of the grid after moving it 16^8 from h0 "
@@ -131,12 +135,14 @@ int bandwidth_command(int argc, char** argv) {
     std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"d\": " << d;
     if (!h.empty()) std::cout << ", \"h\": [", print_list(std::cout, h), std::cout << "]";
     if (!H.empty()) std::cout << ", \"H\": [", print_list(std::cout, H), std::cout << "]";
+    if (multiplier > 0) std::cout << ", \"lscv_multiplier\": " << multiplier;
     if (has_objective) std::cout << ", \"objective\": " << objective;
     if (!extra.empty()) std::cout << ", \"evaluations\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
     std::cout << "}\n";
   } else {
     if (!h.empty()) std::cout << "h ", print_list(std::cout, h), std::cout << "\n";
     if (!H.empty()) std::cout << "H ", print_list(std::cout, H), std::cout << "\n";
+    if (multiplier > 0) std::cout << "lscv_multiplier " << multiplier << "\n";
     if (has_objective) std::cout << "objective " << objective << "\n";
     if (!extra.empty()) std::cout << "evaluations " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
   }
