@@ -246,7 +246,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
     std::size_t d, lg;
   };
   // The benchmark's sizes: smaller problems under-fill a large GPU and reward one point per
-  // work-item (bench/results/2026-11-22-h100-nvidia-kde-tune-small.log).
+  // work-item (`git show a10d6fa:bench/results/2026-11-22-h100-nvidia-kde-tune-small.log`).
   const Class classes[] = {{"d1", 1, gpu ? 18u : 12u}, {"d4", 4, gpu ? 16u : 11u}, {"d16", 16, gpu ? 16u : 10u},
                            {"d64", 30, gpu ? 15u : 9u}};
   for (Precision prec : precisions(ctx))

@@ -71,7 +71,7 @@
 // true value: an absolute change below 1e-296 per pair, against sums that hold n He_r(0) (3n or
 // -15n). One fp64 min replaces a 64-bit compare and select that flushed to zero: the plug-in's two passes at
 // n = 32768 took 1.66 ms instead of 2.15 ms on the same H100
-// (bench/results/2026-11-22-h100b-nvidia-bandwidth-psi-{clamp,flush}.json).
+// (bench/results/2026-11-22-h100b-nvidia-bandwidth-psi-{clamp,flush}.json in git history, up to a10d6fa).
 #define PS_EXP(s) exp_table(-fmin(s, 707.0), tab)
 #if TERM == TERM_PSI4
 #define PS_HERMITE(s) mad(mad(4.0, s, -12.0), s, 3.0)

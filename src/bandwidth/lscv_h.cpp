@@ -19,7 +19,7 @@
 // guarantee as Brent (the minimum of a unimodal bracket stays inside it). The result is the best
 // of all evaluated points by the host's objective. k = 65 (4
 // passes) measured no faster at n = 1024 and 20% slower at n = 2^16 on the H100
-// (bench/results/2026-11-22-h100-nvidia-bandwidth-zoom65.log).
+// (`git show a10d6fa:bench/results/2026-11-22-h100-nvidia-bandwidth-zoom65.log`).
 #include <algorithm>
 #include <cmath>
 

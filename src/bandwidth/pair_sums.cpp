@@ -43,7 +43,7 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
   // psi on a GPU: 128-row tiles up to n = 65536 (at n = 32768, 32896 tiles leave no half-empty
   // last wave; 1.59 ms against 1.68 ms with 512-row tiles, and 0.09 ms against 0.28 ms at 1024),
   // 512-row tiles (64 x 8) beyond (1.48 s at 2^20 against 1.58 s): the sweep in
-  // bench/results/sweeps/2026-11-22-h100-nvidia-bandwidth-psi-wg*.json.
+  // bench/results/sweeps/2026-11-22-h100-nvidia-bandwidth-psi-wg*.json in git history (up to a10d6fa).
   const bool small = n_hint <= 65536;
   m.wg = gpu ? (lscv ? 64 : small ? 32 : 64) : 32;
   m.rows = lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4);

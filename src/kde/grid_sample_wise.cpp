@@ -119,7 +119,7 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
     // 2 x 142 MB took 125 ms on the H100's host: the first call pays it), and are copied on by the
     // host's threads while the next slabs are computed and read: for the 3-d bench grid (1.56 GB)
     // the slabs took 112-120 ms so, against 167-210 ms read straight into the result, where the
-    // driver copies through its own staging (11 GB/s at best; bench/results/sweeps/).
+    // driver copies through its own staging (11 GB/s at best; bench/results/sweeps/ in git history, up to a10d6fa).
     const std::size_t slab_bytes = rows_per_slab * row_bytes;
     const std::size_t ring = sink.device ? 1 : std::min<std::size_t>(2, slabs);
     std::vector<cl::Buffer> bout;

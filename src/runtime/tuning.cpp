@@ -24,8 +24,8 @@ std::string lower(std::string s) {
 // whether sample rows are read as 16-byte vectors (vec), and how many groups per compute unit
 // a small problem is split into at least (fill; src/kde/kde_plan.cpp).
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
-// (d1: bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log; d4 and d16 with vector rows:
-// 2026-11-22-h100-nvidia-kde-tune-vec.log); the others keep registers per work-item bounded as d
+// (the runs' logs, in git history: `git show a10d6fa:bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log`
+// for d1, `...-kde-tune-vec.log` for d4 and d16 with vector rows); the others keep registers per work-item bounded as d
 // grows and have not been re-tuned with vector rows, so they keep scalar rows.
 void kde_defaults(Tuning& t, bool gpu) {
   struct Row {
