@@ -751,3 +751,22 @@ TEST_CASE("stable.continuous_across_alpha_one") {
                                     << ": " << z[i] << " (" << qs[i].q << ")");
   CHECK(qbad == 0);
 }
+
+// NaN in, NaN out, for every function and error estimate, whichever path the law takes (the
+// near-alpha = 1 interpolation read 0 and -inf, and every law's cdf read 0 through its clamp).
+TEST_CASE("stable.nan_points_give_nan") {
+  if (!clstat_test::has_fp64()) return;
+  const std::vector<st::Params> laws{{0.5, 1}, {1, 0}, {1, 0.5}, {1.0005, 0.5}, {0.9995, -1}, {1.5, 0.3}, {2, 0}};
+  const std::vector<double> x(laws.size(), NAN);
+  const st::Values v = st::evaluate_each(ctx(), st::fn_pdf | st::fn_cdf | st::fn_sf | st::fn_logpdf, x.data(),
+                                         laws.data(), x.size(), true);
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    INFO("alpha " << laws[k].alpha << " beta " << laws[k].beta);
+    CHECK(std::isnan(v.pdf[k]));
+    CHECK(std::isnan(v.cdf[k]));
+    CHECK(std::isnan(v.sf[k]));
+    CHECK(std::isnan(v.logpdf[k]));
+    CHECK(std::isnan(v.pdf_error[k]));
+    CHECK(std::isnan(v.cdf_error[k]));
+  }
+}

@@ -570,7 +570,11 @@ __kernel void stable_eval(__global const double* x, ulong n, __global const doub
   if (i >= n) return;
   __global const double* p = law_of(prm, pid, laws, i);
   const double z = standardise(p, x[i]);
-  const Values v = stable_unit(z, p[0], p[1], rel, want);
+  // NaN in, NaN out (the probabilities' clamps and the near-one interpolation's fallbacks would
+  // turn it into 0), for every output and error estimate.
+  Values v;
+  if (isnan(z)) v.pdf = v.cdf = v.sf = v.lpdf = v.epdf = v.ecdf = v.esf = v.elpdf = NAN;
+  else v = stable_unit(z, p[0], p[1], rel, want);
   const double inv = 1.0 / p[2];
   const double val[4] = {v.pdf * inv, v.cdf, v.sf, v.lpdf - log(p[2])};
   const double err[4] = {v.epdf * inv, v.ecdf, v.esf, v.elpdf};
