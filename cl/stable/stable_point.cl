@@ -468,10 +468,6 @@ inline int near_one(double alpha) {
   return d != 0.0 && fabs(d) < STABLE_NEAR_ONE;
 }
 
-// zeta = -beta tan(pi alpha / 2) = beta / tan(pi d / 2), d = alpha - 1: from d, the distance to
-// tan's pole, so it keeps its relative precision (tan(pi alpha / 2) itself loses 6e-17 / (pi d / 2)).
-inline double zeta_near_one(double d, double beta) { return d == 0.0 ? 0.0 : beta / tan(0.5 * PI * d); }
-
 // The interpolant of node values y[k] at weights w[k] (sum 1): in logarithms when every node is
 // positive, else in values; *e gets the nodes' errors ey[k] carried through |w[k]| plus |P - P'|,
 // P' the interpolant without the node farthest from alpha (weights wd).
@@ -512,7 +508,9 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   for (int k = 0; k < (near ? NEAR_NODES : 1); ++k) {
     dk[k] = (1.0 + (k - 2) * H) - 1.0;  // the node's alpha - 1, exactly
     const double a = near ? 1.0 + dk[k] : alpha;
-    v = stable_core(near && dk[k] != 0.0 ? z - zeta_near_one(dk[k], beta) : z, a, beta, rel, node_want);
+    // A node's S1 coordinate: z - zeta, zeta = -beta tan(pi a / 2) (tan_pi_alpha_half keeps its
+    // relative precision next to the pole).
+    v = stable_core(near && dk[k] != 0.0 ? z + beta * tan_pi_alpha_half(a) : z, a, beta, rel, node_want);
     pdf[k] = v.pdf, lpdf[k] = v.lpdf, cdf[k] = v.cdf, sf[k] = v.sf;
     epdf[k] = v.epdf, elpdf[k] = v.elpdf, ecdf[k] = v.ecdf, esf[k] = v.esf;
   }
