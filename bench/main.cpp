@@ -5,9 +5,12 @@
 //   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime]
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
-//                [--peers DIR | --no-peers] [--out PREFIX]
+//                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
 // PREFIX.csv (default bench-results.json / .csv in the current directory).
+// --report FILE.html also writes the run as one self-contained HTML page with charts
+// (report_html.hpp); --compare adds earlier result files to that page. --compare without
+// --device, --suite or --tune runs nothing: it only draws the files given.
 // --tune kde searches the KDE launch settings on each device and stores the best in the tuning
 // file (clstat/tuning.hpp) before the suites run, so they measure the tuned settings;
 // --tune-classes f32.d16,f64.d1 limits it to those precision.dimension classes.
@@ -18,6 +21,8 @@
 #include <string>
 
 #include "report.hpp"
+#include "report_html.hpp"
+#include "result_json.hpp"
 #include "suite_bandwidth.hpp"
 #include "suite_stable.hpp"
 #include "suite_kde.hpp"
@@ -32,14 +37,16 @@ int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
             << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
-               " [--out PREFIX]\n";
+               " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n";
   return 2;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string device_spec, suite = "all", out = "bench-results", command = "clstat-bench";
-  std::string tune, tune_classes, peers_dir = CLSTAT_PEERS_DIR;
+  std::string tune, tune_classes, peers_dir = CLSTAT_PEERS_DIR, report;
+  std::vector<std::string> compare;
+  bool run_asked = false;  // --device, --suite or --tune given
   bool peers = true;
   int repeat = -1, max_log2 = -1, pair_log2 = -1, kde_log2 = -1;
   bool grid_large = false;  // the paper's grid shapes on CPU devices too
@@ -53,14 +60,19 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     const char* v = nullptr;
-    if (a == "--device" && (v = value())) device_spec = v;
-    else if (a == "--suite" && (v = value())) suite = v;
+    if (a == "--device" && (v = value())) device_spec = v, run_asked = true;
+    else if (a == "--suite" && (v = value())) suite = v, run_asked = true;
+    else if (a == "--report" && (v = value())) report = v;
+    else if (a == "--compare") {
+      while (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) command += std::string(" ") + argv[i + 1], compare.push_back(argv[++i]);
+      if (compare.empty()) return usage("--compare needs at least one result file");
+    }
     else if (a == "--repeat" && (v = value())) repeat = std::atoi(v);
     else if (a == "--grid-large") grid_large = true;
     else if (a == "--max-log2" && (v = value())) max_log2 = std::atoi(v);
     else if (a == "--pair-max-log2" && (v = value())) pair_log2 = std::atoi(v);
     else if (a == "--out" && (v = value())) out = v;
-    else if (a == "--tune" && (v = value())) tune = v;
+    else if (a == "--tune" && (v = value())) tune = v, run_asked = true;
     else if (a == "--tune-classes" && (v = value())) tune_classes = v;
     else if (a == "--kde-max-log2" && (v = value())) kde_log2 = std::atoi(v);
     else if (a == "--peers" && (v = value())) peers_dir = v;
@@ -73,7 +85,19 @@ int main(int argc, char** argv) {
       suite != "robust" && suite != "grid" && suite != "runtime")
     return usage("bad --suite");
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
+  if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   try {
+    std::vector<bench::LabelledResult> pages;
+    for (const auto& f : compare) {
+      std::string label = f.substr(f.find_last_of('/') + 1);
+      if (label.size() > 5 && label.compare(label.size() - 5, 5, ".json") == 0) label.resize(label.size() - 5);
+      pages.push_back({label, bench::read_result(f)});
+    }
+    if (!compare.empty() && !run_asked) {
+      bench::write_html_report(report, pages);
+      std::cout << "wrote " << report << "\n";
+      return 0;
+    }
     std::vector<clstat::Device> devs;
     if (device_spec == "all") devs = clstat::devices();
     else devs.push_back(device_spec.empty() ? clstat::default_device() : clstat::select_device(device_spec));
@@ -166,9 +190,15 @@ int main(int argc, char** argv) {
       bench::print_table(rep);
       reports.push_back(rep);
     }
-    bench::write_json(out + ".json", reports, command);
+    const bench::Json doc = bench::result_json(reports, command);
+    bench::write_json(out + ".json", doc);
     bench::write_csv(out + ".csv", reports);
     std::cout << "\nwrote " << out << ".json and " << out << ".csv\n";
+    if (!report.empty()) {
+      pages.insert(pages.begin(), {"this run", doc});
+      bench::write_html_report(report, pages);
+      std::cout << "wrote " << report << "\n";
+    }
     return all_pass ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "clstat-bench: " << e.what() << "\n";

@@ -28,10 +28,6 @@ std::string num(double v) {
   return s.str();
 }
 
-std::string stats_json(const Stats& s) {
-  return "{\"median\": " + num(s.median) + ", \"min\": " + num(s.min) + ", \"spread\": " + num(s.spread) + "}";
-}
-
 }  // namespace
 
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r) {
@@ -63,45 +59,6 @@ void print_table(const DeviceReport& d) {
               << "  " << (r.pass ? "ok " : "FAIL ") << r.check << " " << std::scientific << std::setprecision(2)
               << r.error << std::fixed << "\n";
   }
-}
-
-void write_json(const std::string& path, const std::vector<DeviceReport>& devices, const std::string& command) {
-  std::ofstream o(path);
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  o << "{\n  \"tool\": \"clstat-bench\",\n  \"clstat_version\": \"" << CLSTAT_VERSION_STRING
-    << "\",\n  \"git_commit\": \"" << CLSTAT_GIT_COMMIT << "\",\n  \"date\": \"" << stamp << "\",\n  \"command\": \""
-    << esc(command) << "\",\n  \"devices\": [\n";
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const auto& d = devices[i];
-    const auto& c = d.ceilings;
-    o << "    {\n      \"device\": \"" << esc(d.info.name) << "\", \"platform\": \"" << esc(d.info.platform_name)
-      << "\", \"vendor\": \"" << esc(d.info.vendor) << "\", \"driver\": \"" << esc(d.info.driver_version)
-      << "\", \"opencl_c\": \"" << esc(d.info.opencl_c_version) << "\", \"compute_units\": " << d.info.compute_units
-      << ", \"fp64\": " << (d.info.fp64 ? "true" : "false") << ", \"tuning\": \"" << esc(d.tuning) << "\",\n"
-      << "      \"ceilings\": {\"copy_gbs\": " << num(c.copy_gbs) << ", \"fp32_fma_gflops\": " << num(c.fp32_fma_gflops)
-      << ", \"fp64_fma_gflops\": " << num(c.fp64_fma_gflops) << ", \"exp32_gps\": " << num(c.exp32_gps)
-      << ", \"native_exp32_gps\": " << num(c.native_exp32_gps) << ", \"exp64_gps\": " << num(c.exp64_gps) << "},\n"
-      << "      \"rows\": [\n";
-    for (std::size_t j = 0; j < d.rows.size(); ++j) {
-      const Row& r = d.rows[j];
-      o << "        {\"suite\": \"" << r.suite << "\", \"workload\": \"" << esc(r.name) << "\", \"precision\": \""
-        << r.precision << "\", \"n\": " << r.n << ", \"repeats\": " << r.repeats << ", \"kernel_ms\": "
-        << stats_json(r.kernel_ms) << ", \"wall_ms\": " << stats_json(r.wall_ms) << ", \"work\": " << num(r.work)
-        << ", \"unit\": \"" << r.unit << "\", \"throughput\": " << num(r.throughput) << ", \"ceiling\": \""
-        << r.ceiling_name << "\", \"ceiling_value\": " << num(r.ceiling) << ", \"fraction_of_ceiling\": "
-        << num(r.fraction) << ", \"check\": \"" << esc(r.check) << "\", \"error\": " << num(r.error)
-        << ", \"pass\": " << (r.pass ? "true" : "false");
-      if (r.peer_throughput > 0)
-        o << ", \"peer\": \"" << r.peer << "\", \"peer_throughput\": " << num(r.peer_throughput)
-          << ", \"ratio_to_peer\": " << num(r.throughput / r.peer_throughput);
-      if (!r.peer_error.empty()) o << ", \"peer_error\": \"" << esc(r.peer_error) << "\"";
-      o << "}" << (j + 1 < d.rows.size() ? "," : "") << "\n";
-    }
-    o << "      ]\n    }" << (i + 1 < devices.size() ? "," : "") << "\n";
-  }
-  o << "  ]\n}\n";
 }
 
 void write_csv(const std::string& path, const std::vector<DeviceReport>& devices) {

@@ -1,4 +1,4 @@
-// clstat-bench rows, the printed table, and the JSON / CSV reports.
+// clstat-bench rows, the printed table and the CSV report (the JSON one: result_json.hpp).
 #pragma once
 
 #include <algorithm>
@@ -69,7 +69,6 @@ void time_device_and_wall(const clstat::Context& ctx, Row& r, int repeats, const
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r);
 
 void print_table(const DeviceReport& d);
-void write_json(const std::string& path, const std::vector<DeviceReport>& devices, const std::string& command);
 void write_csv(const std::string& path, const std::vector<DeviceReport>& devices);
 
 }  // namespace bench
