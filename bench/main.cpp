@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime]
+//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime)
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
@@ -16,7 +16,9 @@
 // --tune-classes f32.d16,f64.d1 limits it to those precision.dimension classes.
 // --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
+#include <algorithm>
 #include <cstring>
+#include <set>
 #include <iostream>
 #include <string>
 
@@ -35,9 +37,11 @@
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|ceilings|reduce|pairwise|kde|bandwidth|stable|stable-fit|order|robust|grid|runtime] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|LIST] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
-               " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n";
+               " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
+               "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,\n"
+               "comma-separated; all = every suite but stable-fit\n";
   return 2;
 }
 }  // namespace
@@ -80,10 +84,18 @@ int main(int argc, char** argv) {
     else if (a == "--help" || a == "-h") return usage("help"), 0;
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
-  if (suite != "all" && suite != "ceilings" && suite != "reduce" && suite != "pairwise" && suite != "kde" &&
-      suite != "bandwidth" && suite != "stable" && suite != "stable-fit" && suite != "order" &&
-      suite != "robust" && suite != "grid" && suite != "runtime")
-    return usage("bad --suite");
+  // --suite takes one name or a comma-separated list; "all" is every suite but the long fit study.
+  std::set<std::string> suites;
+  for (std::size_t b = 0; b <= suite.size();) {
+    const std::size_t e = std::min(suite.find(',', b), suite.size());
+    const std::string name = suite.substr(b, e - b);
+    static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
+                                             "stable-fit", "order", "robust", "grid", "runtime"};
+    if (!known.count(name)) return usage(("bad --suite " + name).c_str());
+    suites.insert(name);
+    b = e + 1;
+  }
+  auto want = [&](const char* name) { return suites.count(name) || (suites.count("all") && std::string(name) != "stable-fit"); };
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   try {
@@ -121,15 +133,15 @@ int main(int argc, char** argv) {
         ctx = clstat::Context(d);  // a new context reads the stored settings
       }
       rep.tuning = ctx.tuning_summary();
-      if (suite == "all" || suite == "reduce") {
+      if (want("reduce")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": reductions\n";
         for (auto& r : bench::run_reductions(ctx, rep.ceilings, o)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "pairwise") {
+      if (want("pairwise")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": pairwise\n";
         for (auto& r : bench::run_pairwise(ctx, rep.ceilings, o)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "kde") {
+      if (want("kde")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": kde\n";
         bench::KdeBenchOptions ko;
         ko.repeats = o.repeats;
@@ -138,21 +150,23 @@ int main(int argc, char** argv) {
         ko.peers = peers;
         for (auto& r : bench::run_kde(ctx, rep.ceilings, ko)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "bandwidth") {
+      if (want("bandwidth")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": bandwidth\n";
         bench::BandwidthBenchOptions bo;
         bo.repeats = o.repeats;
         bo.large = !cpu;
         for (auto& r : bench::run_bandwidth(ctx, bo)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "stable") {
+      if (want("stable")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": stable\n";
         bench::StableBenchOptions so;
         so.repeats = o.repeats;
         so.large = !cpu;
+        so.peers = peers;
+        so.peers_dir = peers_dir;
         for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "order") {
+      if (want("order")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": order statistics\n";
         bench::OrderBenchOptions oo;
         oo.repeats = o.repeats;
@@ -161,7 +175,7 @@ int main(int argc, char** argv) {
         oo.peers_dir = peers_dir;
         for (auto& r : bench::run_order(ctx, rep.ceilings, oo)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "grid") {
+      if (want("grid")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": density grids\n";
         bench::GridBenchOptions go;
         go.large = !cpu || grid_large;
@@ -169,18 +183,18 @@ int main(int argc, char** argv) {
         go.ep_points = cpu ? (1u << 12) : (1u << 16);
         for (auto& r : bench::run_grid(ctx, go)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "runtime") {
+      if (want("runtime")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": runtime (queues overlapping)\n";
         for (auto& r : bench::run_runtime(ctx, o.repeats, !cpu)) rep.rows.push_back(r);
       }
-      if (suite == "all" || suite == "robust") {
+      if (want("robust")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": robust regression (LTS)\n";
         bench::RobustBenchOptions ro;
         ro.large = !cpu;
         for (auto& r : bench::run_robust(ctx, ro)) rep.rows.push_back(r);
       }
       // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
-      if (suite == "stable-fit") {
+      if (want("stable-fit")) {
         std::cerr << "[clstat-bench] " << d.info().label() << ": stable fit study\n";
         bench::StableBenchOptions so;
         so.study_sets = cpu ? 10 : 200;
@@ -189,16 +203,17 @@ int main(int argc, char** argv) {
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);
       reports.push_back(rep);
+      // Written after every device, so a run cut short keeps the devices it finished.
+      const bench::Json doc = bench::result_json(reports, command);
+      bench::write_json(out + ".json", doc);
+      bench::write_csv(out + ".csv", reports);
+      if (!report.empty()) {
+        std::vector<bench::LabelledResult> page{{"this run", doc}};
+        page.insert(page.end(), pages.begin(), pages.end());
+        bench::write_html_report(report, page);
+      }
     }
-    const bench::Json doc = bench::result_json(reports, command);
-    bench::write_json(out + ".json", doc);
-    bench::write_csv(out + ".csv", reports);
-    std::cout << "\nwrote " << out << ".json and " << out << ".csv\n";
-    if (!report.empty()) {
-      pages.insert(pages.begin(), {"this run", doc});
-      bench::write_html_report(report, pages);
-      std::cout << "wrote " << report << "\n";
-    }
+    std::cout << "\nwrote " << out << ".json and " << out << ".csv" << (report.empty() ? "" : " and " + report) << "\n";
     return all_pass ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "clstat-bench: " << e.what() << "\n";

@@ -51,7 +51,8 @@ void print_table(const DeviceReport& d) {
     std::cout << std::left << std::setw(11) << r.suite << std::setw(26) << r.name << std::setw(5) << r.precision
               << std::right << std::setw(11) << r.n << std::setw(12) << std::setprecision(4) << r.kernel_ms.median
               << std::setw(7) << std::setprecision(1) << 100 * r.kernel_ms.spread << "%" << std::setw(11)
-              << std::setprecision(3) << r.wall_ms.median << std::setw(12) << std::setprecision(1) << r.throughput
+              << std::setprecision(3) << r.wall_ms.median << std::setw(12) << std::defaultfloat << std::setprecision(4)
+              << r.throughput << std::fixed
               << std::setw(10) << r.unit << std::setw(8) << std::setprecision(1) << 100 * r.fraction << "%"
               << std::setw(12)
               << (r.peer_throughput > 0 ? std::to_string(r.throughput / r.peer_throughput).substr(0, 6) + "x " + r.peer

@@ -4,12 +4,82 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include "clstat/stable.hpp"
 #include "clstat/stable_fit.hpp"
+#include "peer_process.hpp"
+#include "result_json.hpp"
 
 namespace bench {
+namespace {
+
+const double kAlphas[] = {0.3, 0.8, 1.0, 1.2, 1.5, 1.9};
+const double kBetas[] = {0.0, 0.5, 1.0};
+
+// scipy.stats.levy_stable's points per second by (op, alpha, beta), op one of pdf, cdf, ppf, in S0,
+// at 100 points per call (its quadrature costs the same per point at any n, about 1e3 points/s
+// for pdf and 1e2 for ppf). It runs on the host whatever the device, so once per process.
+struct ScipyPeer {
+  std::map<std::tuple<std::string, double, double>, double> points_per_s;
+  std::string error;  // why there are no numbers
+};
+
+const ScipyPeer& scipy_peer(const StableBenchOptions& o) {
+  static ScipyPeer peer;
+  static bool ran = false;
+  if (ran) return peer;
+  ran = true;
+  std::string laws;
+  for (double a : kAlphas)
+    for (double b : kBetas) laws += (laws.empty() ? "" : ",") + std::to_string(a) + ":" + std::to_string(b);
+  std::cerr << "[clstat-bench]   stable: timing scipy.stats.levy_stable on the host (18 laws, 100 points)\n";
+  const clstat_bench::PeerRun run = clstat_bench::run_peer("python3 '" + o.peers_dir +
+                                                           "/stable_scipy.py' --sizes 100 --fit-n '' --budget 30 "
+                                                           "--param S0 --laws " + laws);
+  if (!run.ok) {
+    peer.error = "scipy: " + run.why;
+    std::cerr << "[clstat-bench] scipy peer unavailable: " << peer.error << "\n";
+    return peer;
+  }
+  try {
+    const Json doc = Json::parse(run.out);
+    for (const auto& r : doc.at("rows"))
+      peer.points_per_s[{r.at("op").get<std::string>(), r.at("alpha").get<double>(), r.at("beta").get<double>()}] =
+          r.at("points_per_s").get<double>();
+  } catch (const std::exception& e) {
+    peer.error = std::string("scipy: unreadable output (") + e.what() + "): " + run.out.substr(0, 400);
+  }
+  return peer;
+}
+
+// Puts SciPy's rate for op (or, for "pdf_cdf", pdf then cdf) into r's peer columns, in Mpoints/s.
+void add_scipy_peer(Row& r, const StableBenchOptions& o, const std::string& op, double a, double b) {
+  if (!o.peers || o.peers_dir.empty()) return;
+  const ScipyPeer& p = scipy_peer(o);
+  if (!p.error.empty()) {
+    r.peer_error = p.error;
+    return;
+  }
+  auto rate = [&](const std::string& k) {
+    const auto it = p.points_per_s.find({k, a, b});
+    return it == p.points_per_s.end() ? 0.0 : it->second;
+  };
+  double pps = 0;
+  if (op == "pdf_cdf") {
+    const double f = rate("pdf"), F = rate("cdf");
+    pps = f > 0 && F > 0 ? 1 / (1 / f + 1 / F) : 0;
+  } else {
+    pps = rate(op);
+  }
+  if (pps <= 0) return;
+  r.peer = "scipy.levy_stable";
+  r.peer_throughput = pps * 1e-6;
+}
+
+}  // namespace
 
 std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions& o) {
   std::vector<Row> rows;
@@ -50,6 +120,7 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
     r.check = "max pdf error estimate / pdf (< 1e-11), cdf's (< 2e-12) " + std::to_string(worst_cdf);
     r.error = worst;
     r.pass = finite && worst < 1e-11 && worst_cdf < 2e-12;
+    add_scipy_peer(r, o, "pdf_cdf", a, b);
     std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms, " << r.throughput
               << " Mpoints/s\n";
     rows.push_back(std::move(r));
@@ -69,14 +140,15 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
                        : "max difference from pdf_cdf's cdf (< 2e-12)";
       q.error = worst_diff;
       q.pass = worst_diff < (is_pdf ? 1e-11 : 2e-12);
+      add_scipy_peer(q, o, fn, a, b);
       std::cerr << "[clstat-bench]   " << q.name << " n=" << n << ": " << q.wall_ms.median << " ms, " << q.throughput
                 << " Mpoints/s\n";
       rows.push_back(std::move(q));
     }
   };
   for (std::size_t n : sizes)
-    for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
-      for (double b : {0.0, 0.5, 1.0}) eval_rows(n, a, b);
+    for (double a : kAlphas)
+      for (double b : kBetas) eval_rows(n, a, b);
   if (o.large) eval_rows(10000000, 1.5, 0.5);
   // Quantiles at N probabilities uniform in (0, 1), checked by the round trip through cdf.
   std::vector<std::size_t> qsizes{100};
@@ -84,8 +156,8 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   for (std::size_t n : qsizes) {
     std::vector<double> pr(n);
     for (std::size_t i = 0; i < n; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-    for (double a : {0.3, 0.8, 1.0, 1.2, 1.5, 1.9})
-      for (double b : {0.0, 0.5, 1.0}) {
+    for (double a : kAlphas)
+      for (double b : kBetas) {
         const st::Params p{a, b, 1, 0, st::Param::S0};
         std::vector<double> q;
         const int reps = n >= 100000 ? 1 : o.repeats;
@@ -105,6 +177,7 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
         r.check = "max |cdf(quantile(p)) - p|";
         r.error = worst;
         r.pass = worst <= 1e-12;
+        add_scipy_peer(r, o, "ppf", a, b);
         std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms\n";
         rows.push_back(std::move(r));
       }

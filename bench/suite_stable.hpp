@@ -24,6 +24,8 @@ struct StableBenchOptions {
   int repeats = 3;
   bool large = true;  // the GPU sizes
   int study_sets = 200;
+  bool peers = true;       // time scipy.stats.levy_stable beside pdf, cdf and quantile
+  std::string peers_dir;   // where stable_scipy.py is
 };
 
 std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions& o);
