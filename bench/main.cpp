@@ -6,7 +6,8 @@
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
-// --device all runs every device found; SPEC is as CLSTAT_DEVICE. Writes PREFIX.json and
+// --device all runs every device found; SPEC is as CLSTAT_DEVICE, or a comma-separated list of
+// them, run in that order. Writes PREFIX.json and
 // PREFIX.csv (default bench-results.json / .csv in the current directory).
 // --report FILE.html also writes the run as one self-contained HTML page with charts
 // (report_html.hpp); --compare adds earlier result files to that page. --compare without
@@ -37,7 +38,7 @@
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC] [--suite all|LIST] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
                "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,\n"
@@ -112,7 +113,13 @@ int main(int argc, char** argv) {
     }
     std::vector<clstat::Device> devs;
     if (device_spec == "all") devs = clstat::devices();
-    else devs.push_back(device_spec.empty() ? clstat::default_device() : clstat::select_device(device_spec));
+    else if (device_spec.empty()) devs.push_back(clstat::default_device());
+    else  // one SPEC or a comma-separated list, run in that order
+      for (std::size_t b = 0; b <= device_spec.size();) {
+        const std::size_t e = std::min(device_spec.find(',', b), device_spec.size());
+        devs.push_back(clstat::select_device(device_spec.substr(b, e - b)));
+        b = e + 1;
+      }
     if (devs.empty()) throw std::runtime_error("no OpenCL device found");
     std::vector<bench::DeviceReport> reports;
     bool all_pass = true;
