@@ -23,6 +23,23 @@ std::string sig(double v, int digits = 3) {
   return s.str();
 }
 
+// A rate for a label: whole numbers from 100 up, else 3 significant digits.
+std::string rate(double v) {
+  std::ostringstream s;
+  if (v >= 100) s << std::fixed << std::setprecision(0) << v;
+  else s << std::setprecision(3) << v;
+  return s.str();
+}
+
+// A problem size for a label: 2^k when it is a power of two, else its digits.
+std::string size(double n) {
+  const auto k = static_cast<int>(std::lround(std::log2(std::max(n, 1.0))));
+  if (n >= 1024 && std::ldexp(1.0, k) == n) return "2^" + std::to_string(k);
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(0) << n;
+  return s.str();
+}
+
 std::string pct(double f) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(f < 0.1 ? 1 : 0) << 100 * f << "%";
@@ -31,11 +48,16 @@ std::string pct(double f) {
 
 bool is_rate(const std::string& unit) { return unit.size() > 2 && unit.compare(unit.size() - 2, 2, "/s") == 0; }
 
-// One device of one run: what the lines and bars are named after.
+// One device: what the lines and bars are named after. Runs of the same device (same name, driver
+// and host) that measured different suites are one series, so a report made of several runs of
+// one machine draws each device once; runs that measured the same suite stay apart.
 struct DeviceSeries {
   std::string label;
-  const Json* dev;
+  const Json* dev;  // its description, from the first run that has it
   std::string colour;
+  std::vector<const Json*> rows;
+  std::set<std::string> suites;
+  std::vector<std::string> runs;
 };
 
 // A workload at one precision, across every device.
@@ -74,14 +96,42 @@ const char* kStyle =
 class Page {
  public:
   explicit Page(const std::vector<LabelledResult>& runs) : runs_(runs) {
-    std::size_t colour = 0;
+    auto key = [](const Json& doc, const Json& dev) {
+      const std::string host = doc.contains("host") && doc["host"].is_object() ? str(doc["host"], "name") : "";
+      return str(dev, "device") + "|" + str(dev, "driver") + "|" + host;
+    };
+    std::vector<std::string> keys;
     for (const auto& run : runs_)
       for (const auto& dev : run.doc["devices"]) {
-        std::string label = str(dev, "device");
-        if (runs_.size() > 1) label += " [" + run.label + "]";
-        series_.push_back({label, &dev, svg::palette(colour++)});
+        std::set<std::string> suites;
+        for (const auto& r : dev["rows"]) suites.insert(str(r, "suite"));
+        const std::string k = key(run.doc, dev);
+        std::size_t i = 0;
+        for (; i < series_.size(); ++i) {
+          if (keys[i] != k) continue;
+          bool overlap = false;
+          for (const auto& x : suites) overlap = overlap || series_[i].suites.count(x);
+          if (!overlap) break;
+        }
+        if (i == series_.size()) {
+          series_.push_back({str(dev, "device"), &dev, svg::palette(i), {}, {}, {}});
+          keys.push_back(k);
+        }
+        DeviceSeries& s = series_[i];
+        for (const auto& r : dev["rows"]) s.rows.push_back(&r);
+        s.suites.insert(suites.begin(), suites.end());
+        s.runs.push_back(run.label);
       }
-    next_colour_ = colour;
+    // A device measured in several series (the same suite in two runs) is told apart by its runs.
+    for (auto& s : series_) {
+      const auto same = std::count_if(series_.begin(), series_.end(), [&](const DeviceSeries& x) { return x.label == s.label; });
+      if (same > 1) {
+        std::string runs;
+        for (const auto& r : s.runs) runs += (runs.empty() ? "" : ", ") + r;
+        s.label += " [" + runs + "]";
+      }
+    }
+    next_colour_ = series_.size();
   }
 
   std::string html() {
@@ -128,7 +178,7 @@ class Page {
   void devices_table(std::ostringstream& o) const {
     o << "<h2>Devices</h2><table><tr><th>device</th><th>platform</th><th>driver</th><th>compute units</th>"
          "<th>copy GB/s</th><th>fp32 FMA GFLOP/s</th><th>fp64 FMA GFLOP/s</th><th>exp32 G/s</th>"
-         "<th>native exp2 G/s</th><th>exp64 G/s</th><th>tuning</th></tr>\n";
+         "<th>native exp2 G/s</th><th>exp64 G/s</th><th>tuning</th><th>runs</th></tr>\n";
     for (const auto& s : series_) {
       const Json& d = *s.dev;
       const Json c = d.value("ceilings", Json::object());
@@ -137,7 +187,9 @@ class Page {
         << num(d, "compute_units") << "</td>";
       for (const char* k : {"copy_gbs", "fp32_fma_gflops", "fp64_fma_gflops", "exp32_gps", "native_exp32_gps", "exp64_gps"})
         o << "<td class=\"num\">" << sig(num(c, k), 4) << "</td>";
-      o << "<td><code>" << xml_escape(str(d, "tuning")) << "</code></td></tr>\n";
+      std::string runs;
+      for (const auto& r : s.runs) runs += (runs.empty() ? "" : ", ") + r;
+      o << "<td><code>" << xml_escape(str(d, "tuning")) << "</code></td><td>" << xml_escape(runs) << "</td></tr>\n";
     }
     o << "</table>\n";
   }
@@ -145,8 +197,8 @@ class Page {
   std::vector<std::string> suites() const {
     std::vector<std::string> out;
     for (const auto& s : series_)
-      for (const auto& r : (*s.dev)["rows"]) {
-        const std::string name = str(r, "suite");
+      for (const Json* r : s.rows) {
+        const std::string name = str(*r, "suite");
         if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
       }
     return out;
@@ -155,7 +207,8 @@ class Page {
   std::vector<Group> groups(const std::string& suite) const {
     std::vector<Group> out;
     for (std::size_t i = 0; i < series_.size(); ++i)
-      for (const auto& r : (*series_[i].dev)["rows"]) {
+      for (const Json* rp : series_[i].rows) {
+        const Json& r = *rp;
         if (str(r, "suite") != suite) continue;
         const std::string w = str(r, "workload"), p = str(r, "precision");
         auto g = std::find_if(out.begin(), out.end(), [&](const Group& x) { return x.workload == w && x.precision == p; });
@@ -180,7 +233,7 @@ class Page {
         s.points.emplace_back(num(*r, "n"), num(*r, "throughput"));
         const double pt = num(*r, "peer_throughput");
         if (pt > 0) {
-          const std::string key = str(*r, "peer") + " on " + str(*series_[i].dev, "device");
+          const std::string key = str(*r, "peer") + " (beside " + str(*series_[i].dev, "device") + ")";
           auto& ps = peers[key];
           if (ps.label.empty()) ps = {key, colour_of_peer(key), true, {}};
           ps.points.emplace_back(num(*r, "n"), pt);
@@ -203,21 +256,33 @@ class Page {
     };
     for (const Group* g : gs) {
       double best = 0;
-      for (const auto& [i, rows] : g->rows)
-        best = std::max({best, num(*rows.back(), "throughput"), num(*rows.back(), "peer_throughput")});
+      // A peer may have run at fewer sizes than clstat: its bar is from the largest size it ran at.
+      auto peer_row = [](const std::vector<const Json*>& rows) -> const Json* {
+        for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+          if (num(**it, "peer_throughput") > 0) return *it;
+        return nullptr;
+      };
+      for (const auto& [i, rows] : g->rows) {
+        best = std::max(best, num(*rows.back(), "throughput"));
+        if (const Json* p = peer_row(rows)) best = std::max(best, num(*p, "peer_throughput"));
+      }
       svg::BarGroup bg{g->workload + " (" + g->precision + ")", {}};
       for (const auto& [i, rows] : g->rows) {
         const Json& r = *rows.back();
-        const double t = num(r, "throughput"), c = num(r, "ceiling_value"), pt = num(r, "peer_throughput");
+        const Json* pr = peer_row(rows);
+        const double t = num(r, "throughput"), c = num(r, "ceiling_value"), pt = pr ? num(*pr, "peer_throughput") : 0;
         const double scale = by_ceiling ? c : best;
         if (scale <= 0) continue;
-        const std::string size = " at n = " + sig(num(r, "n"), 6);
         bg.bars.push_back({series_[i].colour, false, t / scale,
-                           sig(t) + " " + g->unit + (by_ceiling ? " (" + pct(t / c) + " of " + str(r, "ceiling") + ")" : "") + size});
+                           rate(t) + " " + g->unit + (by_ceiling ? ", " + pct(t / c) + " of " + str(r, "ceiling") : "") +
+                               ", n = " + size(num(r, "n"))});
         add_legend(series_[i].label, series_[i].colour, false);
         if (pt > 0) {
-          const std::string key = str(r, "peer") + " on " + str(*series_[i].dev, "device");
-          bg.bars.push_back({colour_of_peer(key), true, pt / scale, str(r, "peer") + " " + sig(pt) + " " + g->unit});
+          const std::string key = str(*pr, "peer") + " (beside " + str(*series_[i].dev, "device") + ")";
+          const double pc = by_ceiling ? num(*pr, "ceiling_value") : best;
+          if (pc <= 0) continue;
+          bg.bars.push_back({colour_of_peer(key), true, pt / pc,
+                             str(*pr, "peer") + " " + rate(pt) + " " + g->unit + ", n = " + size(num(*pr, "n"))});
           add_legend(key, colour_of_peer(key), true);
         }
       }

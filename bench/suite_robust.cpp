@@ -60,7 +60,7 @@ std::vector<Row> run_robust(const clstat::Context& ctx, const RobustBenchOptions
     clstat::robust::LtsOptions lo;
     lo.nsamp = std::max<std::size_t>(500, static_cast<std::size_t>(std::ceil(15.0 / std::pow(0.7, p))));
     Row r;
-    r.suite = "order";
+    r.suite = "robust";
     r.name = "lts p=" + std::to_string(p) + " nsamp=" + std::to_string(lo.nsamp);
     r.precision = "f64";
     r.n = n;

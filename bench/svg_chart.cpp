@@ -130,7 +130,7 @@ std::string line_chart(const std::string& title, const std::string& x_label, con
 
 std::string bar_chart(const std::string& title, const std::string& axis_label, const std::vector<BarGroup>& groups,
                       const std::vector<std::pair<std::string, Bar>>& legend, int width) {
-  const int label_w = 290, text_w = 150, bar_h = 10, gap = 7, top = 26 + 15 * static_cast<int>((legend.size() + 2) / 3) + 8;
+  const int label_w = 250, text_w = 250, bar_h = 10, gap = 7, top = 26 + 15 * static_cast<int>(legend.size()) + 8;
   double vmax = 1;
   int rows = 0;
   for (const auto& g : groups) {
@@ -148,7 +148,7 @@ std::string bar_chart(const std::string& title, const std::string& axis_label, c
     << "<text x=\"" << width / 2 << "\" y=\"16\" text-anchor=\"middle\" font-weight=\"bold\">" << xml_escape(title)
     << "</text>";
   for (std::size_t i = 0; i < legend.size(); ++i) {
-    const int lx = 10 + static_cast<int>(i % 3) * (width / 3), ly = 34 + static_cast<int>(i / 3) * 15;
+    const int lx = label_w, ly = 34 + static_cast<int>(i) * 15;
     const Bar& b = legend[i].second;
     o << "<rect x=\"" << lx << "\" y=\"" << ly - 9 << "\" width=\"14\" height=\"10\" fill=\"" << b.colour << "\""
       << (b.hatched ? " fill-opacity=\"0.3\" stroke-dasharray=\"3,2\"" : "") << " stroke=\"" << b.colour
