@@ -311,8 +311,8 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   // the group, until each compute unit has `fill` groups (results are the same bits). fill is tuned
   // per class: on the H100 two groups per unit suit d <= 4 (d = 2 at 2^16: 1828 against 1527
   // Gpairs/s with one), while the d = 16 rows with two points per item and 256 work-items want one
-  // (full matrix at 2^17: 955 against 764) (bench/results/2026-11-22-h100-nvidia-kde-vec*.log; the
-  // fill variants are in git history, up to a10d6fa).
+  // (full matrix at 2^17: 955 against 764) (`git show 9796294:bench/results/2026-11-22-h100-nvidia-kde-vec.log`;
+  // the fill variants are in git history, up to a10d6fa).
   const std::size_t cus = std::max<unsigned>(1, ctx.info().compute_units);
   const std::size_t fill = std::max<std::size_t>(1, detail::tuned(t, key + "fill", 2)) * cus;
   auto groups = [&] { return (p.m + p.wg * p.ppt - 1) / (p.wg * p.ppt); };

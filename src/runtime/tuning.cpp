@@ -35,7 +35,7 @@ void kde_defaults(Tuning& t, bool gpu) {
   // GPU rows (measured on NVIDIA; AMD and others start from the same shape), then CPU rows (PoCL:
   // small groups, no dot, since fma may not be native).
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
-  // error does not grow as h shrinks against the data's spread (bench/results/2026-11-22-h100-nvidia-kde.log).
+  // error does not grow as h shrinks against the data's spread (`git show 9796294:bench/results/2026-11-22-h100-nvidia-kde.log`).
   static const Row nv[] = {{"f32.d1", 256, 4, 512, 4, 0, 0},  {"f32.d4", 256, 1, 512, 4, 1, 1},
                            {"f32.d16", 256, 2, 256, 4, 1, 1, 1}, {"f32.d64", 64, 1, 256, 4, 1, 0},
                            {"f64.d1", 256, 2, 256, 8, 0, 0},  {"f64.d4", 128, 2, 256, 4, 1, 0},
