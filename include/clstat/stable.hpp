@@ -1,5 +1,5 @@
 // The alpha-stable family: density and distribution function on the device (Nolan 1997; the
-// device layout of Julian-Moreno, Fernandez and Garcia-Risueno 2017, sec. 3.1).
+// device layout of Julian-Moreno, Lopez de Vergara, Gonzalez et al. 2017, sec. 3.1).
 //
 // Parameterisations (Nolan's): X ~ S(alpha, beta, gamma, delta; k).
 //   S1 (k = 1): the characteristic function exp(-gamma^a |t|^a (1 - i beta sgn(t) tan(pi a / 2)) + i delta t)
