@@ -24,6 +24,7 @@
 #include <iostream>
 #include <string>
 
+#include "progress.hpp"
 #include "report.hpp"
 #include "report_html.hpp"
 #include "result_json.hpp"
@@ -101,11 +102,17 @@ int main(int argc, char** argv) {
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   const auto start = std::chrono::steady_clock::now();
-  // "[clstat-bench] <device>: <what> (at N s)": the log shows where the time went.
+  // "[clstat-bench] <device>: <what> (at N s)": the log shows where the time went. On a terminal
+  // the line also says how far the run is, counted in suites (a crude unit: suites differ in
+  // length, so the estimate of the time left firms up as the run goes on).
+  std::size_t steps_done = 0, steps_total = 1;
   auto header = [&](const clstat::Device& d, const std::string& what) {
-    std::cerr << "[clstat-bench] " << d.info().label() << ": " << what << " (at "
-              << static_cast<long>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
-              << " s)\n";
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "[clstat-bench] " << d.info().label() << ": " << what << " (at " << static_cast<long>(t) << " s";
+    if (clstat_tools::stderr_is_terminal() && steps_done > 0)
+      std::cerr << "; " << clstat_tools::progress_text(static_cast<double>(steps_done), static_cast<double>(steps_total), t);
+    std::cerr << ")\n";
+    ++steps_done;
   };
   try {
     std::vector<bench::LabelledResult> pages;
@@ -131,6 +138,12 @@ int main(int argc, char** argv) {
     if (devs.empty()) throw std::runtime_error("no OpenCL device found");
     std::vector<bench::DeviceReport> reports;
     bool all_pass = true;
+    {  // steps: the ceilings, tuning and each suite asked for, on every device
+      std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
+      for (const char* name : {"reduce", "pairwise", "kde", "bandwidth", "stable", "order", "grid", "runtime", "robust", "stable-fit"})
+        per_device += want(name) ? 1 : 0;
+      steps_total = per_device * devs.size();
+    }
     for (const auto& d : devs) {
       clstat::Context ctx(d);  // assigned anew after tuning
       const bool cpu = d.info().type == clstat::DeviceType::cpu;

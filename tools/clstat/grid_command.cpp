@@ -14,6 +14,7 @@
 #include "clstat/kde_grid.hpp"
 #include "cli_common.hpp"
 #include "kde_args.hpp"
+#include "progress.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -131,14 +132,11 @@ int grid_command(int argc, char** argv) {
   } else {
     const bool single = ends_with(out, ".f32");
     if (!single && !ends_with(out, ".f64")) throw std::invalid_argument("--out must end in .f64, .f32 or .csv");
-    auto last = std::chrono::steady_clock::now();
+    clstat_tools::Progress progress("clstat grid");
     clstat::evaluate_grid_to_file(ctx, t.values.data(), n, d, g, out, o, [&](std::size_t done, std::size_t total) {
-      const auto now = std::chrono::steady_clock::now();
-      if (done < total && std::chrono::duration<double>(now - last).count() > 1.0) {
-        std::fprintf(stderr, "clstat grid: %.1f%% of %zu points\n", 100.0 * static_cast<double>(done) / total, total);
-        last = now;
-      }
+      progress.update(static_cast<double>(done), static_cast<double>(total));
     });
+    progress.clear();
     // The integral, reading the file back in bounded chunks.
     std::FILE* f = std::fopen(out.c_str(), "rb");
     if (!f) throw std::runtime_error("cannot reopen " + out);
