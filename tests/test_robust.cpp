@@ -282,6 +282,67 @@ TEST_CASE("robust.lms_long_data") {
   }
 }
 
+// The random LMS/LQS search against MASS::lqs with the same number of subsets (3000), in
+// distribution: over seeds 1..20 (aircraft) and 1..6 (the contaminated regression) the mean
+// criterion is at most the mean of MASS's over R's seeds 1..20 (tests/data/robust/lms_search.txt,
+// tools/golden/lms_search.R), and the exhaustive search finds MASS's exhaustive optimum.
+TEST_CASE("robust.lms_search_against_mass") {
+  if (!clstat_test::has_fp64()) return;
+  std::ifstream in(CLSTAT_TEST_DATA_DIR "/robust/lms_search.txt");
+  REQUIRE(in);
+  struct Set {
+    std::size_t n = 0, p = 0, h = 0;
+    std::vector<double> x, y, mass;
+    double exact = 0;
+  };
+  std::map<std::string, Set> sets;
+  std::string line, current;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string a;
+    ss >> a;
+    if (a == "data") {
+      ss >> current;
+      Set& t = sets[current];
+      ss >> t.n >> t.p >> t.h;
+    } else if (a == "row") {
+      Set& t = sets[current];
+      double v;
+      ss >> v;
+      t.y.push_back(v);
+      for (std::size_t j = 0; j < t.p; ++j) ss >> v, t.x.push_back(v);
+    } else {
+      std::string key;
+      ss >> key;
+      Set& t = sets.at(a);
+      for (double v; ss >> v;) (key == "mass_crit" ? t.mass.push_back(v) : void(t.exact = v));
+    }
+  }
+  REQUIRE(sets.size() == 2);
+  for (const auto& [name, t] : sets) {
+    REQUIRE(t.y.size() == t.n);
+    REQUIRE(t.mass.size() == 20);
+    const int seeds = name == "aircraft" ? 20 : 6;
+    double ours = 0, mass = 0;
+    for (int s = 1; s <= seeds; ++s) {
+      robust::LmsOptions o;
+      o.h = t.h;
+      o.seed = static_cast<std::uint64_t>(s);
+      ours += robust::lms(ctx(), t.x.data(), t.n, t.p, t.y.data(), o).crit / seeds;
+    }
+    for (double v : t.mass) mass += v / 20;
+    MESSAGE(name << ": mean LQS criterion " << ours << " over " << seeds << " seeds, MASS " << mass << " over 20");
+    CHECK(ours <= mass);
+    if (t.exact > 0) {
+      robust::LmsOptions o;
+      o.h = t.h;
+      o.exact = true;
+      CHECK(robust::lms(ctx(), t.x.data(), t.n, t.p, t.y.data(), o).crit == doctest::Approx(t.exact).epsilon(1e-9));
+    }
+  }
+}
+
 TEST_CASE("robust.bad_input") {
   if (!clstat_test::has_fp64()) return;
   std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8}, y{1, 2, 3, 5, 4, 6, 7, 9};
