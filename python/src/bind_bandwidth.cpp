@@ -1,0 +1,85 @@
+// Bandwidth selectors; results in data units (h per dimension, H as a (d, d) matrix).
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+
+namespace clstat_py {
+
+namespace {
+py::array_t<double> square(const std::vector<double>& v, std::size_t d) {
+  py::array_t<double> out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+}  // namespace
+
+void bind_bandwidth(py::module_& m) {
+  namespace bw = clstat::bandwidth;
+  auto host = [](std::vector<double> (*f)(const double*, std::size_t, std::size_t), bool matrix) {
+    return [f, matrix](F64 x) -> py::object {
+      std::size_t n, d;
+      shape_2d(x, "x", n, d);
+      const auto v = f(x.data(), n, d);
+      return matrix ? py::object(square(v, d)) : py::object(to_numpy(v));
+    };
+  };
+  m.def("bw_normal_scale", host(&bw::normal_scale, true), py::arg("x"));
+  m.def("bw_scott", host(&bw::scott, true), py::arg("x"));
+  m.def("bw_silverman", host(&bw::silverman_rot, false), py::arg("x"));
+  m.def(
+      "bw_plugin",
+      [](F64 x, int stages, const std::string& scale, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(x, "x", n, d);
+        bw::PluginOptions o;
+        o.stages = stages;
+        if (scale == "sd") o.scale = bw::Scale::sd;
+        else if (scale != "minim") throw py::value_error("scale must be 'minim' or 'sd'");
+        const clstat::Context& c = context_of(ctx);
+        py::gil_scoped_release nogil;
+        return bw::plugin(c, x.data(), n, d, o);
+      },
+      py::arg("x"), py::arg("stages") = 2, py::arg("scale") = "minim", py::arg("ctx") = py::none());
+  m.def(
+      "bw_lscv_h",
+      [](F64 x, std::size_t grid, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(x, "x", n, d);
+        bw::LscvOptions o;
+        o.grid = grid;
+        const clstat::Context& c = context_of(ctx);
+        bw::LscvResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = bw::lscv_h(c, x.data(), n, d, o);
+        }
+        py::dict out;
+        out["h"] = to_numpy(r.h);
+        out["H"] = square(r.H, d);
+        out["multiplier"] = r.multiplier;
+        out["objective"] = r.objective;
+        out["at_boundary"] = r.at_boundary;
+        return out;
+      },
+      py::arg("x"), py::arg("grid") = 150, py::arg("ctx") = py::none());
+  m.def(
+      "bw_lscv_H",
+      [](F64 x, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(x, "x", n, d);
+        const clstat::Context& c = context_of(ctx);
+        bw::LscvMatrixResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = bw::lscv_H(c, x.data(), n, d);
+        }
+        py::dict out;
+        out["H"] = square(r.H, d);
+        out["objective"] = r.objective;
+        out["converged"] = r.converged;
+        return out;
+      },
+      py::arg("x"), py::arg("ctx") = py::none());
+}
+
+}  // namespace clstat_py

@@ -1,0 +1,98 @@
+// Exact order statistics; float32, float64, int32 and int64 arrays are read in their own type
+// (float32 stays float32), anything else is converted to float64.
+#include <pybind11/stl.h>
+
+#include <cstdint>
+
+#include "common.hpp"
+
+namespace clstat_py {
+
+namespace od = clstat::order;
+
+namespace {
+
+od::Options options(const std::string& nan) {
+  od::Options o;
+  if (nan == "omit") o.nan = od::NanPolicy::omit;
+  else if (nan == "raise") o.nan = od::NanPolicy::raise;
+  else if (nan != "propagate") throw py::value_error("nan must be 'propagate', 'omit' or 'raise'");
+  return o;
+}
+
+// Calls f with a typed, C-contiguous array for a's dtype.
+template <class F>
+auto dispatch(const py::array& a, F&& f) {
+  if (py::isinstance<py::array_t<float>>(a))
+    return f(py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(a));
+  if (py::isinstance<py::array_t<std::int32_t>>(a))
+    return f(py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>::ensure(a));
+  if (py::isinstance<py::array_t<std::int64_t>>(a))
+    return f(py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(a));
+  return f(F64::ensure(a));
+}
+
+}  // namespace
+
+void bind_order(py::module_& m) {
+  m.def(
+      "median",
+      [](py::array a, const std::string& nan, py::object ctx) {
+        const clstat::Context& c = context_of(ctx);
+        const od::Options o = options(nan);
+        return dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::median(c, t.data(), static_cast<std::size_t>(t.size()), o);
+        });
+      },
+      py::arg("a"), py::arg("nan") = "propagate", py::arg("ctx") = py::none());
+  m.def(
+      "quantiles",
+      [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
+        const clstat::Context& c = context_of(ctx);
+        const od::Options o = options(nan);
+        return to_numpy(dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::quantiles(c, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
+        }));
+      },
+      py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
+  m.def(
+      "kth_smallest",
+      [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {
+        const clstat::Context& c = context_of(ctx);
+        return dispatch(a, [&](auto t) -> py::object {
+          using T = typename decltype(t)::value_type;
+          std::vector<T> v;
+          {
+            py::gil_scoped_release nogil;
+            v = od::kth_smallest(c, t.data(), static_cast<std::size_t>(t.size()), k);
+          }
+          py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+          std::copy(v.begin(), v.end(), out.mutable_data());
+          return out;
+        });
+      },
+      py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());
+  m.def(
+      "topk",
+      [](py::array a, std::uint64_t k, bool largest, py::object ctx) {
+        const clstat::Context& c = context_of(ctx);
+        return dispatch(a, [&](auto t) -> py::tuple {
+          using T = typename decltype(t)::value_type;
+          od::TopK<T> r;
+          {
+            py::gil_scoped_release nogil;
+            r = od::top_k(c, t.data(), static_cast<std::size_t>(t.size()), k, largest);
+          }
+          py::array_t<T> vals(static_cast<py::ssize_t>(r.values.size()));
+          std::copy(r.values.begin(), r.values.end(), vals.mutable_data());
+          py::array_t<std::int64_t> idx(static_cast<py::ssize_t>(r.indices.size()));
+          std::copy(r.indices.begin(), r.indices.end(), idx.mutable_data());
+          return py::make_tuple(vals, idx);
+        });
+      },
+      py::arg("a"), py::arg("k"), py::arg("largest") = true, py::arg("ctx") = py::none());
+}
+
+}  // namespace clstat_py

@@ -1,0 +1,85 @@
+// Robust regression: LTS (robustbase::ltsReg's fields) and LMS (MASS::lqs's).
+#include <pybind11/stl.h>
+
+#include "common.hpp"
+
+namespace clstat_py {
+
+namespace rb = clstat::robust;
+
+namespace {
+py::array_t<std::int64_t> indices(const std::vector<std::size_t>& v) {
+  py::array_t<std::int64_t> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+}  // namespace
+
+void bind_robust(py::module_& m) {
+  m.def(
+      "lts",
+      [](F64 X, F64 y, double alpha, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {
+        std::size_t n, p;
+        shape_2d(X, "X", n, p);
+        if (static_cast<std::size_t>(y.size()) != n)
+          throw py::value_error("y has " + std::to_string(y.size()) + " values, X " + std::to_string(n) + " rows");
+        rb::LtsOptions o;
+        o.alpha = alpha;
+        o.intercept = intercept;
+        o.nsamp = nsamp;
+        o.seed = seed;
+        const clstat::Context& c = context_of(ctx);
+        rb::LtsFit f;
+        {
+          py::gil_scoped_release nogil;
+          f = rb::lts(c, X.data(), n, p, y.data(), o);
+        }
+        py::dict out;
+        out["coefficients"] = to_numpy(f.coefficients);
+        out["scale"] = f.scale;
+        out["raw_coefficients"] = to_numpy(f.raw_coefficients);
+        out["raw_scale"] = f.raw_scale;
+        out["residuals"] = to_numpy(f.residuals);
+        std::vector<double> w(f.weights.begin(), f.weights.end());
+        out["weights"] = to_numpy(w);
+        out["outliers"] = indices(f.outliers);
+        out["best"] = indices(f.best);
+        out["h"] = f.h;
+        out["objective"] = f.objective;
+        return out;
+      },
+      py::arg("X"), py::arg("y"), py::arg("alpha") = 0.5, py::arg("intercept") = true, py::arg("nsamp") = 500,
+      py::arg("seed") = 0x5eed5eedULL, py::arg("ctx") = py::none());
+  m.def(
+      "lms",
+      [](F64 X, F64 y, std::size_t h, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {
+        std::size_t n, p;
+        shape_2d(X, "X", n, p);
+        if (static_cast<std::size_t>(y.size()) != n)
+          throw py::value_error("y has " + std::to_string(y.size()) + " values, X " + std::to_string(n) + " rows");
+        rb::LmsOptions o;
+        o.h = h;
+        o.intercept = intercept;
+        o.nsamp = nsamp;
+        o.seed = seed;
+        const clstat::Context& c = context_of(ctx);
+        rb::LmsFit f;
+        {
+          py::gil_scoped_release nogil;
+          f = rb::lms(c, X.data(), n, p, y.data(), o);
+        }
+        py::dict out;
+        out["coefficients"] = to_numpy(f.coefficients);
+        out["crit"] = f.crit;
+        out["scale"] = py::make_tuple(f.scale[0], f.scale[1]);
+        out["residuals"] = to_numpy(f.residuals);
+        out["outliers"] = indices(f.outliers);
+        out["best"] = indices(f.best);
+        out["h"] = f.h;
+        return out;
+      },
+      py::arg("X"), py::arg("y"), py::arg("h") = 0, py::arg("intercept") = true, py::arg("nsamp") = 3000,
+      py::arg("seed") = 0x5eed5eedULL, py::arg("ctx") = py::none());
+}
+
+}  // namespace clstat_py

@@ -1,0 +1,89 @@
+// The extension module clstat._clstat: devices, contexts, errors, and each area's functions
+// (bind_*.cpp). The pure-Python package clstat/ wraps these with SciPy's and NumPy's names.
+#include <pybind11/stl.h>
+
+#include <mutex>
+
+#include "common.hpp"
+
+namespace clstat_py {
+
+namespace {
+std::mutex default_mutex;
+std::unique_ptr<clstat::Context> default_ctx;
+}  // namespace
+
+const clstat::Context& context_of(const py::object& ctx) {
+  if (!ctx.is_none()) return ctx.cast<const clstat::Context&>();
+  std::lock_guard<std::mutex> lock(default_mutex);
+  if (!default_ctx) {
+    py::gil_scoped_release nogil;  // building the context may compile kernels
+    default_ctx = std::make_unique<clstat::Context>();
+  }
+  return *default_ctx;
+}
+
+void shape_2d(const py::array& a, const char* what, std::size_t& n, std::size_t& d) {
+  if (a.ndim() == 1) n = static_cast<std::size_t>(a.shape(0)), d = 1;
+  else if (a.ndim() == 2) n = static_cast<std::size_t>(a.shape(0)), d = static_cast<std::size_t>(a.shape(1));
+  else throw py::value_error(std::string(what) + " must be 1-d (n,) or 2-d (n, d), not " + std::to_string(a.ndim()) + "-d");
+}
+
+py::array_t<double> to_numpy(const std::vector<double>& v) {
+  py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+}  // namespace clstat_py
+
+PYBIND11_MODULE(_clstat, m) {
+  using namespace clstat_py;
+  m.doc() = "clstat: statistics on OpenCL devices (the compiled part; import clstat instead)";
+  // Device and build errors as RuntimeError subclasses; bad input is std::invalid_argument,
+  // which pybind11 raises as ValueError with clstat's message.
+  static py::exception<clstat::Error> device_error(m, "DeviceError", PyExc_RuntimeError);
+  static py::exception<clstat::BuildError> build_error(m, "BuildError", device_error.ptr());
+  static py::exception<clstat::UnsupportedFeature> unsupported(m, "UnsupportedFeature", device_error.ptr());
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const clstat::BuildError& e) {
+      build_error(e.what());
+    } catch (const clstat::UnsupportedFeature& e) {
+      unsupported(e.what());
+    } catch (const clstat::Error& e) {
+      device_error(e.what());
+    }
+  });
+
+  m.def("devices", [] {
+    std::vector<std::string> out;
+    for (const auto& d : clstat::devices()) out.push_back(d.info().label());
+    return out;
+  }, "Every OpenCL device, as 'P:D name' labels (platform and device index).");
+
+  py::class_<clstat::Context>(m, "Context", "One OpenCL device with its queues, compiled programs and scratch memory. "
+                                            "Safe to share between Python threads.")
+      .def(py::init([](const py::object& device, std::size_t queues) {
+             clstat::Device d = device.is_none() ? clstat::default_device()
+                                                 : clstat::select_device(device.cast<std::string>());
+             py::gil_scoped_release nogil;
+             return std::make_unique<clstat::Context>(d, queues);
+           }),
+           py::arg("device") = py::none(), py::arg("queues") = 4,
+           "device: 'gpu', 'cpu', 'nvidia', 'pocl', 'P:D' or a name substring; None: $CLSTAT_DEVICE, else a GPU, else a CPU.")
+      .def_property_readonly("device", [](const clstat::Context& c) { return c.info().name; })
+      .def_property_readonly("platform", [](const clstat::Context& c) { return c.info().platform_name; })
+      .def_property_readonly("fp64", [](const clstat::Context& c) { return c.info().fp64; })
+      .def("__repr__", [](const clstat::Context& c) { return "<clstat.Context on " + c.info().label() + ">"; });
+  m.def("default_context", [] { return &context_of(py::none()); }, py::return_value_policy::reference,
+        "The module's default Context (made on first use).");
+  m.attr("__version__") = CLSTAT_VERSION_STRING;
+
+  bind_kde(m);
+  bind_bandwidth(m);
+  bind_stable(m);
+  bind_order(m);
+  bind_robust(m);
+}

@@ -1,0 +1,181 @@
+"""clstat's Python package against NumPy and SciPy on the same inputs (run by ctest as
+python.pytest). Seeds are fixed: every test is deterministic."""
+import threading
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import clstat
+
+
+def test_devices_and_context():
+    assert len(clstat.devices()) >= 1
+    ctx = clstat.Context()
+    assert "clstat.Context on" in repr(ctx)
+    assert clstat.median(np.arange(5.0), ctx=ctx) == 2.0
+
+
+def test_gaussian_kde_equals_scipy():
+    rng = np.random.default_rng(1)
+    data = rng.normal(size=(2, 400))
+    pts = rng.normal(size=(2, 50))
+    for bw in (None, "silverman", 0.3):
+        ours = clstat.gaussian_kde(data, bw_method=bw)
+        ref = scipy.stats.gaussian_kde(data, bw_method=bw)
+        np.testing.assert_allclose(ours.covariance, ref.covariance, rtol=1e-13)
+        np.testing.assert_allclose(ours(pts), ref(pts), rtol=1e-12)
+        np.testing.assert_allclose(ours.logpdf(pts), ref.logpdf(pts), rtol=1e-12)
+    w = rng.random(400)
+    np.testing.assert_allclose(clstat.gaussian_kde(data, weights=w)(pts),
+                               scipy.stats.gaussian_kde(data, weights=w)(pts), rtol=1e-12)
+    r = clstat.gaussian_kde(data[0]).resample(20000, seed=3)
+    assert r.shape == (1, 20000)
+    assert abs(r.mean() - data[0].mean()) < 0.05
+
+
+def test_kde_forms():
+    x = np.random.default_rng(2).normal(size=1000)
+    y = np.linspace(-3, 3, 13)
+    f = clstat.kde(x, y, bandwidth=0.3)
+    ref = np.exp(-0.5 * ((y[:, None] - x[None, :]) / 0.3) ** 2).sum(1) / (1000 * 0.3 * np.sqrt(2 * np.pi))
+    np.testing.assert_allclose(f, ref, rtol=1e-12)
+    np.testing.assert_allclose(clstat.kde(x, y, bandwidth=0.3, log=True), np.log(ref), rtol=1e-12)
+    f32 = clstat.kde(x, y, bandwidth=0.3, precision="float32")
+    np.testing.assert_allclose(f32, ref, rtol=1e-5)
+    loo = clstat.kde(x, bandwidth=0.3, loo=True)
+    assert loo.shape == (1000,)
+
+
+def test_bandwidths():
+    x = np.random.default_rng(3).normal(size=(500, 2))
+    kde = scipy.stats.gaussian_kde(x.T)
+    np.testing.assert_allclose(clstat.bandwidth.scott(x), kde.covariance, rtol=1e-12)
+    h = clstat.bandwidth.plugin(x[:, 0])
+    assert h.shape == (1,) and 0.1 < h[0] < 0.6
+    r = clstat.bandwidth.lscv_h(x[:, 0])
+    assert r.h[0] > 0 and not r.at_boundary
+    assert clstat.bandwidth.silverman(x).shape == (2,)
+
+
+def test_stable_against_scipy():
+    # Not at x = loc: there SciPy 1.10's default pdf is wrong (0.1602 for alpha 1.5, beta 0.5,
+    # where the derivative of both libraries' cdf is 0.12706, clstat's pdf).
+    x = np.linspace(-5, 5, 20)
+    scipy.stats.levy_stable.parameterization = "S1"
+    for alpha, beta in ((1.5, 0.5), (0.8, -0.3), (1.9, 1.0)):
+        ref_pdf = scipy.stats.levy_stable.pdf(x, alpha, beta, loc=0.5, scale=2)
+        ref_cdf = scipy.stats.levy_stable.cdf(x, alpha, beta, loc=0.5, scale=2)
+        ours_pdf = clstat.stable.pdf(x, alpha, beta, loc=0.5, scale=2, parameterization="S1")
+        ours_cdf = clstat.stable.cdf(x, alpha, beta, loc=0.5, scale=2, parameterization="S1")
+        np.testing.assert_allclose(ours_pdf, ref_pdf, rtol=1e-8)
+        np.testing.assert_allclose(ours_cdf, ref_cdf, rtol=1e-8, atol=1e-12)
+    q = clstat.stable.ppf([0.01, 0.5, 0.99], 1.5, 0.5)
+    np.testing.assert_allclose(clstat.stable.cdf(q, 1.5, 0.5), [0.01, 0.5, 0.99], atol=1e-12)
+    assert isinstance(clstat.stable.pdf(0.0, 1.5, 0.0), float)
+
+
+def test_stable_sample_and_fit():
+    y = clstat.stable.rvs(1.5, 0.5, size=4000, seed=7)
+    np.testing.assert_array_equal(y, clstat.stable.rvs(1.5, 0.5, size=4000, seed=7))
+    r = clstat.stable.fit_result(y)
+    assert r.converged
+    assert abs(r.alpha - 1.5) < 5 * r.se_alpha and abs(r.beta - 0.5) < 5 * r.se_beta
+    assert len(clstat.stable.fit(y, method="mcculloch")) == 4
+
+
+def r_type3(a, p):
+    """R's quantile(type = 3): the order statistic nearest n p, ties to the even one (1-based)."""
+    x = np.sort(a)
+    n = len(x)
+    j = int(np.floor(n * p - 0.5))
+    g = n * p - 0.5 - j
+    k = j if (g == 0 and j % 2 == 0) else j + 1
+    return x[min(max(k, 1), n) - 1]
+
+
+@pytest.mark.parametrize("method", sorted(clstat._METHODS))
+def test_quantile_against_numpy(method):
+    a = np.random.default_rng(4).exponential(size=1001)
+    q = [0.0, 0.013, 0.25, 0.5, 0.77, 1.0]
+    ours = clstat.quantile(a, q, method=method)
+    if method == "closest_observation":
+        # clstat is R's type 3; NumPy 1.x picks another order statistic at some p.
+        np.testing.assert_array_equal(ours, [r_type3(a, p) for p in q])
+    elif method in ("inverted_cdf", "averaged_inverted_cdf", "linear"):
+        np.testing.assert_array_equal(ours, np.quantile(a, q, method=method))
+    else:
+        # The interpolating types agree to rounding (R's formula, which clstat follows bit for
+        # bit, and NumPy's order the same operations differently).
+        np.testing.assert_allclose(ours, np.quantile(a, q, method=method), rtol=2e-15)
+
+
+def test_order_statistics():
+    rng = np.random.default_rng(5)
+    a = rng.normal(size=100001)
+    assert clstat.median(a) == np.median(a)
+    f = a.astype(np.float32)
+    assert clstat.median(f) == np.median(f.astype(np.float64))  # float32 data, exact median
+    assert clstat.kth_smallest(f, 10).dtype == np.float32
+    assert clstat.kth_smallest(a, 10) == np.partition(a, 9)[9]
+    vals, idx = clstat.topk(a, 5)
+    np.testing.assert_array_equal(vals, np.sort(a)[::-1][:5])
+    np.testing.assert_array_equal(a[idx], vals)
+    i = rng.integers(-1000, 1000, size=999).astype(np.int64)
+    assert clstat.median(i) == np.median(i)
+    nan = a.copy()
+    nan[3] = np.nan
+    assert np.isnan(clstat.median(nan))
+    assert clstat.median(nan, nan="omit") == np.nanmedian(nan)
+    with pytest.raises(ValueError, match="method 'nearest'"):
+        clstat.quantile(a, 0.5, method="nearest")
+
+
+def test_robust_regression():
+    rng = np.random.default_rng(6)
+    n = 1000
+    X = rng.uniform(0, 10, size=(n, 2))
+    y = 1 + X @ [2.0, -1.0] + rng.normal(0, 0.5, n)
+    X[:200, 0] += 20
+    y[:200] -= 40
+    fit = clstat.robust.lts(X, y)
+    np.testing.assert_allclose(fit.coefficients, [1, 2, -1], atol=0.15)
+    assert set(range(200)) <= set(fit.outliers.tolist())
+    m = clstat.robust.lms(X, y)
+    np.testing.assert_allclose(m.coefficients, [1, 2, -1], atol=0.5)
+
+
+def test_grid_integrates_to_one():
+    x = np.random.default_rng(7).normal(size=(5000, 2))
+    g = clstat.grid(x, [-6, -6], [6, 6], [121, 121])
+    assert g.shape == (121, 121)
+    assert abs(g.sum() * (12 / 120) ** 2 - 1) < 1e-3
+
+
+def test_bad_input_raises_value_error():
+    with pytest.raises(ValueError, match="NaN|nan|finite"):
+        clstat.kde(np.array([0.0, np.nan, 1.0]), np.zeros(2), bandwidth=0.5)
+    with pytest.raises(ValueError, match="alpha"):
+        clstat.stable.pdf([0.0], 2.5, 0.0)
+    with pytest.raises(ValueError, match="kernel"):
+        clstat.kde(np.zeros(3), np.zeros(2), kernel="box")
+
+
+def test_threads_share_a_context():
+    ctx = clstat.Context()
+    rng = np.random.default_rng(8)
+    sets = [rng.normal(size=3000) for _ in range(8)]
+    y = np.linspace(-3, 3, 257)
+    serial = [clstat.kde(s, y, bandwidth=0.2, ctx=ctx) for s in sets]
+    out = [None] * 8
+
+    def work(i):
+        out[i] = clstat.kde(sets[i], y, bandwidth=0.2, ctx=ctx)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(out, serial):
+        np.testing.assert_array_equal(a, b)
