@@ -14,10 +14,11 @@ failures raise clstat.DeviceError (BuildError, UnsupportedFeature are subclasses
 import numpy as _np
 
 from ._clstat import (BuildError, Context, DeviceError, UnsupportedFeature, __version__,  # noqa: F401
-                      default_context, devices, grid, kde, median)
+                      default_context, devices, grid, kde)
 from . import _clstat
 from . import bandwidth, robust, stable  # noqa: F401
 from ._scipy_kde import gaussian_kde  # noqa: F401
+from ._sklearn_kde import KernelDensity  # noqa: F401
 
 # NumPy's quantile methods are Hyndman and Fan's types 1..9 (numpy.quantile's documentation).
 _METHODS = {"inverted_cdf": 1, "averaged_inverted_cdf": 2, "closest_observation": 3,
@@ -25,8 +26,25 @@ _METHODS = {"inverted_cdf": 1, "averaged_inverted_cdf": 2, "closest_observation"
             "median_unbiased": 8, "normal_unbiased": 9}
 
 
-def quantile(a, q, method="linear", nan="propagate", ctx=None):
-    """Exact sample quantiles of the flattened array, with numpy.quantile's method names.
+def _rows(a, axis):
+    """a with `axis` moved last, as a C-contiguous (rows, cols) array, and the shape of the rest."""
+    a = _np.asarray(a)
+    moved = _np.moveaxis(a, axis, -1)
+    rest = moved.shape[:-1]
+    return _np.ascontiguousarray(moved.reshape(-1, moved.shape[-1])), rest
+
+
+def median(a, axis=None, nan="propagate", ctx=None):
+    """The exact median, as numpy.median(a, axis) (the mean of the two middle values for even
+    counts). axis=None: of the flattened array; an int: along that axis. nan as in quantile."""
+    if axis is None:
+        return _clstat.median(_np.ravel(a), nan, ctx)
+    rows, rest = _rows(a, axis)
+    return _clstat.median_rows(rows, nan, ctx).reshape(rest)
+
+
+def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
+    """Exact sample quantiles, with numpy.quantile's method names and axis.
 
     Parameters
     ----------
@@ -34,6 +52,9 @@ def quantile(a, q, method="linear", nan="propagate", ctx=None):
         The data (float32, float64, int32 and int64 are read as they are).
     q : float or array_like
         Probabilities in [0, 1].
+    axis : None or int
+        None: of the flattened array; an int: along that axis (the result's first dimensions are
+        q's, as NumPy's).
     method : str
         One of NumPy's nine methods that are Hyndman and Fan's types (inverted_cdf, ...,
         linear (the default, R's type 7), median_unbiased, normal_unbiased). NumPy's 'lower',
@@ -53,8 +74,13 @@ def quantile(a, q, method="linear", nan="propagate", ctx=None):
         raise ValueError(f"method {method!r} is not one of {sorted(_METHODS)}")
     scalar = _np.ndim(q) == 0
     probs = _np.atleast_1d(_np.asarray(q, dtype=float)).ravel().tolist()
-    out = _clstat.quantiles(_np.ravel(a), probs, _METHODS[method], nan, ctx)
-    return float(out[0]) if scalar else out.reshape(_np.shape(q))
+    if axis is None:
+        out = _clstat.quantiles(_np.ravel(a), probs, _METHODS[method], nan, ctx)
+        return float(out[0]) if scalar else out.reshape(_np.shape(q))
+    rows, rest = _rows(a, axis)
+    out = _clstat.quantiles_rows(rows, probs, _METHODS[method], nan, ctx).reshape(rest + (len(probs),))
+    out = _np.moveaxis(out, -1, 0)
+    return out[0] if scalar else out.reshape(_np.shape(q) + rest)
 
 
 def kth_smallest(a, k, ctx=None):

@@ -43,3 +43,43 @@ def fit_result(data, method="mle", parameterization="S0", ctx=None):
     """The whole fit: alpha, beta, loc, scale, their standard errors (se_*; MLE only), loglik,
     converged and iterations."""
     return _NS(**_clstat.stable_fit(_np.asarray(data, dtype=float).ravel(), method, parameterization, ctx))
+
+
+class _LevyStable:
+    """An object that behaves like scipy.stats.levy_stable for pdf, logpdf, cdf, sf, ppf, isf,
+    rvs and fit, with its `parameterization` attribute ("S1", SciPy's default, or "S0")."""
+
+    def __init__(self):
+        self.parameterization = "S1"
+
+    def _call(self, fn, x, alpha, beta, loc, scale):
+        return fn(x, alpha, beta, loc, scale, parameterization=self.parameterization)
+
+    def pdf(self, x, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(pdf, x, alpha, beta, loc, scale)
+
+    def logpdf(self, x, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(logpdf, x, alpha, beta, loc, scale)
+
+    def cdf(self, x, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(cdf, x, alpha, beta, loc, scale)
+
+    def sf(self, x, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(sf, x, alpha, beta, loc, scale)
+
+    def ppf(self, q, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(ppf, q, alpha, beta, loc, scale)
+
+    def isf(self, q, alpha, beta, loc=0.0, scale=1.0):
+        return self._call(isf, q, alpha, beta, loc, scale)
+
+    def rvs(self, alpha, beta, loc=0.0, scale=1.0, size=1, random_state=None):
+        seed = random_state if isinstance(random_state, int) else int(_np.random.default_rng(random_state).integers(2**63))
+        n = int(_np.prod(size))
+        return rvs(alpha, beta, loc, scale, n, seed, self.parameterization).reshape(size)
+
+    def fit(self, data):
+        return fit(data, "mle", self.parameterization)
+
+
+levy_stable = _LevyStable()

@@ -57,6 +57,33 @@ void bind_order(py::module_& m) {
         }));
       },
       py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
+  // Rows of a C-contiguous (rows, cols) array: the Python layer moves the axis asked for last.
+  m.def(
+      "median_rows",
+      [](py::array a, const std::string& nan, py::object ctx) {
+        if (a.ndim() != 2) throw py::value_error("median_rows needs a 2-d array");
+        const clstat::Context& c = context_of(ctx);
+        const od::Options o = options(nan);
+        const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+        return to_numpy(dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::median_rows(c, t.data(), rows, cols, o);
+        }));
+      },
+      py::arg("a"), py::arg("nan") = "propagate", py::arg("ctx") = py::none());
+  m.def(
+      "quantiles_rows",
+      [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
+        if (a.ndim() != 2) throw py::value_error("quantiles_rows needs a 2-d array");
+        const clstat::Context& c = context_of(ctx);
+        const od::Options o = options(nan);
+        const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+        return to_numpy(dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::quantiles_rows(c, t.data(), rows, cols, probs, type, o);
+        }));
+      },
+      py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
   m.def(
       "kth_smallest",
       [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {

@@ -179,3 +179,37 @@ def test_threads_share_a_context():
         t.join()
     for a, b in zip(out, serial):
         np.testing.assert_array_equal(a, b)
+
+
+def test_median_and_quantile_along_an_axis():
+    a = np.random.default_rng(9).normal(size=(7, 301))
+    np.testing.assert_array_equal(clstat.median(a, axis=1), np.median(a, axis=1))
+    np.testing.assert_array_equal(clstat.median(a, axis=0), np.median(a, axis=0))
+    np.testing.assert_allclose(clstat.quantile(a, [0.1, 0.9], axis=1), np.quantile(a, [0.1, 0.9], axis=1), rtol=2e-15)
+    np.testing.assert_allclose(clstat.quantile(a, 0.3, axis=0), np.quantile(a, 0.3, axis=0), rtol=2e-15)
+
+
+def test_kernel_density_protocol():
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(500, 2))
+    kd = clstat.KernelDensity(bandwidth=0.4).fit(X)
+    pts = rng.normal(size=(20, 2))
+    # The Gaussian product kernel with h = 0.4 is scikit-learn's radial one: check against the sum.
+    d2 = ((pts[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    direct = np.log(np.exp(-0.5 * d2 / 0.16).mean(1) / (2 * np.pi * 0.16))
+    np.testing.assert_allclose(kd.score_samples(pts), direct, rtol=1e-12)
+    assert kd.score(pts) == pytest.approx(direct.sum(), rel=1e-12)
+    assert kd.set_params(bandwidth="scott").get_params()["bandwidth"] == "scott"
+    assert kd.fit(X).bandwidth_ == pytest.approx(500 ** (-1 / 6))
+    assert kd.sample(100, random_state=1).shape == (100, 2)
+    with pytest.raises(ValueError, match="product kernels"):
+        clstat.KernelDensity(kernel="epanechnikov").fit(X)
+
+
+def test_levy_stable_object():
+    ls = clstat.stable.levy_stable
+    assert ls.parameterization == "S1"
+    x = np.array([-1.0, 0.3, 2.0])
+    np.testing.assert_allclose(ls.pdf(x, 1.5, 0.5, loc=1, scale=2),
+                               clstat.stable.pdf(x, 1.5, 0.5, loc=1, scale=2, parameterization="S1"), rtol=0)
+    assert ls.rvs(1.5, 0.5, size=(3, 4), random_state=5).shape == (3, 4)
