@@ -2,6 +2,7 @@
 // (bind_*.cpp). The pure-Python package clstat/ wraps these with SciPy's and NumPy's names.
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <mutex>
 
 #include "common.hpp"
@@ -80,6 +81,9 @@ PYBIND11_MODULE(_clstat, m) {
   m.def("default_context", [] { return &context_of(py::none()); }, py::return_value_policy::reference,
         "The module's default Context (made on first use).");
   m.attr("__version__") = CLSTAT_VERSION_STRING;
+  // The address every float64 argument reaches the library at (tests: C-contiguous float64 input
+  // must arrive without a copy).
+  m.def("_float64_address", [](F64 a) { return reinterpret_cast<std::uintptr_t>(a.data()); });
 
   bind_kde(m);
   bind_bandwidth(m);

@@ -213,3 +213,12 @@ def test_levy_stable_object():
     np.testing.assert_allclose(ls.pdf(x, 1.5, 0.5, loc=1, scale=2),
                                clstat.stable.pdf(x, 1.5, 0.5, loc=1, scale=2, parameterization="S1"), rtol=0)
     assert ls.rvs(1.5, 0.5, size=(3, 4), random_state=5).shape == (3, 4)
+
+
+def test_float64_input_is_not_copied():
+    a = np.random.default_rng(11).normal(size=(1000, 3))
+    assert clstat._clstat._float64_address(a) == a.ctypes.data          # used in place
+    t = a.T                                                               # not C-contiguous
+    assert clstat._clstat._float64_address(t) != t.ctypes.data           # converted once
+    f = a.astype(np.float32)
+    assert clstat._clstat._float64_address(f) != f.ctypes.data           # converted once
