@@ -29,6 +29,9 @@ def test_gaussian_kde_equals_scipy():
     w = rng.random(400)
     np.testing.assert_allclose(clstat.gaussian_kde(data, weights=w)(pts),
                                scipy.stats.gaussian_kde(data, weights=w)(pts), rtol=1e-12)
+    one = clstat.gaussian_kde(data[0])
+    assert one.integrate_box_1d(-1, 0.5) == pytest.approx(scipy.stats.gaussian_kde(data[0]).integrate_box_1d(-1, 0.5),
+                                                          rel=1e-12)
     r = clstat.gaussian_kde(data[0]).resample(20000, seed=3)
     assert r.shape == (1, 20000)
     assert abs(r.mean() - data[0].mean()) < 0.05
