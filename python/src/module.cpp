@@ -16,11 +16,11 @@ std::unique_ptr<clstat::Context> default_ctx;
 
 const clstat::Context& context_of(const py::object& ctx) {
   if (!ctx.is_none()) return ctx.cast<const clstat::Context&>();
+  // The mutex is taken with the GIL released: a thread that held the GIL while waiting for it
+  // would deadlock the thread building the context (which needs the GIL back to return).
+  py::gil_scoped_release nogil;
   std::lock_guard<std::mutex> lock(default_mutex);
-  if (!default_ctx) {
-    py::gil_scoped_release nogil;  // building the context may compile kernels
-    default_ctx = std::make_unique<clstat::Context>();
-  }
+  if (!default_ctx) default_ctx = std::make_unique<clstat::Context>();  // may compile kernels
   return *default_ctx;
 }
 

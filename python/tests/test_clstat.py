@@ -225,3 +225,15 @@ def test_float64_input_is_not_copied():
     assert clstat._clstat._float64_address(t) != t.ctypes.data           # converted once
     f = a.astype(np.float32)
     assert clstat._clstat._float64_address(f) != f.ctypes.data           # converted once
+
+
+def test_default_context_built_by_many_threads_at_once():
+    # In a fresh interpreter, so that the first calls build the default context concurrently.
+    import subprocess
+    import sys
+    code = ("import threading, numpy as np, clstat\n"
+            "x = np.arange(1001.0); out = []\n"
+            "ts = [threading.Thread(target=lambda: out.append(clstat.median(x))) for _ in range(8)]\n"
+            "[t.start() for t in ts]; [t.join() for t in ts]\n"
+            "assert out == [500.0] * 8, out\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
