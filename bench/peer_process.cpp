@@ -8,7 +8,17 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace clstat_bench {
+
+std::optional<double> peer_number(const std::string& out, const std::string& key) {
+  const auto doc = nlohmann::json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::nullopt;
+  const auto it = doc.find(key);
+  if (it == doc.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
 
 PeerRun run_peer(const std::string& command) {
   PeerRun r;

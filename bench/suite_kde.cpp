@@ -149,15 +149,15 @@ void add_torch_peer(Row& r, const KdeBenchOptions& o, bool gpu, std::size_t n, s
                           (prec == Precision::float64 ? "float64" : "float32") + " --device " +
                           (gpu ? "cuda" : "cpu") + " --repeats 2";
   const clstat_bench::PeerRun p = clstat_bench::run_peer(cmd);
-  const auto k = p.out.find("\"gpairs_per_s\":");
-  if (!p.ok || k == std::string::npos) {
+  const auto rate = p.ok ? clstat_bench::peer_number(p.out, "gpairs_per_s") : std::nullopt;
+  if (!rate) {
     r.peer_error = "torch: " + (p.ok ? "no gpairs_per_s in its output: " + p.out : p.why);
     std::cerr << "[clstat-bench] torch peer unavailable: " << r.peer_error << "\n";
     return;
   }
   std::cerr << "[clstat-bench] torch: " << p.out;
   r.peer = "torch";
-  r.peer_throughput = std::atof(p.out.c_str() + k + 15);
+  r.peer_throughput = *rate;
 }
 
 KdeOptions gaussian(std::size_t d, std::size_t n, Precision prec) {

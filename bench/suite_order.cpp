@@ -82,11 +82,8 @@ std::vector<Peer> run_peers(const OrderBenchOptions& o, std::size_t n, const cha
   const clstat_bench::PeerRun p = clstat_bench::run_peer(cmd);
   std::cerr << "[clstat-bench] select peers: " << (p.ok ? p.out : p.why + "\n");
   if (!p.ok) *why = "select_torch_cupy.py: " + p.why;
-  for (const char* name : {"torch.median", "torch.kthvalue", "cupy.median", "torch.sort"}) {
-    const std::string key = std::string("\"") + name + "_ms\": ";
-    const auto k = p.out.find(key);
-    if (k != std::string::npos) out.push_back({name, std::atof(p.out.c_str() + k + key.size())});
-  }
+  for (const char* name : {"torch.median", "torch.kthvalue", "cupy.median", "torch.sort"})
+    if (const auto ms = clstat_bench::peer_number(p.out, std::string(name) + "_ms")) out.push_back({name, *ms});
   if (p.ok && out.empty()) *why = "select_torch_cupy.py printed no timings: " + p.out;
   return out;
 }

@@ -52,26 +52,13 @@ class _LevyStable:
     def __init__(self):
         self.parameterization = "S1"
 
-    def _call(self, fn, x, alpha, beta, loc, scale):
-        return fn(x, alpha, beta, loc, scale, parameterization=self.parameterization)
-
-    def pdf(self, x, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(pdf, x, alpha, beta, loc, scale)
-
-    def logpdf(self, x, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(logpdf, x, alpha, beta, loc, scale)
-
-    def cdf(self, x, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(cdf, x, alpha, beta, loc, scale)
-
-    def sf(self, x, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(sf, x, alpha, beta, loc, scale)
-
-    def ppf(self, q, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(ppf, q, alpha, beta, loc, scale)
-
-    def isf(self, q, alpha, beta, loc=0.0, scale=1.0):
-        return self._call(isf, q, alpha, beta, loc, scale)
+    def __getattr__(self, name):
+        # pdf, logpdf, cdf, sf, ppf, isf: the module's functions in this object's parameterisation.
+        if name not in ("pdf", "logpdf", "cdf", "sf", "ppf", "isf"):
+            raise AttributeError(name)
+        fn = globals()[name]
+        return lambda x, alpha, beta, loc=0.0, scale=1.0: fn(x, alpha, beta, loc, scale,
+                                                           parameterization=self.parameterization)
 
     def rvs(self, alpha, beta, loc=0.0, scale=1.0, size=1, random_state=None):
         seed = random_state if isinstance(random_state, int) else int(_np.random.default_rng(random_state).integers(2**63))

@@ -13,6 +13,13 @@ py::array_t<std::int64_t> indices(const std::vector<std::size_t>& v) {
   std::copy(v.begin(), v.end(), out.mutable_data());
   return out;
 }
+// Rows n and columns p of X, with y of n values; ValueError otherwise.
+void design_shape(const F64& X, const F64& y, std::size_t& n, std::size_t& p) {
+  shape_2d(X, "X", n, p);
+  if (static_cast<std::size_t>(y.size()) != n)
+    throw py::value_error("y has " + std::to_string(y.size()) + " values, X " + std::to_string(n) + " rows");
+}
+
 }  // namespace
 
 void bind_robust(py::module_& m) {
@@ -20,9 +27,7 @@ void bind_robust(py::module_& m) {
       "lts",
       [](F64 X, F64 y, double alpha, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {
         std::size_t n, p;
-        shape_2d(X, "X", n, p);
-        if (static_cast<std::size_t>(y.size()) != n)
-          throw py::value_error("y has " + std::to_string(y.size()) + " values, X " + std::to_string(n) + " rows");
+        design_shape(X, y, n, p);
         rb::LtsOptions o;
         o.alpha = alpha;
         o.intercept = intercept;
@@ -54,9 +59,7 @@ void bind_robust(py::module_& m) {
       "lms",
       [](F64 X, F64 y, std::size_t h, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {
         std::size_t n, p;
-        shape_2d(X, "X", n, p);
-        if (static_cast<std::size_t>(y.size()) != n)
-          throw py::value_error("y has " + std::to_string(y.size()) + " values, X " + std::to_string(n) + " rows");
+        design_shape(X, y, n, p);
         rb::LmsOptions o;
         o.h = h;
         o.intercept = intercept;

@@ -18,6 +18,20 @@ namespace clstat::robust {
 
 using namespace detail;
 
+namespace {
+
+// The shortest window of h sorted residuals (Rousseeuw's LMS location, MASS's adjustment):
+// its middle and its width. O(n log n) for the sort.
+std::pair<double, double> shortest_window(std::vector<double> r, std::size_t h) {
+  std::sort(r.begin(), r.end());
+  std::size_t j = 0;
+  for (std::size_t t = 1; t + h <= r.size(); ++t)
+    if (r[t + h - 1] - r[t] < r[j + h - 1] - r[j]) j = t;
+  return {0.5 * (r[j + h - 1] + r[j]), r[j + h - 1] - r[j]};
+}
+
+}  // namespace
+
 LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LmsOptions& o) {
   // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
@@ -92,15 +106,7 @@ LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
         const auto r = residuals_of(x, n, p, o.intercept, y, coef);
         // The h rows of smallest |r - m|, m the middle of the shortest window of h residuals
         // (the adjusted intercept) or 0 without adjustment.
-        double mid = 0;
-        if (adjust) {
-          std::vector<double> sr(r);
-          std::sort(sr.begin(), sr.end());
-          std::size_t j = 0;
-          for (std::size_t t = 1; t + h <= n; ++t)
-            if (sr[t + h - 1] - sr[t] < sr[j + h - 1] - sr[j]) j = t;
-          mid = 0.5 * (sr[j + h - 1] + sr[j]);
-        }
+        const double mid = adjust ? shortest_window(r, h).first : 0.0;
         std::vector<std::uint32_t> pool(all);
         std::nth_element(pool.begin(), pool.begin() + (h - 1), pool.end(), [&](std::uint32_t a, std::uint32_t b) {
           const double da = std::fabs(r[a] - mid), db = std::fabs(r[b] - mid);
@@ -130,13 +136,8 @@ LmsFit lms(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   if (f.coefficients.empty()) throw std::logic_error(std::string(op) + ": the best p-subset is singular");
   std::vector<double> r = residuals_of(x, n, p, o.intercept, y, f.coefficients);
   if (adjust) {
-    std::vector<double> s(r);
-    std::sort(s.begin(), s.end());
-    std::size_t j = 0;
-    for (std::size_t t = 1; t + h <= n; ++t)
-      if (s[t + h - 1] - s[t] < s[j + h - 1] - s[j]) j = t;
-    const double w = s[j + h - 1] - s[j];
-    f.coefficients[0] += 0.5 * (s[j + h - 1] + s[j]);
+    const auto [mid, w] = shortest_window(r, h);
+    f.coefficients[0] += mid;
     f.crit = 0.25 * w * w;
     r = residuals_of(x, n, p, o.intercept, y, f.coefficients);
   } else {

@@ -49,12 +49,18 @@ def mixture(n, seed):
     return np.where(pick, rng.normal(-2, 0.5, n), rng.normal(1, 1, n))
 
 
-def kde_figure(clstat, tmp, out):
+def mixture_files(tmp):
+    """The sample of the KDE and bandwidth figures and the 401 points they are drawn at, as files."""
     x = mixture(2000, 1)
     data, at = os.path.join(tmp, "mix.csv"), os.path.join(tmp, "at.csv")
     write_column(data, "x", x)
     grid = np.linspace(-5, 5, 401)
     write_column(at, "x", grid)
+    return x, data, at, grid
+
+
+def kde_figure(clstat, tmp, out):
+    x, data, at, grid = mixture_files(tmp)
     h = float(json.loads(run(clstat, "bandwidth", "--data", data, "--method", "plugin", "--json")[0])["h"][0])
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     ax.hist(x, bins=60, density=True, color="#ddd", label="histogram, n = 2000")
@@ -78,11 +84,7 @@ def kde_figure(clstat, tmp, out):
 
 
 def bandwidth_figure(clstat, tmp, out):
-    x = mixture(2000, 1)
-    data, at = os.path.join(tmp, "mix.csv"), os.path.join(tmp, "at.csv")
-    write_column(data, "x", x)
-    grid = np.linspace(-5, 5, 401)
-    write_column(at, "x", grid)
+    x, data, at, grid = mixture_files(tmp)
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
     ax.hist(x, bins=60, density=True, color="#ddd", label="histogram, n = 2000")
     for method, colour in (("silverman", "#2ca02c"), ("plugin", "#1f77b4"), ("lscv-h", "#d62728")):
