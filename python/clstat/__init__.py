@@ -13,8 +13,8 @@ failures raise clstat.DeviceError (BuildError, UnsupportedFeature are subclasses
 """
 import numpy as _np
 
-from ._clstat import (BuildError, Context, DeviceError, UnsupportedFeature, __version__,  # noqa: F401
-                      default_context, devices, grid, kde)
+from ._clstat import (BuildError, Context, DeviceArray, DeviceError, UnsupportedFeature,  # noqa: F401
+                      __version__, default_context, devices, grid, kde)
 from . import _clstat
 from . import bandwidth, robust, stable  # noqa: F401
 from ._scipy_kde import gaussian_kde  # noqa: F401
@@ -34,9 +34,72 @@ def _rows(a, axis):
     return _np.ascontiguousarray(moved.reshape(-1, moved.shape[-1])), rest
 
 
+def to_device(a, ctx=None):
+    """Copy an array to a device, for repeated order statistics on the same data.
+
+    Parameters
+    ----------
+    a : array_like
+        float32, float64, int32 and int64 keep their type; anything else becomes float64.
+    ctx : Context, optional
+        The device (default: the module's default context).
+
+    Returns
+    -------
+    DeviceArray
+        With ``shape``, ``dtype``, ``size``, ``nbytes`` and ``get()`` (a NumPy copy, as
+        ``cupy.ndarray.get``). `median`, `quantile`, `partition_kth` and `topk` take it in place
+        of a NumPy array (flattened; no axis) and read it where it is, without a copy.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> d = clstat.to_device(np.arange(10, dtype=np.float32))
+    >>> clstat.median(d)
+    4.5
+    """
+    return _clstat.to_device(a, ctx)
+
+
+def _device(a, axis, what):
+    """True when a is a DeviceArray (which takes no axis)."""
+    if not isinstance(a, DeviceArray):
+        return False
+    if axis is not None:
+        raise ValueError(f"{what}: a DeviceArray is read flattened; axis must be None")
+    return True
+
+
 def median(a, axis=None, nan="propagate", ctx=None):
-    """The exact median, as numpy.median(a, axis) (the mean of the two middle values for even
-    counts). axis=None: of the flattened array; an int: along that axis. nan as in quantile."""
+    """The exact median, as ``numpy.median(a, axis)``.
+
+    Parameters
+    ----------
+    a : array_like or DeviceArray
+        float32, float64, int32 and int64 are read as they are; other types become float64.
+    axis : None or int
+        None: the median of the flattened array; an int: along that axis.
+    nan : {'propagate', 'omit', 'raise'}
+        Any NaN gives NaN (numpy.median), NaNs are dropped (numpy.nanmedian), or ValueError.
+    ctx : Context, optional
+        The device (a DeviceArray's own context is used for it).
+
+    Returns
+    -------
+    float or ndarray
+        The middle value for an odd count, the mean of the two middle ones for an even count,
+        exact: equal to NumPy's result (for float64 data, (a + b) / 2 correctly rounded).
+        Cost: a few passes over the data on the device (radix selection), plus the copy to
+        the device for host arrays.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> clstat.median(np.array([[1.0, 5.0, 2.0], [4.0, 3.0, 6.0]]), axis=1)
+    array([2., 4.])
+    """
+    if _device(a, axis, "median"):
+        return _clstat.median_device(a, nan)
     if axis is None:
         return _clstat.median(_np.ravel(a), nan, ctx)
     rows, rest = _rows(a, axis)
@@ -48,7 +111,7 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
 
     Parameters
     ----------
-    a : array_like
+    a : array_like or DeviceArray
         The data (float32, float64, int32 and int64 are read as they are).
     q : float or array_like
         Probabilities in [0, 1].
@@ -62,6 +125,8 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     nan : {'propagate', 'omit', 'raise'}
         NaN handling: any NaN gives NaN (numpy.quantile), NaNs are dropped (numpy.nanquantile),
         or ValueError.
+    ctx : Context, optional
+        The device.
 
     Returns
     -------
@@ -69,11 +134,20 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
         The quantiles, in double, equal bit for bit to R's quantile(a, q, type). NumPy agrees
         to rounding (a few ulp for the interpolating methods); NumPy 1.x's closest_observation
         picks another order statistic than R's type 3 at some q.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> clstat.quantile(np.arange(11.0), [0.1, 0.5], method="linear")
+    array([1., 5.])
     """
     if method not in _METHODS:
         raise ValueError(f"method {method!r} is not one of {sorted(_METHODS)}")
     scalar = _np.ndim(q) == 0
     probs = _np.atleast_1d(_np.asarray(q, dtype=float)).ravel().tolist()
+    if _device(a, axis, "quantile"):
+        out = _clstat.quantiles_device(a, probs, _METHODS[method], nan)
+        return float(out[0]) if scalar else out.reshape(_np.shape(q))
     if axis is None:
         out = _clstat.quantiles(_np.ravel(a), probs, _METHODS[method], nan, ctx)
         return float(out[0]) if scalar else out.reshape(_np.shape(q))
@@ -83,15 +157,66 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     return out[0] if scalar else out.reshape(_np.shape(q) + rest)
 
 
-def kth_smallest(a, k, ctx=None):
-    """The k-th smallest values of the flattened array, k 1-based (torch.kthvalue's k;
-    numpy.partition(a, k - 1)[k - 1]). k may be an int or a list; returns the same shape."""
-    scalar = _np.ndim(k) == 0
-    out = _clstat.kth_smallest(_np.ravel(a), _np.atleast_1d(k).astype(_np.uint64).tolist(), ctx)
+def partition_kth(a, kth, ctx=None):
+    """The values that ``numpy.partition(a.ravel(), kth)`` puts at the positions kth.
+
+    Parameters
+    ----------
+    a : array_like or DeviceArray
+        The data, flattened (float32, float64, int32 and int64 keep their type).
+    kth : int or sequence of int
+        0-based positions in sorted order (0 is the minimum); negative counts from the end.
+    ctx : Context, optional
+        The device.
+
+    Returns
+    -------
+    scalar or ndarray
+        ``numpy.sort(a.ravel())[kth]``, found by radix selection without sorting.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> clstat.partition_kth(np.array([5, 1, 4, 2, 3]), [0, -1])
+    array([1, 5])
+    """
+    scalar = _np.ndim(kth) == 0
+    n = a.size if isinstance(a, DeviceArray) else _np.size(a)
+    k = _np.atleast_1d(_np.asarray(kth)).astype(_np.int64).ravel()
+    if _np.any(k < -n) or _np.any(k >= n):
+        raise ValueError(f"partition_kth: kth out of range for {n} values")
+    ks = (_np.where(k < 0, k + n, k) + 1).astype(_np.uint64).tolist()  # the library's k is 1-based
+    if isinstance(a, DeviceArray):
+        out = _clstat.kth_smallest_device(a, ks)
+    else:
+        out = _clstat.kth_smallest(_np.ravel(a), ks, ctx)
     return out[0] if scalar else out
 
 
 def topk(a, k, largest=True, ctx=None):
-    """The k largest (or smallest) values of the flattened array and their indices, sorted, as
-    torch.topk. Returns (values, indices)."""
+    """The k largest (or smallest) values of the flattened array and their indices, as torch.topk.
+
+    Parameters
+    ----------
+    a : array_like or DeviceArray
+        The data, flattened.
+    k : int
+        How many values (1 <= k <= a.size).
+    largest : bool
+        The largest (True) or the smallest.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        The values, sorted (descending for largest), and their int64 indices in the flattened
+        array; ties are broken by the lower index.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> clstat.topk(np.array([3.0, 9.0, 1.0, 7.0]), 2)
+    (array([9., 7.]), array([1, 3]))
+    """
+    if isinstance(a, DeviceArray):
+        return _clstat.topk_device(a, int(k), bool(largest))
     return _clstat.topk(_np.ravel(a), int(k), bool(largest), ctx)

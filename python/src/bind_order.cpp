@@ -10,15 +10,15 @@ namespace clstat_py {
 
 namespace od = clstat::order;
 
-namespace {
-
-od::Options options(const std::string& nan) {
+od::Options order_options(const std::string& nan) {
   od::Options o;
   if (nan == "omit") o.nan = od::NanPolicy::omit;
   else if (nan == "raise") o.nan = od::NanPolicy::raise;
   else if (nan != "propagate") throw py::value_error("nan must be 'propagate', 'omit' or 'raise'");
   return o;
 }
+
+namespace {
 
 // Calls f with a typed, C-contiguous array for a's dtype.
 template <class F>
@@ -39,7 +39,7 @@ void bind_order(py::module_& m) {
       "median",
       [](py::array a, const std::string& nan, py::object ctx) {
         const clstat::Context& c = context_of(ctx);
-        const od::Options o = options(nan);
+        const od::Options o = order_options(nan);
         return dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;
           return od::median(c, t.data(), static_cast<std::size_t>(t.size()), o);
@@ -50,7 +50,7 @@ void bind_order(py::module_& m) {
       "quantiles",
       [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
         const clstat::Context& c = context_of(ctx);
-        const od::Options o = options(nan);
+        const od::Options o = order_options(nan);
         return to_numpy(dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;
           return od::quantiles(c, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
@@ -63,7 +63,7 @@ void bind_order(py::module_& m) {
       [](py::array a, const std::string& nan, py::object ctx) {
         if (a.ndim() != 2) throw py::value_error("median_rows needs a 2-d array");
         const clstat::Context& c = context_of(ctx);
-        const od::Options o = options(nan);
+        const od::Options o = order_options(nan);
         const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
         return to_numpy(dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;
@@ -76,7 +76,7 @@ void bind_order(py::module_& m) {
       [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
         if (a.ndim() != 2) throw py::value_error("quantiles_rows needs a 2-d array");
         const clstat::Context& c = context_of(ctx);
-        const od::Options o = options(nan);
+        const od::Options o = order_options(nan);
         const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
         return to_numpy(dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;

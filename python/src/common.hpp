@@ -29,10 +29,14 @@ void shape_2d(const py::array& a, const char* what, std::size_t& n, std::size_t&
 /// A new 1-d float64 NumPy array holding v.
 py::array_t<double> to_numpy(const std::vector<double>& v);
 
+/// The order statistics' options for NumPy's nan argument ('propagate', 'omit' or 'raise').
+clstat::order::Options order_options(const std::string& nan);
+
 void bind_kde(py::module_& m);
 void bind_bandwidth(py::module_& m);
 void bind_stable(py::module_& m);
 void bind_order(py::module_& m);
 void bind_robust(py::module_& m);
+void bind_device(py::module_& m);
 
 }  // namespace clstat_py

@@ -90,4 +90,5 @@ PYBIND11_MODULE(_clstat, m) {
   bind_stable(m);
   bind_order(m);
   bind_robust(m);
+  bind_device(m);
 }

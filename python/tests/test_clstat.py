@@ -119,8 +119,8 @@ def test_order_statistics():
     assert clstat.median(a) == np.median(a)
     f = a.astype(np.float32)
     assert clstat.median(f) == np.median(f.astype(np.float64))  # float32 data, exact median
-    assert clstat.kth_smallest(f, 10).dtype == np.float32
-    assert clstat.kth_smallest(a, 10) == np.partition(a, 9)[9]
+    assert clstat.partition_kth(f, 9).dtype == np.float32
+    assert clstat.partition_kth(a, 9) == np.partition(a, 9)[9]
     vals, idx = clstat.topk(a, 5)
     np.testing.assert_array_equal(vals, np.sort(a)[::-1][:5])
     np.testing.assert_array_equal(a[idx], vals)
@@ -237,3 +237,22 @@ def test_default_context_built_by_many_threads_at_once():
             "[t.start() for t in ts]; [t.join() for t in ts]\n"
             "assert out == [500.0] * 8, out\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_device_array_order_statistics():
+    rng = np.random.default_rng(11)
+    for a in (rng.normal(size=30001).astype(np.float32), rng.normal(size=(40, 50)),
+              rng.integers(-1000, 1000, size=7777, dtype=np.int64)):
+        d = clstat.to_device(a)
+        assert d.shape == a.shape and d.dtype == a.dtype and d.size == a.size and d.nbytes == a.nbytes
+        assert np.array_equal(d.get(), a)
+        flat = a.ravel()
+        assert clstat.median(d) == clstat.median(flat) == np.median(flat)
+        assert np.array_equal(clstat.quantile(d, [0.05, 0.5, 0.95]), clstat.quantile(flat, [0.05, 0.5, 0.95]))
+        assert np.array_equal(clstat.partition_kth(d, [0, 17, -1]), np.sort(flat)[[0, 17, -1]])
+        values, indices = clstat.topk(d, 5, largest=False)
+        assert np.array_equal(values, np.sort(flat)[:5]) and np.array_equal(flat[indices], values)
+    with pytest.raises(ValueError, match="axis"):
+        clstat.median(clstat.to_device(np.ones((3, 3))), axis=0)
+    with pytest.raises(ValueError, match="empty"):
+        clstat.to_device(np.zeros(0))

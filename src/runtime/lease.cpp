@@ -75,6 +75,16 @@ void Lease::adopt() {
 
 void Lease::release() noexcept {
   if (!ctx_) return;
+  bool outermost = false;
+  {
+    Lock lock(ctx_->lease_mutex);
+    outermost = ctx_->queue_state[index_].depth == 1;
+  }
+  // What the holder enqueued goes to the device now. OpenCL may keep commands in a queue until a
+  // flush, and a caller that then waits on another queue's event first sees the queues run one
+  // after another: on NVIDIA, 4 stable::pdf calls on 4 queues took 4 times one call without this,
+  // though the driver runs small kernels of different queues at once.
+  if (outermost) clFlush(ctx_->queues[index_]());
   {
     Lock lock(ctx_->lease_mutex);
     auto& st = ctx_->queue_state[index_];
