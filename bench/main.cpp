@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime)
+//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python)
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
@@ -36,6 +36,7 @@
 #include "suite_robust.hpp"
 #include "suite_grid.hpp"
 #include "suite_runtime.hpp"
+#include "suite_python.hpp"
 
 namespace {
 int usage(const char* msg) {
@@ -43,7 +44,7 @@ int usage(const char* msg) {
             << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
-               "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,\n"
+               "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python,\n"
                "comma-separated; all = every suite but stable-fit\n";
   return 2;
 }
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
     const std::size_t e = std::min(suite.find(',', b), suite.size());
     const std::string name = suite.substr(b, e - b);
     static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
-                                             "stable-fit", "order", "robust", "grid", "runtime"};
+                                             "stable-fit", "order", "robust", "grid", "runtime", "python"};
     if (!known.count(name)) return usage(("bad --suite " + name).c_str());
     suites.insert(name);
     b = e + 1;
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
     bool all_pass = true;
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
-      for (const char* name : {"reduce", "pairwise", "kde", "bandwidth", "stable", "order", "grid", "runtime", "robust", "stable-fit"})
+      for (const char* name : {"reduce", "pairwise", "kde", "bandwidth", "stable", "order", "grid", "runtime", "robust", "python", "stable-fit"})
         per_device += want(name) ? 1 : 0;
       steps_total = per_device * devs.size();
     }
@@ -223,6 +224,14 @@ int main(int argc, char** argv) {
         bench::RobustBenchOptions ro;
         ro.large = !cpu;
         for (auto& r : bench::run_robust(ctx, ro)) rep.rows.push_back(r);
+      }
+      if (want("python")) {
+        header(d, "python (import clstat against the C++ call and the Python peers)");
+        bench::PythonBenchOptions po;
+        po.repeats = o.repeats;
+        po.large = !cpu;
+        po.peers_dir = peers_dir;
+        if (peers) for (auto& r : bench::run_python(ctx, po)) rep.rows.push_back(r);
       }
       // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
       if (want("stable-fit")) {
