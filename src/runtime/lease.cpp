@@ -230,4 +230,20 @@ cl::UserEvent user_event(ContextImpl& ctx) {
   }
 }
 
+cl::Buffer staged_write(const Queue& q, const cl::Buffer& dst, const void* src, std::size_t bytes) {
+  require_lease(q, "staged_write");
+  auto* copy = new std::vector<unsigned char>(static_cast<const unsigned char*>(src),
+                                              static_cast<const unsigned char*>(src) + bytes);
+  cl::Event ev;
+  try {
+    queue_of(q).enqueueWriteBuffer(dst, CL_FALSE, 0, bytes, copy->data(), nullptr, &ev);
+    ev.setCallback(CL_COMPLETE, [](cl_event, cl_int, void* p) { delete static_cast<std::vector<unsigned char>*>(p); },
+                   copy);
+  } catch (...) {
+    if (!ev()) delete copy;  // not enqueued: nothing will read it
+    throw;
+  }
+  return dst;
+}
+
 }  // namespace clstat::detail

@@ -88,6 +88,18 @@ cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part 
   return scratch_buffer(q, typeid(E), static_cast<int>(which), static_cast<int>(part), bytes);
 }
 
+/// A small block of host data (an operation's parameters) for q's kernels: copied into q's scratch
+/// `which` by a write the host does not wait for (the bytes are copied first and freed when the
+/// write completes). Not a buffer made with CL_MEM_COPY_HOST_PTR per call: on NVIDIA a kernel that
+/// read such a buffer waited for the kernels of the other queues, so 4 stable::evaluate_async calls
+/// on 4 queues took 4 times one call (3.4 times faster with this; a buffer made but not read by
+/// the kernel did not serialise). Ordered before q's later commands (queues are in order).
+cl::Buffer staged_write(const Queue& q, const cl::Buffer& dst, const void* src, std::size_t bytes);
+template <class E>
+cl::Buffer staged(const Queue& q, E which, const void* src, std::size_t bytes) {
+  return staged_write(q, scratch(q, which, bytes), src, bytes);
+}
+
 /// Device-buffer forms whose kernels read from element 0: `bytes` of `src` from `byte_offset`,
 /// which is src itself at offset 0, else a copy in q's scratch `which` (enqueued after `deps`,
 /// which then becomes the copy's event). A copy, so no rounding; O(bytes) device traffic.

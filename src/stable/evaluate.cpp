@@ -282,9 +282,8 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
   return detail::cl_guard(op, *ci, [&] {
     auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, paired_fns(fns)));
     cl::Kernel k = build::kernel(*prog, "stable_eval", q.index());
-    // The parameters travel by a small buffer the kernel's event keeps alive; no host wait.
-    cl::Buffer pb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, laws.prm.size() * sizeof(double),
-                  const_cast<double*>(laws.prm.data()));
+    // The parameters travel by a staged write; no host wait, no per-call buffer.
+    const cl::Buffer pb = detail::staged(q, StableScratch::params, laws.prm.data(), laws.prm.size() * sizeof(double));
     std::vector<Event> deps = wait;
     const cl::Buffer xb =
         detail::region_in(q, x.raw().impl()->buffer, x_offset * sizeof(double), n * sizeof(double), StableScratch::in, deps);
