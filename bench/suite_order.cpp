@@ -101,12 +101,13 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
     if constexpr (std::is_integral_v<T>) x = clstat_ref::order_data<T>(dist, nmax, 2011);
     else for (std::size_t i = 0; i < nmax; ++i) x[i] = static_cast<T>(xd[i]);  // = order_data<T>
     Buffer<T> dev(ctx, x.data(), nmax);
-    for (int lg = floating ? 13 : o.max_log2; lg <= o.max_log2; lg += 2) {
+    // Every other power of two up to the largest, which the peers are timed at.
+    for (int lg = floating ? 13 + (o.max_log2 - 13) % 2 : o.max_log2; lg <= o.max_log2; lg += 2) {
       const std::size_t n = std::size_t(1) << lg;
       const auto want = reference(x, n, {n / 2, n / 2 + 1});
       const double want_median = (static_cast<double>(want[0]) + static_cast<double>(want[1])) / 2;
       std::vector<clstat::order::Method> methods{clstat::order::Method::radix};
-      if (dist == "normal" && (lg == o.max_log2 || lg == 21)) {
+      if (dist == "normal" && (lg == o.max_log2 || lg == 21 || lg == 22)) {
         methods.push_back(clstat::order::Method::sort);
         if (floating) methods.push_back(clstat::order::Method::cutting_plane);
       }
