@@ -80,6 +80,17 @@ PYBIND11_MODULE(_clstat, m) {
       .def("__repr__", [](const clstat::Context& c) { return "<clstat.Context on " + c.info().label() + ">"; });
   m.def("default_context", [] { return &context_of(py::none()); }, py::return_value_policy::reference,
         "The module's default Context (made on first use).");
+  // The default context is released when the interpreter exits, while the OpenCL driver is still
+  // loaded, not by the C++ static destructors, which may run after a driver's own teardown.
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    std::unique_ptr<clstat::Context> gone;
+    {
+      py::gil_scoped_release nogil;
+      std::lock_guard<std::mutex> lock(default_mutex);
+      gone = std::move(default_ctx);
+    }
+    gone.reset();
+  }));
   m.attr("__version__") = CLSTAT_VERSION_STRING;
   // The address every float64 argument reaches the library at (tests: C-contiguous float64 input
   // must arrive without a copy).
