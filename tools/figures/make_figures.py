@@ -194,10 +194,10 @@ def robust_figure(clstat, tmp, out):
     plt.close(fig)
 
 
-def runtime_figure(result_json, out):
-    doc = json.load(open(result_json))
+def runtime_figure(result_jsons, out):
+    devices = [dev for f in result_jsons for dev in json.load(open(f))["devices"]]
     fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    for dev, colour in zip(doc["devices"], ("#1f77b4", "#d62728", "#2ca02c")):
+    for dev, colour in zip(devices, ("#1f77b4", "#d62728", "#2ca02c")):
         rows = [r for r in dev["rows"] if r["suite"] == "kde" and r["workload"] == "gaussian d=1"]
         for prec, style in (("f32", "-o"), ("f64", "--s")):
             pts = sorted((r["n"], r["throughput"]) for r in rows if r["precision"] == prec)
@@ -231,7 +231,9 @@ def main():
         order_figure(clstat, tmp, out)
         robust_figure(clstat, tmp, out)
     here = os.path.dirname(os.path.abspath(__file__))
-    runtime_figure(os.path.join(here, "..", "..", "bench", "results", "2026-11-24-h100-kde-stable.json"), out)
+    results = os.path.join(here, "..", "..", "bench", "results")
+    runtime_figure([os.path.join(results, "2026-11-24-h100-nvidia-kde-stable-order.json"),
+                    os.path.join(results, "2026-11-24-h100-pocl-kde-stable-order-runtime-python.json")], out)
     return 0
 
 
