@@ -7,12 +7,71 @@ from . import _clstat
 
 
 def lts(X, y, alpha=0.5, intercept=True, nsamp=500, seed=0x5EED5EED, ctx=None):
-    """Returns an object with coefficients, scale, raw_coefficients, raw_scale, residuals,
-    weights, outliers, best (the h-subset), h and objective."""
+    """Least trimmed squares (FAST-LTS), as robustbase::ltsReg.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Explanatory variables, without a column of ones.
+    y : array_like, shape (n,)
+    alpha : float
+        Coverage in [0.5, 1]: h = robustbase's h.alpha.n(alpha, n, p).
+    intercept : bool
+    nsamp : int
+        Random p-subsets (ltsReg's default 500).
+    seed : int
+        The Philox seed: the same subsets on every device.
+    ctx : Context, optional
+
+    Returns
+    -------
+    namespace
+        coefficients, scale (reweighted, intercept first), raw_coefficients, raw_scale,
+        residuals, weights (0 for outliers), outliers (0-based rows), best (the h-subset), h
+        and objective (the sum of the h smallest squared residuals).
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> rng = np.random.default_rng(2)
+    >>> X = rng.uniform(0, 10, (200, 1)); y = 1 + 2 * X[:, 0] + rng.normal(0, 0.1, 200); y[:40] += 20
+    >>> fit = clstat.robust.lts(X, y)
+    >>> fit.coefficients.round(1), len(fit.outliers)
+    (array([1., 2.]), 40)
+    """
     return _NS(**_clstat.lts(X, y, alpha, intercept, nsamp, seed, ctx))
 
 
 def lms(X, y, h=0, intercept=True, nsamp=3000, seed=0x5EED5EED, ctx=None):
-    """Returns an object with coefficients, crit (the h-th smallest squared residual), scale
-    (MASS's two), residuals, outliers, best and h; h = 0 means floor((n + q + 1) / 2)."""
+    """Least median of squares, as MASS::lqs(method = "lms").
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+    y : array_like, shape (n,)
+    h : int
+        The order statistic minimised; 0 means floor((n + q + 1) / 2).
+    intercept : bool
+    nsamp : int
+        Random subsets (MASS's default 3000), in two stages: half from all rows, half from the
+        h rows the first stage's best fit fits best; each fit's intercept is the exact LMS
+        intercept for its slopes.
+    seed : int
+    ctx : Context, optional
+
+    Returns
+    -------
+    namespace
+        coefficients, crit (the h-th smallest squared residual), scale (MASS's two),
+        residuals, outliers, best and h.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> rng = np.random.default_rng(2)
+    >>> X = rng.uniform(0, 10, (200, 1)); y = 1 + 2 * X[:, 0] + rng.normal(0, 0.1, 200); y[:40] += 20
+    >>> fit = clstat.robust.lms(X, y)
+    >>> round(float(fit.coefficients[1]), 1), len(fit.outliers)
+    (2.0, 40)
+    """
     return _NS(**_clstat.lms(X, y, h, intercept, nsamp, seed, ctx))

@@ -12,6 +12,81 @@ import numpy as _np
 from . import _clstat
 
 
+_COMMON = """
+    Parameters
+    ----------
+    {arg}
+    alpha : float
+        Stability index in (0, 2].
+    beta : float
+        Skewness in [-1, 1].
+    loc, scale : float
+        Location and scale (scale > 0) in the chosen parameterisation.
+    parameterization : {{'S0', 'S1'}}
+        Nolan's S0 (continuous in alpha; the default) or S1 (SciPy's default for levy_stable).
+    ctx : Context, optional
+        The device.
+
+    Returns
+    -------
+    float or ndarray
+        {ret} Accuracy: about 1e-13 relative (pdf) and 1e-14 absolute (cdf, sf) away from
+        alpha = 1, and within 5e-12 / 2e-13 near it (stated bounds, checked against 40-digit
+        references); quantiles to 1e-11 relative. NaN in gives NaN out.
+"""
+
+_DOCS = {
+    "pdf": """The density of the stable law S(alpha, beta, scale, loc) at x.
+""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="The density, x's shape.") + """
+    Examples
+    --------
+    >>> import clstat
+    >>> round(clstat.stable.pdf(0.0, 1.5, 0.5), 6)
+    0.284284
+    """,
+    "logpdf": """The log density of the stable law at x (finite far into the tails, where pdf underflows).
+""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="The log density, x's shape.") + """
+    Examples
+    --------
+    >>> import math, clstat
+    >>> math.isclose(clstat.stable.logpdf(0.0, 1.5, 0.5), math.log(clstat.stable.pdf(0.0, 1.5, 0.5)))
+    True
+    """,
+    "cdf": """The distribution function P(X <= x) of the stable law.
+""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="P(X <= x), x's shape.") + """
+    Examples
+    --------
+    >>> import clstat
+    >>> round(clstat.stable.cdf(0.0, 1.5, 0.5), 6)
+    0.462187
+    """,
+    "sf": """The survival function P(X > x) of the stable law, exact in the upper tail (not 1 - cdf).
+""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="P(X > x), x's shape.") + """
+    Examples
+    --------
+    >>> import clstat
+    >>> round(clstat.stable.sf(0.0, 1.5, 0.5) + clstat.stable.cdf(0.0, 1.5, 0.5), 12)
+    1.0
+    """,
+    "ppf": """Quantiles: the x with P(X <= x) = q.
+""" + _COMMON.format(arg="q : array_like\n        Probabilities in [0, 1].", ret="The quantiles, q's shape.") + """
+    Examples
+    --------
+    >>> import clstat
+    >>> round(clstat.stable.ppf(0.5, 1.5, 0.5), 6)
+    0.133853
+    """,
+    "isf": """Upper quantiles: the x with P(X > x) = q (exact for small q, unlike ppf(1 - q)).
+""" + _COMMON.format(arg="q : array_like\n        Probabilities in [0, 1].", ret="The upper quantiles, q's shape.") + """
+    Examples
+    --------
+    >>> import clstat
+    >>> round(clstat.stable.isf(0.5, 1.5, 0.5), 6)
+    0.133853
+    """,
+}
+
+
 def _f(name):
     fn = getattr(_clstat, "stable_" + name)
 
@@ -20,7 +95,7 @@ def _f(name):
         return float(out) if _np.ndim(x) == 0 else out
 
     call.__name__ = name
-    call.__doc__ = f"{name} of the stable law S(alpha, beta, scale, loc) at x (array or scalar)."
+    call.__doc__ = _DOCS[name]
     return call
 
 
@@ -28,13 +103,58 @@ pdf, logpdf, cdf, sf, ppf, isf = (_f(n) for n in ("pdf", "logpdf", "cdf", "sf", 
 
 
 def rvs(alpha, beta, loc=0.0, scale=1.0, size=1, seed=1, parameterization="S0", ctx=None):
-    """size random numbers (Chambers-Mallows-Stuck driven by Philox): a seed gives the same
-    stream on every device."""
+    """Random numbers from the stable law (Chambers-Mallows-Stuck, Philox counters).
+
+    Parameters
+    ----------
+    alpha, beta, loc, scale : float
+        The law, as in pdf.
+    size : int
+        How many.
+    seed : int
+        The Philox key: the same seed gives the same numbers on every device and queue.
+    parameterization : {'S0', 'S1'}
+    ctx : Context, optional
+
+    Returns
+    -------
+    ndarray, shape (size,)
+        Exact to about 1e-15 relative except near alpha = 1 (about 2e-16 |zeta| scale absolute).
+
+    Examples
+    --------
+    >>> import clstat
+    >>> clstat.stable.rvs(1.5, 0.5, size=3, seed=1).round(4)
+    array([2.2915, 0.0657, 0.588 ])
+    """
     return _clstat.stable_rvs(alpha, beta, loc, scale, int(size), int(seed), parameterization, ctx)
 
 
 def fit(data, method="mle", parameterization="S0", ctx=None):
-    """(alpha, beta, loc, scale), as scipy.stats.levy_stable.fit returns them."""
+    """Fit a stable law to data, as scipy.stats.levy_stable.fit.
+
+    Parameters
+    ----------
+    data : array_like
+        The sample (flattened).
+    method : {'mle', 'mcculloch', 'koutrouvelis'}
+        Maximum likelihood (exact likelihoods on the device, Newton steps from McCulloch's
+        estimate), McCulloch's quantile method, or Koutrouvelis's regression.
+    parameterization : {'S0', 'S1'}
+    ctx : Context, optional
+
+    Returns
+    -------
+    tuple
+        (alpha, beta, loc, scale). fit_result gives the standard errors and the log-likelihood.
+
+    Examples
+    --------
+    >>> import clstat
+    >>> x = clstat.stable.rvs(1.7, -0.3, size=3000, seed=3)
+    >>> [round(v, 1) for v in clstat.stable.fit(x, method="mcculloch")]
+    [1.7, -0.3, 0.0, 1.0]
+    """
     r = _clstat.stable_fit(_np.asarray(data, dtype=float).ravel(), method, parameterization, ctx)
     return r["alpha"], r["beta"], r["loc"], r["scale"]
 

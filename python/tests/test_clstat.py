@@ -256,3 +256,26 @@ def test_device_array_order_statistics():
         clstat.median(clstat.to_device(np.ones((3, 3))), axis=0)
     with pytest.raises(ValueError, match="empty"):
         clstat.to_device(np.zeros(0))
+
+
+def test_kernel_density_against_scikit_learn():
+    neighbors = pytest.importorskip("sklearn.neighbors")
+    rng = np.random.default_rng(5)
+    x1 = rng.standard_gamma(2.0, size=(700, 1))
+    at1 = np.linspace(-1, 12, 57).reshape(-1, 1)
+    # 1-d: every kernel clstat shares with scikit-learn is the same function. scikit-learn's
+    # tree sums with atol = rtol = 0 are exact up to rounding, as clstat's.
+    for kernel in ("gaussian", "tophat", "epanechnikov", "linear", "cosine"):
+        ours = clstat.KernelDensity(bandwidth=0.4, kernel=kernel).fit(x1).score_samples(at1)
+        theirs = neighbors.KernelDensity(bandwidth=0.4, kernel=kernel).fit(x1).score_samples(at1)
+        inside = np.isfinite(theirs)
+        assert np.array_equal(inside, np.isfinite(ours)), kernel
+        assert np.allclose(ours[inside], theirs[inside], rtol=0, atol=1e-10), kernel
+    # d = 3, Gaussian (radial = product), with weights and Scott's rule.
+    x3 = rng.normal(size=(500, 3))
+    at3 = rng.normal(size=(40, 3)) * 1.5
+    w = rng.uniform(0.5, 2.0, size=500)
+    ours = clstat.KernelDensity(bandwidth="scott").fit(x3, sample_weight=w)
+    theirs = neighbors.KernelDensity(bandwidth="scott").fit(x3, sample_weight=w)
+    assert np.allclose(ours.score_samples(at3), theirs.score_samples(at3), rtol=0, atol=1e-10)
+    assert abs(ours.score(at3) - theirs.score(at3)) < 1e-8
