@@ -307,7 +307,11 @@ TEST_CASE("bandwidth.lscv_full_matrix_at_least_as_good_as_ks") {
     std::size_t calls = 0;
     bw::LscvMatrixOptions o;
     o.restarts = 1;
-    o.progress = [&](std::size_t, double) { ++calls; };
+    o.progress = [&](const clstat::ProgressReport& p) {
+      ++calls;
+      CHECK(p.done == static_cast<double>(calls));  // one report per evaluation, in order
+      CHECK(p.total == static_cast<double>(o.max_evaluations));
+    };
     const auto r = bw::lscv_H(ctx(), s.x.data(), s.n, d, o);
     const double ks_obj = static_cast<double>(clstat_ref::lscv(s.x, s.n, d, R(std::string(name) + "/Hlscv")));
     INFO(name << ": ours " << r.objective << ", ks " << ks_obj << " (ks reported " << R(std::string(name) + "/Hlscv.objective")[0] << ")");

@@ -377,10 +377,10 @@ TEST_CASE("kde_grid.to_file_in_slabs") {
   o.memory_budget_bytes = 16 * 31 * sizeof(double);  // one tile row per slab: 3 slabs
   const std::string path = "kde_grid_test_" + std::to_string(clstat_test::fresh_seed() % 1000000) + ".f64";
   std::size_t calls = 0, last = 0;
-  const auto written = evaluate_grid_to_file(ctx(), x.data(), n, d, g, path, o, [&](std::size_t done, std::size_t total) {
+  const auto written = evaluate_grid_to_file(ctx(), x.data(), n, d, g, path, o, [&](const clstat::ProgressReport& p) {
     ++calls;
-    last = done;
-    CHECK(total == g.points());
+    last = static_cast<std::size_t>(p.done);
+    CHECK(p.total == static_cast<double>(g.points()));
   });
   CHECK(written == g.points());
   CHECK(calls == 3);

@@ -161,8 +161,9 @@ struct LscvMatrixOptions {
   std::size_t restarts = 3;            ///< extra Nelder-Mead runs from scaled starts (H_NS / 2, 2 H_NS, ...)
   double rel_tol = 1e-10;              ///< stop when the simplex's objective spread <= rel_tol * |best|
   std::size_t max_evaluations = 3000;  ///< for the whole search (all runs and restarts together)
-  /// Called after every objective evaluation: (evaluations so far, best objective so far).
-  std::function<void(std::size_t, double)> progress;
+  /// After every objective evaluation: done = evaluations so far, total = max_evaluations,
+  /// message "lscv_H: evaluation N, best LSCV v".
+  Progress progress;
 };
 
 struct LscvMatrixResult {

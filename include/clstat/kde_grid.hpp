@@ -119,11 +119,12 @@ CLSTAT_EXPORT Event evaluate_grid(const Queue& q, const double* x, std::size_t n
 /// As evaluate_grid, writing the values to `path` as raw little-endian doubles in the same order
 /// (a `.f64` file), or as floats rounded to nearest when `path` ends in `.f32`, slab by slab, so
 /// host memory stays bounded by a few slabs (memory_budget_bytes) whatever the grid's size.
-/// `progress(done, total)` is called after each slab. Returns the number of values written.
+/// `progress` is called after each slab (done and total in grid values). Returns the number of
+/// values written.
 /// Throws std::runtime_error when the file cannot be written.
 CLSTAT_EXPORT std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                                 const GridSpec& grid, const std::string& path,
                                                 const GridOptions& options = {},
-                                                const std::function<void(std::size_t, std::size_t)>& progress = {});
+                                                const Progress& progress = {});
 
 }  // namespace clstat

@@ -20,6 +20,8 @@
 //                  in the host forms.
 //   Names          options structs are <Area>Options or <Operation>Options, results are
 //                  <Operation>Result or a plain value; counts are std::size_t, seeds uint64_t.
+//   Progress       a long operation reports through one callback type, Progress (below), given
+//                  as its options' `progress` member (or last argument).
 //
 // THREAD SAFETY
 //   A Context may be used by any number of host threads at once, with no locking by the caller.
@@ -117,6 +119,19 @@ CLSTAT_EXPORT Device select_device(const std::string& spec);
 CLSTAT_EXPORT Device default_device();
 
 class Context;
+
+/// What a long operation reports as it goes: `done` of `total` units of its own work (slabs
+/// written, objective evaluations, iterations; total is an upper bound where the work ends
+/// early, 0 where no bound is known) and `message`, a line for a person ("mle: Newton step 2:
+/// loglik -5838.77 ..."), possibly empty.
+struct ProgressReport {
+  double done = 0;
+  double total = 0;
+  std::string message;
+};
+/// Called on the thread that runs the operation (an async form's task thread), between device
+/// passes, never concurrently with itself for one call; the operation waits while it runs.
+using Progress = std::function<void(const ProgressReport&)>;
 
 /// A completion handle for enqueued work. Default-constructed events are already complete.
 class CLSTAT_EXPORT Event {

@@ -27,8 +27,9 @@ struct FitOptions {
   /// Koutrouvelis: the same test on its iteration. Must be in [1e-12, 1e-1].
   double tol = 1e-6;
   int max_iter = 100;
-  /// Called with one line per MLE stage or iteration (the CLI prints them on stderr); may be empty.
-  std::function<void(const std::string&)> progress;
+  /// MLE: after the start and each grid round or Newton step, done = rounds and steps so far,
+  /// total = 4 grid rounds + max_iter, message the stage's line (the CLI prints them on stderr).
+  Progress progress;
 };
 
 struct FitResult {

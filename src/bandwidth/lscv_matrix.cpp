@@ -151,7 +151,9 @@ LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::
     const double v = e.at_factor(L);
     ++evaluations;
     if (v < best.objective) best.objective = v, best.H = row_major(L * L.transpose());
-    if (o.progress) o.progress(evaluations, best.objective);
+    if (o.progress)
+      o.progress({static_cast<double>(evaluations), static_cast<double>(o.max_evaluations),
+                  "lscv_H: evaluation " + std::to_string(evaluations) + ", best LSCV " + std::to_string(best.objective)});
     return v;
   };
   // Run r starts from Hns * scale_r; each run restarts from its own optimum with a fresh simplex

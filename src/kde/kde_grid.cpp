@@ -209,7 +209,7 @@ Event evaluate_grid(const Queue& q, const double* x, std::size_t n, std::size_t 
 
 std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                   const GridSpec& grid, const std::string& path, const GridOptions& o,
-                                  const std::function<void(std::size_t, std::size_t)>& progress) {
+                                  const Progress& progress) {
   std::FILE* f = nullptr;
   std::size_t written = 0;
   // A path ending in .f32 gets float32 values (rounded to nearest), anything else doubles.
@@ -256,7 +256,7 @@ std::size_t evaluate_grid_to_file(const Context& ctx, const double* x, std::size
     }
     if (!ok) throw std::runtime_error(std::string(kOp) + ": writing " + path + " failed (disk full?)");
     written += count;
-    if (progress) progress(written, total);
+    if (progress) progress({static_cast<double>(written), static_cast<double>(total), {}});
   };
   try {
     detail::Lease lease = detail::Lease::any(ctx);

@@ -175,8 +175,9 @@ double step_size(const Vec4& s, double scale) {
   return std::max({std::abs(s(0)), std::abs(s(1)), std::abs(s(2)), std::abs(s(3)) / scale});
 }
 
-void report(const FitOptions& o, const std::string& line) {
-  if (o.progress) o.progress(line);
+// done: grid rounds plus Newton steps so far; at most 4 rounds and max_iter steps.
+void report(const FitOptions& o, int done, const std::string& line) {
+  if (o.progress) o.progress({static_cast<double>(done), static_cast<double>(4 + o.max_iter), line});
 }
 
 // Advances job j with the log-likelihoods L of its last request; sets its next request.
@@ -192,7 +193,7 @@ void advance(Job& j, const std::vector<double>& L, const FitOptions& o, bool sin
       std::ostringstream s;
       s << "mle: grid round " << j.grid_round << ": loglik " << j.ll << " at alpha " << j.theta(0) << " beta "
         << j.theta(1);
-      report(o, s.str());
+      report(o, j.iterations, s.str());
     }
     if (j.grid_round < 4) {
       request_grid(j);
@@ -234,7 +235,7 @@ void advance(Job& j, const std::vector<double>& L, const FitOptions& o, bool sin
     if (single) {
       std::ostringstream s;
       s << "mle: Newton step " << j.iterations - j.grid_round << ": loglik " << j.ll << " step " << moved;
-      report(o, s.str());
+      report(o, j.iterations, s.str());
     }
     if (j.converged || j.iterations >= o.max_iter) {
       j.stage = 3;
@@ -348,7 +349,7 @@ std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<s
     }
     return out;
   }
-  if (single) report(o, std::string("mle: start (") + (jobs[0].theta(0) <= 0.3 ? "koutrouvelis" : "mcculloch") +
+  if (single) report(o, 0, std::string("mle: start (") + (jobs[0].theta(0) <= 0.3 ? "koutrouvelis" : "mcculloch") +
                             ") alpha " + std::to_string(jobs[0].theta(0)) + " beta " + std::to_string(jobs[0].theta(1)));
   for (;;) {
     std::vector<const std::vector<double>*> data;
@@ -369,7 +370,7 @@ std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<s
     r.converged = j.converged;
     standard_errors(j, o, r);
   }
-  if (single) report(o, std::string("mle: ") + (out[0].converged ? "converged" : "stopped") + " after " +
+  if (single) report(o, out[0].iterations, std::string("mle: ") + (out[0].converged ? "converged" : "stopped") + " after " +
                             std::to_string(out[0].iterations) + " rounds, loglik " + std::to_string(out[0].loglik));
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "clstat/clstat.hpp"
 #include "cli_common.hpp"
+#include "progress.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -116,11 +117,11 @@ int bandwidth_command(int argc, char** argv) {
   } else if (method == "lscv-H") {
     bw::LscvMatrixOptions o;
     o.restarts = restarts;
-    o.progress = [](std::size_t evals, double best) {
-      if (evals % 25 == 0) std::fprintf(stderr, "\rclstat bandwidth: lscv-H: %zu evaluations, best %.12g", evals, best);
-    };
+    clstat_tools::Progress progress("clstat bandwidth: lscv-H (evaluations, at most)");
+    o.progress = [&](const clstat::ProgressReport& p) { progress.update(p.done, p.total); };
     const auto r = bw::lscv_H(context(), x, n, d, o);
-    std::fprintf(stderr, "\rclstat bandwidth: lscv-H: %zu evaluations, best %.12g%s\n", r.evaluations, r.objective,
+    progress.clear();
+    std::fprintf(stderr, "clstat bandwidth: lscv-H: %zu evaluations, best %.12g%s\n", r.evaluations, r.objective,
                  r.converged ? "" : " (not converged)");
     H = r.H;
     objective = r.objective, has_objective = true;

@@ -133,9 +133,8 @@ int grid_command(int argc, char** argv) {
     const bool single = ends_with(out, ".f32");
     if (!single && !ends_with(out, ".f64")) throw std::invalid_argument("--out must end in .f64, .f32 or .csv");
     clstat_tools::Progress progress("clstat grid");
-    clstat::evaluate_grid_to_file(ctx, t.values.data(), n, d, g, out, o, [&](std::size_t done, std::size_t total) {
-      progress.update(static_cast<double>(done), static_cast<double>(total));
-    });
+    clstat::evaluate_grid_to_file(ctx, t.values.data(), n, d, g, out, o,
+                                  [&](const clstat::ProgressReport& p) { progress.update(p.done, p.total); });
     progress.clear();
     // The integral, reading the file back in bounded chunks.
     std::FILE* f = std::fopen(out.c_str(), "rb");

@@ -59,7 +59,7 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
   else throw std::invalid_argument("--method is mle, mcculloch or koutrouvelis");
   o.param = param;
   o.tol = tol;
-  o.progress = [](const std::string& line) { std::cerr << "[clstat stable fit] " << line << "\n"; };
+  o.progress = [](const clstat::ProgressReport& r) { std::cerr << "[clstat stable fit] " << r.message << "\n"; };
   const std::vector<double> x = read_values(data);
   const clstat::Context ctx = context_for(device);
   const st::FitResult r = st::fit(ctx, x.data(), x.size(), o);
