@@ -37,6 +37,7 @@
 #include "suite_grid.hpp"
 #include "suite_runtime.hpp"
 #include "suite_python.hpp"
+#include "host_ceilings.hpp"
 
 namespace {
 int usage(const char* msg) {
@@ -155,7 +156,11 @@ int main(int argc, char** argv) {
       bench::DeviceReport rep;
       rep.info = d.info();
       header(d, "ceilings");
-      rep.ceilings = clstat::measure_ceilings(ctx);
+      rep.device_ceilings = rep.ceilings = clstat::measure_ceilings(ctx);
+      if (cpu) {  // the driver's micro-kernels can understate the cores: take the higher rate
+        rep.host_ceilings = bench::measure_host_ceilings().rates;
+        rep.ceilings = bench::with_host(rep.device_ceilings, bench::HostCeilings{rep.host_ceilings, 0});
+      }
       if (tune == "kde") {
         header(d, "tuning KDE");
         for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats, tune_classes)) rep.rows.push_back(r);

@@ -50,7 +50,9 @@ struct Row {
 
 struct DeviceReport {
   clstat::DeviceInfo info;
-  clstat::Ceilings ceilings;
+  clstat::Ceilings ceilings;       ///< what rows are compared with (CPU devices: the higher of the two below)
+  clstat::Ceilings device_ceilings;  ///< the OpenCL micro-kernels' rates
+  clstat::Ceilings host_ceilings;    ///< CPU devices: native code on the host's cores (zero for GPUs)
   std::string tuning;
   std::vector<Row> rows;
 };

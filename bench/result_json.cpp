@@ -24,6 +24,14 @@ Json stats(const Stats& s) { return Json{{"median", s.median}, {"min", s.min}, {
 
 }  // namespace
 
+namespace {
+Json ceilings_json(const clstat::Ceilings& c) {
+  return Json{{"copy_gbs", c.copy_gbs},         {"fp32_fma_gflops", c.fp32_fma_gflops},
+              {"fp64_fma_gflops", c.fp64_fma_gflops}, {"exp32_gps", c.exp32_gps},
+              {"native_exp32_gps", c.native_exp32_gps}, {"exp64_gps", c.exp64_gps}};
+}
+}  // namespace
+
 Json result_json(const std::vector<DeviceReport>& devices, const std::string& command) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
@@ -51,14 +59,12 @@ Json result_json(const std::vector<DeviceReport>& devices, const std::string& co
              {"compute_units", d.info.compute_units},
              {"fp64", d.info.fp64},
              {"tuning", d.tuning},
-             {"ceilings",
-              {{"copy_gbs", c.copy_gbs},
-               {"fp32_fma_gflops", c.fp32_fma_gflops},
-               {"fp64_fma_gflops", c.fp64_fma_gflops},
-               {"exp32_gps", c.exp32_gps},
-               {"native_exp32_gps", c.native_exp32_gps},
-               {"exp64_gps", c.exp64_gps}}},
+             {"ceilings", ceilings_json(c)},
              {"rows", Json::array()}};
+    if (d.host_ceilings.copy_gbs > 0) {  // a CPU device: the two measurements "ceilings" takes the higher of
+      dev["device_ceilings"] = ceilings_json(d.device_ceilings);
+      dev["host_ceilings"] = ceilings_json(d.host_ceilings);
+    }
     for (const Row& r : d.rows) {
       Json row{{"suite", r.suite},         {"workload", r.name},       {"precision", r.precision},
                {"n", r.n},                 {"repeats", r.repeats},     {"kernel_ms", stats(r.kernel_ms)},

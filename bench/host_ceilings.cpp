@@ -1,0 +1,115 @@
+#include "host_ceilings.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+namespace bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Runs body(t) on `threads` threads at once and returns the wall time in seconds.
+template <class F>
+double on_all(unsigned threads, F&& body) {
+  std::vector<std::thread> ts;
+  const auto t0 = Clock::now();
+  for (unsigned t = 0; t < threads; ++t) ts.emplace_back([&, t] { body(t); });
+  for (auto& th : ts) th.join();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <class F>
+double best_of(int runs, F&& f) {
+  double best = 1e300;
+  for (int r = 0; r < runs; ++r) best = std::min(best, f());
+  return best;
+}
+
+// 16 lanes x 8 chains: enough independent FMAs to fill two FMA pipes of AVX-512 or AVX2.
+constexpr int kLanes = 128;
+
+#define CLSTAT_CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+
+template <class T>
+CLSTAT_CLONES T fma_chains(long iters, T seed) {
+  T x[kLanes];
+  for (int k = 0; k < kLanes; ++k) x[k] = seed + T(k) * T(1e-3);
+  const T m = T(0.999999), c = T(1e-7);
+  for (long i = 0; i < iters; ++i)
+    for (int k = 0; k < kLanes; ++k) x[k] = x[k] * m + c;
+  T s = 0;
+  for (int k = 0; k < kLanes; ++k) s += x[k];
+  return s;
+}
+
+CLSTAT_CLONES float exp_sum_f(const float* x, int n, int reps) {
+  float s = 0;
+  for (int r = 0; r < reps; ++r)
+    for (int i = 0; i < n; ++i) s += std::exp(x[i] * -0.5f);
+  return s;
+}
+
+CLSTAT_CLONES double exp_sum_d(const double* x, int n, int reps) {
+  double s = 0;
+  for (int r = 0; r < reps; ++r)
+    for (int i = 0; i < n; ++i) s += std::exp(x[i] * -0.5);
+  return s;
+}
+
+volatile double sink;  // keeps the results alive
+
+}  // namespace
+
+HostCeilings measure_host_ceilings() {
+  HostCeilings h;
+  h.threads = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned T = h.threads;
+  {  // copy: each thread its own slice, first touched by that thread
+    const std::size_t bytes = std::size_t(256) << 20, slice = bytes / T / 64 * 64;
+    std::unique_ptr<char[]> src(new char[bytes]), dst(new char[bytes]);
+    on_all(T, [&](unsigned t) {
+      std::memset(src.get() + t * slice, 1, slice);
+      std::memset(dst.get() + t * slice, 0, slice);
+    });
+    const double s = best_of(5, [&] {
+      return on_all(T, [&](unsigned t) { std::memcpy(dst.get() + t * slice, src.get() + t * slice, slice); });
+    });
+    h.rates.copy_gbs = 2.0 * static_cast<double>(slice * T) / s * 1e-9;
+    sink = dst[bytes / 2];
+  }
+  const long iters = 1 << 20;
+  const double s32 = best_of(5, [&] { return on_all(T, [&](unsigned t) { sink = fma_chains<float>(iters, float(t)); }); });
+  h.rates.fp32_fma_gflops = 2.0 * kLanes * iters * T / s32 * 1e-9;
+  const double s64 = best_of(5, [&] { return on_all(T, [&](unsigned t) { sink = fma_chains<double>(iters, double(t)); }); });
+  h.rates.fp64_fma_gflops = 2.0 * kLanes * iters * T / s64 * 1e-9;
+  {
+    const int n = 4096, reps = 2000;  // 32 KiB of float: the inputs stay in L1
+    std::vector<float> xf(n);
+    std::vector<double> xd(n);
+    for (int i = 0; i < n; ++i) xf[i] = static_cast<float>(i % 64) * 0.25f, xd[i] = xf[i];
+    const double ef = best_of(5, [&] { return on_all(T, [&](unsigned) { sink = exp_sum_f(xf.data(), n, reps); }); });
+    const double ed = best_of(5, [&] { return on_all(T, [&](unsigned) { sink = exp_sum_d(xd.data(), n, reps / 2); }); });
+    h.rates.exp32_gps = double(n) * reps * T / ef * 1e-9;
+    h.rates.native_exp32_gps = h.rates.exp32_gps;
+    h.rates.exp64_gps = double(n) * (reps / 2) * T / ed * 1e-9;
+  }
+  return h;
+}
+
+clstat::Ceilings with_host(clstat::Ceilings c, const HostCeilings& h) {
+  c.copy_gbs = std::max(c.copy_gbs, h.rates.copy_gbs);
+  c.fp32_fma_gflops = std::max(c.fp32_fma_gflops, h.rates.fp32_fma_gflops);
+  if (c.fp64_fma_gflops > 0) c.fp64_fma_gflops = std::max(c.fp64_fma_gflops, h.rates.fp64_fma_gflops);
+  c.exp32_gps = std::max(c.exp32_gps, h.rates.exp32_gps);
+  c.native_exp32_gps = std::max(c.native_exp32_gps, h.rates.native_exp32_gps);
+  if (c.exp64_gps > 0) c.exp64_gps = std::max(c.exp64_gps, h.rates.exp64_gps);
+  return c;
+}
+
+}  // namespace bench
