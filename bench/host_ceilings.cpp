@@ -34,7 +34,13 @@ double best_of(int runs, F&& f) {
 // 16 lanes x 8 chains: enough independent FMAs to fill two FMA pipes of AVX-512 or AVX2.
 constexpr int kLanes = 128;
 
+// One compiled clone per x86-64 vector ISA, chosen when the program starts; elsewhere the
+// compiler's baseline.
+#if defined(__x86_64__) && defined(__GNUC__)
 #define CLSTAT_CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+#else
+#define CLSTAT_CLONES
+#endif
 
 template <class T>
 CLSTAT_CLONES T fma_chains(long iters, T seed) {
