@@ -19,6 +19,7 @@
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <iostream>
@@ -142,9 +143,28 @@ int main(int argc, char** argv) {
     bool all_pass = true;
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
-      for (const char* name : {"reduce", "pairwise", "kde", "bandwidth", "stable", "order", "grid", "runtime", "robust", "python", "stable-fit"})
-        per_device += want(name) ? 1 : 0;
+      // Seconds each suite took at the default sizes, with its peers: on the CI-sized machine
+      // (2 cores, PoCL 3.1) and on an H100 (bench/results/, 2026-11-24). Other machines differ;
+      // this is to say "minutes" or "an hour" before a run starts, not a measurement.
+      struct Typical {
+        const char* suite;
+        double cpu_s, gpu_s;
+      };
+      static const Typical typical[] = {{"reduce", 8, 14},    {"pairwise", 3, 30},  {"kde", 32, 175},
+                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"order", 23, 325},
+                                        {"grid", 11, 17},     {"runtime", 22, 20},  {"robust", 22, 140},
+                                        {"python", 12, 180},  {"stable-fit", 60, 300}};
+      double seconds = 0;
+      for (const auto& t : typical)
+        if (want(t.suite)) {
+          ++per_device;
+          for (const auto& d : devs) seconds += d.info().type == clstat::DeviceType::cpu ? t.cpu_s : t.gpu_s;
+        }
       steps_total = per_device * devs.size();
+      std::cerr << "[clstat-bench] " << devs.size() << (devs.size() == 1 ? " device" : " devices") << ": "
+                << (seconds < 60 ? std::string("under a minute")
+                                 : "about " + std::to_string(std::lround(seconds / 60)) + " min")
+                << " (judged from the suites' times on a 2-core CPU and on an H100)\n";
     }
     for (const auto& d : devs) {
       clstat::Context ctx(d);  // assigned anew after tuning
