@@ -1,6 +1,7 @@
 # Installs the build tree into a scratch prefix, runs the installed clstat (which must find the
-# installed library by itself), then configures, builds and runs the consumer project against
-# the prefix with find_package(clstat), and checks the pkg-config file.
+# installed library by itself), imports the installed Python package (when PYTHON names the
+# interpreter it was built for) with only PYTHONPATH set, then configures, builds and runs the
+# consumer project against the prefix with find_package(clstat), and checks the pkg-config file.
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
@@ -11,6 +12,21 @@ if(EXISTS ${WORK_DIR}/prefix/bin/clstat)
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc)
     message(FATAL_ERROR "the installed clstat --version failed (${rc}): ${err}")
+  endif()
+endif()
+if(PYTHON)
+  file(GLOB_RECURSE init ${WORK_DIR}/prefix/__init__.py)
+  list(FILTER init INCLUDE REGEX "/site-packages/clstat/__init__[.]py$")
+  if(NOT init)
+    message(FATAL_ERROR "the Python package was built but not installed under site-packages")
+  endif()
+  get_filename_component(pkg ${init} DIRECTORY)
+  get_filename_component(site ${pkg} DIRECTORY)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH PYTHONPATH=${site}
+                          ${PYTHON} -c "import clstat; print(clstat.__file__, clstat.devices())"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc OR NOT out MATCHES "^${pkg}/__init__.py \\[")
+    message(FATAL_ERROR "the installed Python package did not import (${rc}): ${out} ${err}")
   endif()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G "${GENERATOR}"
