@@ -235,39 +235,54 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     return out[0] if scalar else out.reshape(_np.shape(q) + rest)
 
 
-def partition_kth(a, kth, ctx=None):
-    """The values that ``numpy.partition(a.ravel(), kth)`` puts at the positions kth.
+def partition_kth(a, kth, axis=None, ctx=None):
+    """The values that ``numpy.partition(a, kth, axis)`` puts at the positions kth.
 
     Parameters
     ----------
     a : array_like or DeviceArray
-        The data, flattened (float32, float64, int32 and int64 keep their type).
+        The data (float32, float64, int32 and int64 keep their type).
     kth : int or sequence of int
         0-based positions in sorted order (0 is the minimum); negative counts from the end.
+    axis : None or int
+        None: of the flattened array (a DeviceArray is always read flattened); an int: along
+        that axis, all slices in one batched call.
     ctx : Context, optional
         The device.
 
     Returns
     -------
     scalar or ndarray
-        ``numpy.sort(a.ravel())[kth]``, found by radix selection without sorting.
+        ``numpy.sort(a, axis)[..., kth]`` (with axis None: of ``a.ravel()``), found by radix
+        selection (or, for slices of at most a few thousand values, one work-group sort per
+        slice) without sorting the whole array. Along an axis the result's last dimension is
+        kth's (dropped for a scalar kth).
 
     Examples
     --------
     >>> import numpy as np, clstat
     >>> clstat.partition_kth(np.array([5, 1, 4, 2, 3]), [0, -1])
     array([1, 5])
+    >>> clstat.partition_kth(np.array([[3, 1, 2], [9, 7, 8]]), 1, axis=1)
+    array([2, 8])
     """
     scalar = _np.ndim(kth) == 0
-    n = a.size if isinstance(a, DeviceArray) else _np.size(a)
+    if _device(a, axis, "partition_kth") or axis is None:
+        n = a.size if isinstance(a, DeviceArray) else _np.size(a)
+    else:
+        n = _np.shape(a)[axis]
     k = _np.atleast_1d(_np.asarray(kth)).astype(_np.int64).ravel()
     if _np.any(k < -n) or _np.any(k >= n):
         raise ValueError(f"partition_kth: kth out of range for {n} values")
     ks = (_np.where(k < 0, k + n, k) + 1).astype(_np.uint64).tolist()  # the library's k is 1-based
     if isinstance(a, DeviceArray):
         out = _clstat.kth_smallest_device(a, ks)
-    else:
+    elif axis is None:
         out = _clstat.kth_smallest(_np.ravel(a), ks, ctx)
+    else:
+        rows, rest = _rows(a, axis)
+        out = _clstat.kth_smallest_rows(rows, ks, ctx).reshape(rest + (len(ks),))
+        return out[..., 0] if scalar else out
     return out[0] if scalar else out
 
 

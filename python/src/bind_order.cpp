@@ -102,6 +102,25 @@ void bind_order(py::module_& m) {
       },
       py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());
   m.def(
+      "kth_smallest_rows",
+      [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {
+        if (a.ndim() != 2) throw py::value_error("kth_smallest_rows needs a 2-d array");
+        const clstat::Context& c = context_of(ctx);
+        const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+        return dispatch(a, [&](auto t) -> py::object {
+          using T = typename decltype(t)::value_type;
+          std::vector<T> v;
+          {
+            py::gil_scoped_release nogil;
+            v = od::kth_smallest_rows(c, t.data(), rows, cols, k);
+          }
+          py::array_t<T> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k.size())});
+          std::copy(v.begin(), v.end(), out.mutable_data());
+          return out;
+        });
+      },
+      py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());
+  m.def(
       "topk",
       [](py::array a, std::uint64_t k, bool largest, py::object ctx) {
         const clstat::Context& c = context_of(ctx);

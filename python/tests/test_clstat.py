@@ -279,3 +279,20 @@ def test_kernel_density_against_scikit_learn():
     theirs = neighbors.KernelDensity(bandwidth="scott").fit(x3, sample_weight=w)
     assert np.allclose(ours.score_samples(at3), theirs.score_samples(at3), rtol=0, atol=1e-10)
     assert abs(ours.score(at3) - theirs.score(at3)) < 1e-8
+
+
+def test_partition_kth_along_an_axis():
+    rng = np.random.default_rng(17)
+    for a in (rng.normal(size=(30, 500)).astype(np.float32), rng.integers(-50, 50, size=(4, 7, 3000)),
+              rng.normal(size=(6, 9000))):
+        for axis in range(a.ndim):
+            want = np.sort(a, axis=axis)
+            n = a.shape[axis]
+            got = clstat.partition_kth(a, [0, n // 3, -1], axis=axis)
+            assert got.dtype == a.dtype
+            for j, k in enumerate([0, n // 3, n - 1]):
+                assert np.array_equal(got[..., j], np.take(want, k, axis=axis))
+            k = min(5, n - 1)
+            assert np.array_equal(clstat.partition_kth(a, k, axis=axis), np.take(want, k, axis=axis))
+    with pytest.raises(ValueError, match="out of range"):
+        clstat.partition_kth(np.ones((3, 4)), 4, axis=1)
