@@ -80,10 +80,9 @@ void Lease::release() noexcept {
     Lock lock(ctx_->lease_mutex);
     outermost = ctx_->queue_state[index_].depth == 1;
   }
-  // What the holder enqueued goes to the device now. OpenCL may keep commands in a queue until a
-  // flush, and a caller that then waits on another queue's event first sees the queues run one
-  // after another: on NVIDIA, 4 stable::pdf calls on 4 queues took 4 times one call without this,
-  // though the driver runs small kernels of different queues at once.
+  // What the holder enqueued goes to the device now: OpenCL does not promise to submit a queue's
+  // commands before a flush, and an async call's caller may next wait on another queue's event.
+  // (The NVIDIA overlap figure in staged_write's comment was measured with this flush in place.)
   if (outermost) clFlush(ctx_->queues[index_]());
   {
     Lock lock(ctx_->lease_mutex);
