@@ -72,10 +72,9 @@ volatile double sink;  // keeps the results alive
 
 }  // namespace
 
-HostCeilings measure_host_ceilings() {
-  HostCeilings h;
-  h.threads = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned T = h.threads;
+clstat::Ceilings measure_host_ceilings() {
+  clstat::Ceilings h;
+  const unsigned T = std::max(1u, std::thread::hardware_concurrency());
   {  // copy: each thread its own slice, first touched by that thread
     const std::size_t bytes = std::size_t(256) << 20, slice = bytes / T / 64 * 64;
     std::unique_ptr<char[]> src(new char[bytes]), dst(new char[bytes]);
@@ -86,14 +85,14 @@ HostCeilings measure_host_ceilings() {
     const double s = best_of(5, [&] {
       return on_all(T, [&](unsigned t) { std::memcpy(dst.get() + t * slice, src.get() + t * slice, slice); });
     });
-    h.rates.copy_gbs = 2.0 * static_cast<double>(slice * T) / s * 1e-9;
+    h.copy_gbs = 2.0 * static_cast<double>(slice * T) / s * 1e-9;
     sink = dst[bytes / 2];
   }
   const long iters = 1 << 20;
   const double s32 = best_of(5, [&] { return on_all(T, [&](unsigned t) { sink = fma_chains<float>(iters, float(t)); }); });
-  h.rates.fp32_fma_gflops = 2.0 * kLanes * iters * T / s32 * 1e-9;
+  h.fp32_fma_gflops = 2.0 * kLanes * iters * T / s32 * 1e-9;
   const double s64 = best_of(5, [&] { return on_all(T, [&](unsigned t) { sink = fma_chains<double>(iters, double(t)); }); });
-  h.rates.fp64_fma_gflops = 2.0 * kLanes * iters * T / s64 * 1e-9;
+  h.fp64_fma_gflops = 2.0 * kLanes * iters * T / s64 * 1e-9;
   {
     const int n = 4096, reps = 2000;  // 32 KiB of float: the inputs stay in L1
     std::vector<float> xf(n);
@@ -101,20 +100,20 @@ HostCeilings measure_host_ceilings() {
     for (int i = 0; i < n; ++i) xf[i] = static_cast<float>(i % 64) * 0.25f, xd[i] = xf[i];
     const double ef = best_of(5, [&] { return on_all(T, [&](unsigned) { sink = exp_sum_f(xf.data(), n, reps); }); });
     const double ed = best_of(5, [&] { return on_all(T, [&](unsigned) { sink = exp_sum_d(xd.data(), n, reps / 2); }); });
-    h.rates.exp32_gps = double(n) * reps * T / ef * 1e-9;
-    h.rates.native_exp32_gps = h.rates.exp32_gps;
-    h.rates.exp64_gps = double(n) * (reps / 2) * T / ed * 1e-9;
+    h.exp32_gps = double(n) * reps * T / ef * 1e-9;
+    h.native_exp32_gps = h.exp32_gps;
+    h.exp64_gps = double(n) * (reps / 2) * T / ed * 1e-9;
   }
   return h;
 }
 
-clstat::Ceilings with_host(clstat::Ceilings c, const HostCeilings& h) {
-  c.copy_gbs = std::max(c.copy_gbs, h.rates.copy_gbs);
-  c.fp32_fma_gflops = std::max(c.fp32_fma_gflops, h.rates.fp32_fma_gflops);
-  if (c.fp64_fma_gflops > 0) c.fp64_fma_gflops = std::max(c.fp64_fma_gflops, h.rates.fp64_fma_gflops);
-  c.exp32_gps = std::max(c.exp32_gps, h.rates.exp32_gps);
-  c.native_exp32_gps = std::max(c.native_exp32_gps, h.rates.native_exp32_gps);
-  if (c.exp64_gps > 0) c.exp64_gps = std::max(c.exp64_gps, h.rates.exp64_gps);
+clstat::Ceilings with_host(clstat::Ceilings c, const clstat::Ceilings& h) {
+  c.copy_gbs = std::max(c.copy_gbs, h.copy_gbs);
+  c.fp32_fma_gflops = std::max(c.fp32_fma_gflops, h.fp32_fma_gflops);
+  if (c.fp64_fma_gflops > 0) c.fp64_fma_gflops = std::max(c.fp64_fma_gflops, h.fp64_fma_gflops);
+  c.exp32_gps = std::max(c.exp32_gps, h.exp32_gps);
+  c.native_exp32_gps = std::max(c.native_exp32_gps, h.native_exp32_gps);
+  if (c.exp64_gps > 0) c.exp64_gps = std::max(c.exp64_gps, h.exp64_gps);
   return c;
 }
 

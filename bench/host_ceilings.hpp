@@ -9,18 +9,13 @@
 
 namespace bench {
 
-struct HostCeilings {
-  clstat::Ceilings rates;  ///< native_exp32_gps is exp32's (the host has one exp)
-  unsigned threads = 0;
-};
-
-/// Best of 5 runs each, about a second in all. Copy: 2 x 256 MiB of host memory, (bytes read +
+/// The host's rates (native_exp32_gps is exp32's: the host has one exp). Best of 5 runs each, about a second in all. Copy: 2 x 256 MiB of host memory, (bytes read +
 /// written) / s. FMA: independent chains of 2 flops, in the widest vectors the CPU has (function
 /// clones for AVX-512, AVX2 + FMA and the baseline, picked at run time). exp: glibc's vector exp
 /// (libmvec) over arrays, one multiply each, as the device micro-kernel.
-HostCeilings measure_host_ceilings();
+clstat::Ceilings measure_host_ceilings();
 
 /// c with each rate raised to the host's where the host's is higher (for CPU devices).
-clstat::Ceilings with_host(clstat::Ceilings c, const HostCeilings& h);
+clstat::Ceilings with_host(clstat::Ceilings c, const clstat::Ceilings& host);
 
 }  // namespace bench

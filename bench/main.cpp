@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
       header(d, "ceilings");
       rep.device_ceilings = rep.ceilings = clstat::measure_ceilings(ctx);
       if (cpu) {  // the driver's micro-kernels can understate the cores: take the higher rate
-        rep.host_ceilings = bench::measure_host_ceilings().rates;
-        rep.ceilings = bench::with_host(rep.device_ceilings, bench::HostCeilings{rep.host_ceilings, 0});
+        rep.host_ceilings = bench::measure_host_ceilings();
+        rep.ceilings = bench::with_host(rep.device_ceilings, rep.host_ceilings);
       }
       if (tune == "kde") {
         header(d, "tuning KDE");

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <numeric>
 
 #include <nlohmann/json.hpp>
 
@@ -136,11 +135,8 @@ std::vector<Row> run_python(const clstat::Context& ctx, const PythonBenchOptions
     const std::size_t n = o.large ? 1u << 16 : 1u << 13;
     const auto x = clstat_test::normal<double>(n, 91), y = clstat_test::normal<double>(n, 92, 0, 1.5);
     write_raw(tmp.path / "x", x), write_raw(tmp.path / "y", y);
-    const double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
-    double ss = 0;
-    for (double v : x) ss += (v - mean) * (v - mean);
-    clstat::KdeOptions ko;
-    ko.bandwidth = clstat::Bandwidth::scalar(std::sqrt(ss / (n - 1)) * std::pow(double(n), -0.2));
+    clstat::KdeOptions ko;  // SciPy's default: Scott's rule
+    ko.bandwidth = clstat::Bandwidth::matrix(clstat::bandwidth::scott(x.data(), n, 1));
     const Stats cpp = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), n, ko); }, o.repeats);
     const Script py = run_script(o, device, "--workload kde --x '" + (tmp.path / "x").string() + "' --y '" +
                                                 (tmp.path / "y").string() + "'" + reps);

@@ -59,8 +59,7 @@ def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, pr
     >>> clstat.kde(x, [0.0, 1.0], bandwidth=0.3).round(4)
     array([0.3654, 0.2477])
     """
-    pts = None if points is None else _np.asarray(points, dtype=float)
-    return _clstat.kde(samples, pts, kernel, bandwidth, weights, precision, log, loo, ctx)
+    return _clstat.kde(samples, points, kernel, bandwidth, weights, precision, log, loo, ctx)
 
 
 def grid(samples, lower, upper, size, kernel="epanechnikov", h=None, ctx=None):

@@ -7,9 +7,7 @@ namespace clstat_py {
 
 namespace {
 py::array_t<double> square(const std::vector<double>& v, std::size_t d) {
-  py::array_t<double> out({static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
-  std::copy(v.begin(), v.end(), out.mutable_data());
-  return out;
+  return to_numpy(v, {static_cast<py::ssize_t>(d), static_cast<py::ssize_t>(d)});
 }
 }  // namespace
 

@@ -97,9 +97,7 @@ void bind_device(py::module_& m) {
         py::gil_scoped_release nogil;
         v = od::kth_smallest_async(thread_queue(d.ctx), b, 0, b.size(), k).get();
       }
-      py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
-      std::copy(v.begin(), v.end(), out.mutable_data());
-      return std::move(out);
+      return to_numpy<T>(v);
     }, d.buffer);
   }, py::arg("a"), py::arg("k"));
   m.def("topk_device", [](const DeviceArray& d, std::uint64_t k, bool largest) {
@@ -110,11 +108,7 @@ void bind_device(py::module_& m) {
         py::gil_scoped_release nogil;
         r = od::top_k_async(thread_queue(d.ctx), b, 0, b.size(), k, largest).get();
       }
-      py::array_t<T> vals(static_cast<py::ssize_t>(r.values.size()));
-      std::copy(r.values.begin(), r.values.end(), vals.mutable_data());
-      py::array_t<std::int64_t> idx(static_cast<py::ssize_t>(r.indices.size()));
-      std::copy(r.indices.begin(), r.indices.end(), idx.mutable_data());
-      return py::make_tuple(vals, idx);
+      return topk_tuple(r);
     }, d.buffer);
   }, py::arg("a"), py::arg("k"), py::arg("largest") = true);
 }

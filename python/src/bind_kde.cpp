@@ -87,10 +87,7 @@ void bind_kde(py::module_& m) {
           py::gil_scoped_release nogil;
           v = clstat::evaluate_grid(c, samples.data(), n, d, g, o);
         }
-        std::vector<py::ssize_t> shape(size.begin(), size.end());
-        py::array_t<double> out(shape);
-        std::copy(v.begin(), v.end(), out.mutable_data());
-        return out;
+        return to_numpy(v, std::vector<py::ssize_t>(size.begin(), size.end()));
       },
       py::arg("samples"), py::arg("lower"), py::arg("upper"), py::arg("size"), py::arg("kernel") = "epanechnikov",
       py::arg("h") = py::none(), py::arg("ctx") = py::none());

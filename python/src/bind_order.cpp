@@ -95,9 +95,7 @@ void bind_order(py::module_& m) {
             py::gil_scoped_release nogil;
             v = od::kth_smallest(c, t.data(), static_cast<std::size_t>(t.size()), k);
           }
-          py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
-          std::copy(v.begin(), v.end(), out.mutable_data());
-          return out;
+          return to_numpy<T>(v);
         });
       },
       py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());
@@ -114,9 +112,7 @@ void bind_order(py::module_& m) {
             py::gil_scoped_release nogil;
             v = od::kth_smallest_rows(c, t.data(), rows, cols, k);
           }
-          py::array_t<T> out({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k.size())});
-          std::copy(v.begin(), v.end(), out.mutable_data());
-          return out;
+          return to_numpy<T>(v, {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k.size())});
         });
       },
       py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());
@@ -131,11 +127,7 @@ void bind_order(py::module_& m) {
             py::gil_scoped_release nogil;
             r = od::top_k(c, t.data(), static_cast<std::size_t>(t.size()), k, largest);
           }
-          py::array_t<T> vals(static_cast<py::ssize_t>(r.values.size()));
-          std::copy(r.values.begin(), r.values.end(), vals.mutable_data());
-          py::array_t<std::int64_t> idx(static_cast<py::ssize_t>(r.indices.size()));
-          std::copy(r.indices.begin(), r.indices.end(), idx.mutable_data());
-          return py::make_tuple(vals, idx);
+          return topk_tuple(r);
         });
       },
       py::arg("a"), py::arg("k"), py::arg("largest") = true, py::arg("ctx") = py::none());

@@ -8,11 +8,6 @@ namespace clstat_py {
 namespace rb = clstat::robust;
 
 namespace {
-py::array_t<std::int64_t> indices(const std::vector<std::size_t>& v) {
-  py::array_t<std::int64_t> out(static_cast<py::ssize_t>(v.size()));
-  std::copy(v.begin(), v.end(), out.mutable_data());
-  return out;
-}
 // Rows n and columns p of X, with y of n values; ValueError otherwise.
 void design_shape(const F64& X, const F64& y, std::size_t& n, std::size_t& p) {
   shape_2d(X, "X", n, p);
@@ -45,10 +40,9 @@ void bind_robust(py::module_& m) {
         out["raw_coefficients"] = to_numpy(f.raw_coefficients);
         out["raw_scale"] = f.raw_scale;
         out["residuals"] = to_numpy(f.residuals);
-        std::vector<double> w(f.weights.begin(), f.weights.end());
-        out["weights"] = to_numpy(w);
-        out["outliers"] = indices(f.outliers);
-        out["best"] = indices(f.best);
+        out["weights"] = to_numpy(f.weights);
+        out["outliers"] = to_numpy<std::int64_t>(f.outliers);
+        out["best"] = to_numpy<std::int64_t>(f.best);
         out["h"] = f.h;
         out["objective"] = f.objective;
         return out;
@@ -76,8 +70,8 @@ void bind_robust(py::module_& m) {
         out["crit"] = f.crit;
         out["scale"] = py::make_tuple(f.scale[0], f.scale[1]);
         out["residuals"] = to_numpy(f.residuals);
-        out["outliers"] = indices(f.outliers);
-        out["best"] = indices(f.best);
+        out["outliers"] = to_numpy<std::int64_t>(f.outliers);
+        out["best"] = to_numpy<std::int64_t>(f.best);
         out["h"] = f.h;
         return out;
       },

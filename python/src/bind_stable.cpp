@@ -31,9 +31,7 @@ void def_fn(py::module_& m, const char* name, Fn f) {
           py::gil_scoped_release nogil;
           v = f(c, x.data(), n, p);
         }
-        py::array_t<double> out(std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
-        std::copy(v.begin(), v.end(), out.mutable_data());
-        return out;
+        return to_numpy(v, std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
       },
       py::arg("x"), py::arg("alpha"), py::arg("beta"), py::arg("loc") = 0.0, py::arg("scale") = 1.0,
       py::arg("parameterization") = "S0", py::arg("ctx") = py::none());

@@ -26,8 +26,21 @@ const clstat::Context& context_of(const py::object& ctx);
 /// Rows and columns of a 1-d (n,) or 2-d (n, d) array; throws ValueError otherwise.
 void shape_2d(const py::array& a, const char* what, std::size_t& n, std::size_t& d);
 
-/// A new 1-d float64 NumPy array holding v.
-py::array_t<double> to_numpy(const std::vector<double>& v);
+/// A new NumPy array of element type T holding v (converted element by element), 1-d, or of
+/// `shape` (whose product must be v.size()).
+template <class T = double, class V>
+py::array_t<T> to_numpy(const std::vector<V>& v, std::vector<py::ssize_t> shape = {}) {
+  if (shape.empty()) shape.push_back(static_cast<py::ssize_t>(v.size()));
+  py::array_t<T> out(shape);
+  std::copy(v.begin(), v.end(), out.mutable_data());
+  return out;
+}
+
+/// torch.topk's pair: the values (in their type) and their int64 indices.
+template <class T>
+py::tuple topk_tuple(const clstat::order::TopK<T>& r) {
+  return py::make_tuple(to_numpy<T>(r.values), to_numpy<std::int64_t>(r.indices));
+}
 
 /// The order statistics' options for NumPy's nan argument ('propagate', 'omit' or 'raise').
 clstat::order::Options order_options(const std::string& nan);

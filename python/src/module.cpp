@@ -30,12 +30,6 @@ void shape_2d(const py::array& a, const char* what, std::size_t& n, std::size_t&
   else throw py::value_error(std::string(what) + " must be 1-d (n,) or 2-d (n, d), not " + std::to_string(a.ndim()) + "-d");
 }
 
-py::array_t<double> to_numpy(const std::vector<double>& v) {
-  py::array_t<double> out(static_cast<py::ssize_t>(v.size()));
-  std::copy(v.begin(), v.end(), out.mutable_data());
-  return out;
-}
-
 }  // namespace clstat_py
 
 PYBIND11_MODULE(_clstat, m) {
