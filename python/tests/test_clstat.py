@@ -4,6 +4,7 @@ import threading
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 
 import clstat
@@ -271,14 +272,22 @@ def test_kernel_density_against_scikit_learn():
         inside = np.isfinite(theirs)
         assert np.array_equal(inside, np.isfinite(ours)), kernel
         assert np.allclose(ours[inside], theirs[inside], rtol=0, atol=1e-10), kernel
-    # d = 3, Gaussian (radial = product), with weights and Scott's rule.
+    # d = 3, Gaussian (radial = product), with weights and Scott's rule. Far in the tails
+    # scikit-learn's tree sums drift from the exact sum (over 40 seeds: 3e-8 at log density -20,
+    # 3e-5 at -37), so they are compared where the log density is above -20; clstat's equal the
+    # direct log-sum-exp to rounding everywhere.
     x3 = rng.normal(size=(500, 3))
     at3 = rng.normal(size=(40, 3)) * 1.5
     w = rng.uniform(0.5, 2.0, size=500)
     ours = clstat.KernelDensity(bandwidth="scott").fit(x3, sample_weight=w)
     theirs = neighbors.KernelDensity(bandwidth="scott").fit(x3, sample_weight=w)
-    assert np.allclose(ours.score_samples(at3), theirs.score_samples(at3), rtol=0, atol=1e-10)
-    assert abs(ours.score(at3) - theirs.score(at3)) < 1e-8
+    h = 500 ** (-1 / 7)
+    d2 = ((at3[:, None, :] - x3[None, :, :]) ** 2).sum(-1)
+    exact = scipy.special.logsumexp(-d2 / (2 * h * h), b=w / w.sum(), axis=1) - 1.5 * np.log(2 * np.pi * h * h)
+    assert np.allclose(ours.score_samples(at3), exact, rtol=0, atol=1e-12)
+    body = at3[exact > -20]
+    assert np.allclose(ours.score_samples(body), theirs.score_samples(body), rtol=0, atol=1e-6)
+    assert abs(ours.score(body) - theirs.score(body)) < 1e-5
 
 
 def test_partition_kth_along_an_axis():
