@@ -34,7 +34,8 @@ DeviceArray upload(const clstat::Context& c, const py::array& a) {
 
 void bind_device(py::module_& m) {
   py::class_<DeviceArray>(m, "DeviceArray",
-                          "An array in a device's memory (clstat.to_device). float32, float64, int32 and int64.")
+                          "An array in a device's memory (clstat.to_device). float32, float64, int32 and int64. "
+                          "Never written after to_device: threads may share it and call on it at once.")
       .def_property_readonly("shape", [](const DeviceArray& d) { return py::tuple(py::cast(d.shape)); })
       .def_property_readonly("size", &DeviceArray::size)
       .def_property_readonly("ndim", [](const DeviceArray& d) { return d.shape.size(); })
