@@ -16,7 +16,7 @@ constexpr std::size_t kWg = 256, kRadixTile = 2048, kScanTile = 2048;
 
 // The binning's buffers: keys and values (two each, the radix passes ping-pong), the tiles'
 // digit counts and their starts, the scan's tile totals, and the two results.
-enum class BinScratch { keys, values, digit_counts, digit_starts, tile_totals, samples, offsets };
+enum class BinScratch { keys, values, digit_counts, digit_starts, tile_totals, samples, offsets, params, geometry };
 
 std::size_t round_up(std::size_t v, std::size_t m) { return (v + m - 1) / m * m; }
 
@@ -53,8 +53,8 @@ BinnedSamples bin_samples(detail::ContextImpl& ci, const Queue& q, const cl::Buf
   auto make = [&](BinScratch which, std::size_t bytes, std::size_t part = 0) {
     return detail::scratch(q, which, std::max<std::size_t>(bytes, 16), part);
   };
-  cl::Buffer bprm(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
-  cl::Buffer bgeo(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, cgeo.size() * sizeof(cl_ulong), cgeo.data());
+  const cl::Buffer bprm = detail::staged(q, BinScratch::params, prm.data(), prm.size() * sizeof(double));
+  const cl::Buffer bgeo = detail::staged(q, BinScratch::geometry, cgeo.data(), cgeo.size() * sizeof(cl_ulong));
   cl::Buffer key[2] = {make(BinScratch::keys, nn * 4), make(BinScratch::keys, nn * 4, 1)};
   cl::Buffer val[2] = {make(BinScratch::values, nn * 4), make(BinScratch::values, nn * 4, 1)};
   cl::Buffer gcount = make(BinScratch::digit_counts, 16 * groups * 4);

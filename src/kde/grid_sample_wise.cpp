@@ -30,7 +30,7 @@ void parallel_copy(double* dst, const double* src, std::size_t count) {
 }
 
 // The sample-wise method's scratch: the samples as given, and the ring of slab buffers (parts).
-enum class GridScratch { samples, slab };
+enum class GridScratch { samples, slab, geometry, params };
 
 // Cells the samples are sorted into, at most (4 bytes each on the device; also at most 4 per
 // sample, as finer cells than that cost more in offsets than they save in pairs).
@@ -101,8 +101,8 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
     cl::Buffer bx = detail::scratch(q, GridScratch::samples, n * d * sizeof(double));
     cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
     const auto bins = bin_samples(*ci, q, bx, n, lay, g.lower, g.step, kOp);
-    cl::Buffer bg(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, geo.size() * sizeof(cl_ulong), geo.data());
-    cl::Buffer bp(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, prm.size() * sizeof(double), prm.data());
+    const cl::Buffer bg = detail::staged(q, GridScratch::geometry, geo.data(), geo.size() * sizeof(cl_ulong));
+    const cl::Buffer bp = detail::staged(q, GridScratch::params, prm.data(), prm.size() * sizeof(double));
     cl::Kernel kk = build::kernel(*prog, "grid_skde", q.index());
     kk.setArg(0, bins.xs);
     kk.setArg(1, bins.off);

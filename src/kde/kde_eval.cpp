@@ -17,7 +17,7 @@ using kde_detail::Plan;
 
 // The device-buffer form's prepared samples and points, the per-point sums, and the copies of
 // inputs given at an offset.
-enum class KdeScratch { samples, points, sums, raw_samples, raw_points };
+enum class KdeScratch { samples, points, sums, raw_samples, raw_points, transform, weights, point_div };
 
 // Pairs per kde_eval launch, at most: long enough that launch overhead is noise, short enough for
 // display watchdogs on desktop GPUs (about 10 ms on an H100).
@@ -52,11 +52,20 @@ Kernels kernels_for(detail::ContextImpl& ctx, Plan& p, std::size_t qi, const cha
   return k;
 }
 
+// v as T in a new buffer: the host form's transform, read by the kernels of every queue it uses.
 template <class T>
 cl::Buffer upload(detail::ContextImpl& ctx, const std::vector<double>& v) {
   std::vector<T> t(v.begin(), v.end());
   if (t.empty()) t.push_back(T(0));
   return cl::Buffer(ctx.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.size() * sizeof(T), t.data());
+}
+
+// The same into q's scratch `which`, by a staged write (the queue form: no per-call buffer).
+template <class T>
+cl::Buffer upload(const Queue& q, KdeScratch which, const std::vector<double>& v) {
+  std::vector<T> t(v.begin(), v.end());
+  if (t.empty()) t.push_back(T(0));
+  return detail::staged(q, which, t.data(), t.size() * sizeof(T));
 }
 
 cl::Buffer alloc(detail::ContextImpl& ctx, std::size_t bytes) {
@@ -376,7 +385,8 @@ Event kde_async(const Queue& q, const Buffer<T>& x, std::size_t x_offset, std::s
   return detail::cl_guard(op, *ctx, [&] {
     Kernels k = kernels_for(*ctx, p, q.index(), op);
     const std::size_t sz = sizeof(T), n_pad = round_up(n, p.sample_step());
-    cl::Buffer A = upload<T>(*ctx, p.A), w = upload<T>(*ctx, p.weights), div = upload<T>(*ctx, p.point_div);
+    const cl::Buffer A = upload<T>(q, KdeScratch::transform, p.A), w = upload<T>(q, KdeScratch::weights, p.weights),
+                     div = upload<T>(q, KdeScratch::point_div, p.point_div);
     // The prepared rows and the sums live in the queue's scratch buffers, reused across calls
     // (the queue is in order), so repeated calls allocate nothing of size n or m.
     cl::Buffer xprep = detail::scratch(q, KdeScratch::samples, n_pad * p.sample_stride() * sz);

@@ -14,7 +14,7 @@ namespace clstat {
 namespace {
 
 // The scratch of one triangle sum: per-tile partial states, the canonical tree's levels and roots.
-enum class PairScratch { partials, tmp, roots, tmp2, result, columns };
+enum class PairScratch { partials, tmp, roots, tmp2, result, columns, params };
 
 // Checks that rows [offset, offset + n) of d values lie in b.
 template <class T>
@@ -98,10 +98,10 @@ std::string rows_fixed(std::size_t, const void* rows) {
 }
 
 template <class T>
-cl::Buffer param_buffer(detail::ContextImpl& ctx, const std::vector<double>& params, std::size_t k0, std::size_t count) {
+cl::Buffer param_buffer(const Queue& q, const std::vector<double>& params, std::size_t k0, std::size_t count) {
   std::vector<T> p(count);
   for (std::size_t k = 0; k < count; ++k) p[k] = static_cast<T>(params[k0 + k]);
-  return cl::Buffer(ctx.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count * sizeof(T), p.data());
+  return detail::staged(q, PairScratch::params, p.data(), count * sizeof(T));
 }
 
 // Reduces K sequences of `count` states (sequence k at in[k * in_stride]) to one each, written to
@@ -164,7 +164,7 @@ Future<std::vector<double>> pairwise_sum_async(const Queue& q, const Buffer<T>& 
                                         std::min(ctx->tuning.pair_wg, tile), wg, rows_for_tile, &tile);
       cl::Kernel tri = build::kernel(*prog, "pairwise_triangle", q.index());
       cl::Kernel pass = build::kernel(*prog, "reduce_pass", q.index());
-      cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
+      cl::Buffer params_buf = param_buffer<T>(q, params, k0, K);
       const std::uint64_t tmp_states = K * ((k_batch + wg - 1) / wg + 1);
       cl::Buffer partials = detail::scratch(q, PairScratch::partials, K * k_batch * state_bytes);
       cl::Buffer tmp = detail::scratch(q, PairScratch::tmp, tmp_states * state_bytes);
@@ -254,7 +254,7 @@ Event pairwise_points_sum_async(const Queue& q, const Buffer<T>& y, std::size_t 
       auto prog = build::program_for_wg(*ctx, "primitives/pairwise_points", opts, "pairwise_points",
                                         ctx->tuning.points_wg, wg, rows_fixed, &rows);
       cl::Kernel kern = build::kernel(*prog, "pairwise_points", q.index());
-      cl::Buffer params_buf = param_buffer<T>(*ctx, params, k0, K);
+      cl::Buffer params_buf = param_buffer<T>(q, params, k0, K);
       const std::uint64_t groups = (m + wg * rows - 1) / (wg * rows);
       kern.setArg(0, yc);
       kern.setArg(1, static_cast<cl_uint>(m));
