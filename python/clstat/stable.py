@@ -92,7 +92,8 @@ def _f(name):
 
     def call(x, alpha, beta, loc=0.0, scale=1.0, parameterization="S0", ctx=None):
         out = fn(_np.asarray(x, dtype=float), alpha, beta, loc, scale, parameterization, ctx)
-        return float(out) if _np.ndim(x) == 0 else out
+        # The binding answers a 0-d input with a 1-element array; NumPy 2 refuses float() of it.
+        return float(out.reshape(-1)[0]) if _np.ndim(x) == 0 else out
 
     call.__name__ = name
     call.__doc__ = _DOCS[name]
