@@ -222,7 +222,7 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
       at = next, k_in = points;
     }
     ev = m.finish_pass(s0 + 2 * at, k_in, pend.G, pend.accumulate, st, ev);
-    cq.enqueueReadBuffer(st, CL_TRUE, h0 * sizeof(double), 3 * total * sizeof(double), state.data() + h0);
+    detail::read_wait(cq, st, h0 * sizeof(double), 3 * total * sizeof(double), state.data() + h0);
   });
   t.h.assign(state.begin() + 2, state.begin() + 2 + static_cast<std::ptrdiff_t>(total));
   t.s4.resize(total);
@@ -287,7 +287,7 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) const {
     prep.setArg(3, rows);
     Event ev = detail::launch(q, prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
     ev = m.pass->enqueue(q, rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
-    cq.enqueueReadBuffer(out, CL_TRUE, 0, 2 * sizeof(double), host);
+    detail::read_wait(cq, out, 0, 2 * sizeof(double), host);
   });
   s4 = host[0];
   s2 = host[1];

@@ -116,7 +116,7 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
         ev = pass4.enqueue(q, xb, k * n, n, scale, PairSumPass::k_scale_value, scale_h[2 * k + 1], out, 3 * at + 2, deps);
       }
     }
-    cq.enqueueReadBuffer(out, CL_TRUE, 0, out_h.size() * sizeof(double), out_h.data());
+    detail::read_wait(cq, out, 0, out_h.size() * sizeof(double), out_h.data());
   });
   std::vector<double> h(d);
   for (std::size_t k = 0; k < d; ++k) {

@@ -99,7 +99,7 @@ void grid_sample_wise(const Context& ctx, const Queue& q, const double* x, std::
     auto prog = build::program(*ci, "kde/kde_grid", opt);
     const cl::CommandQueue& cq = detail::queue_of(q);
     cl::Buffer bx = detail::scratch(q, GridScratch::samples, n * d * sizeof(double));
-    cq.enqueueWriteBuffer(bx, CL_TRUE, 0, n * d * sizeof(double), x);
+    detail::write_wait(cq, bx, 0, n * d * sizeof(double), x);
     const auto bins = bin_samples(*ci, q, bx, n, lay, g.lower, g.step, kOp);
     const cl::Buffer bg = detail::staged(q, GridScratch::geometry, geo.data(), geo.size() * sizeof(cl_ulong));
     const cl::Buffer bp = detail::staged(q, GridScratch::params, prm.data(), prm.size() * sizeof(double));

@@ -109,7 +109,7 @@ class CuttingPlane final : public Selector<T> {
       std::vector<float> sf(G);
       if (fp64) cq.enqueueReadBuffer(sums, CL_FALSE, 0, G * sizeof(double), sd.data());
       else cq.enqueueReadBuffer(sums, CL_FALSE, 0, G * sizeof(float), sf.data());
-      cq.enqueueReadBuffer(counts, CL_TRUE, 0, c.size() * sizeof(cl_ulong), c.data());
+      ::clstat::detail::read_wait(cq, counts, 0, c.size() * sizeof(cl_ulong), c.data());
       for (std::size_t g = 0; g < G; ++g) {
         st.below_sum += fp64 ? sd[g] : static_cast<double>(sf[g]);
         st.less += c[2 * g];
@@ -154,12 +154,12 @@ class CuttingPlane final : public Selector<T> {
       const std::size_t groups = std::min<std::size_t>(tiles, std::max<std::size_t>(1, ci->info().compute_units) * 16);
       ::clstat::detail::launch(q_, k, cl::NDRange(groups * 256), cl::NDRange(256), {}, op);
       cl_uint got = 0;
-      cq.enqueueReadBuffer(cnt, CL_TRUE, 0, sizeof got, &got);
+      ::clstat::detail::read_wait(cq, cnt, 0, sizeof got, &got);
       if (got != m)
         throw std::logic_error(op + ": copied " + std::to_string(got) + " values, the counts said " + std::to_string(m));
       if (m <= kRemainder) {
         std::vector<T> v(m);
-        if (m) cq.enqueueReadBuffer(z.raw().impl()->buffer, CL_TRUE, 0, m * sizeof(T), v.data());
+        if (m) ::clstat::detail::read_wait(cq, z.raw().impl()->buffer, 0, m * sizeof(T), v.data());
         std::vector<Key> keys(m);
         for (std::size_t i = 0; i < m; ++i) keys[i] = to_key(v[i]);
         for (auto kk : ks) {

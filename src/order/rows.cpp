@@ -87,7 +87,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
       k.setArg(3, static_cast<cl_ulong>(cols));
       k.setArg(4, nb);
       ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
-      cq.enqueueReadBuffer(nb, CL_TRUE, 0, rows * sizeof(cl_uint), nan.data());
+      ::clstat::detail::read_wait(cq, nb, 0, rows * sizeof(cl_uint), nan.data());
     }
     std::vector<std::vector<std::uint64_t>> ranks(rows);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -121,7 +121,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     k.setArg(6, ob);
     ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
     std::vector<Key> keys(flat.size());
-    cq.enqueueReadBuffer(ob, CL_TRUE, 0, keys.size() * sizeof(Key), keys.data());
+    ::clstat::detail::read_wait(cq, ob, 0, keys.size() * sizeof(Key), keys.data());
     out.values.resize(keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) out.values[i] = from_key<T>(keys[i]);
   });

@@ -75,7 +75,7 @@ TopK<T> top_k_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::si
     g.setArg(9, ei);
     ::clstat::detail::launch(q, g, cl::NDRange((n + 255) / 256 * 256), cl::NDRange(256), {}, op);
     cl_uint c[2] = {0, 0};
-    cq.enqueueReadBuffer(counts, CL_TRUE, 0, sizeof c, c);
+    ::clstat::detail::read_wait(cq, counts, 0, sizeof c, c);
     const cl_uint nb = c[0], ne = c[1];
     if (nb >= k || nb + static_cast<std::uint64_t>(ne) < k)
       throw std::logic_error(op + ": gathered " + std::to_string(nb) + " + " + std::to_string(ne) +
@@ -84,10 +84,10 @@ TopK<T> top_k_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::si
     bidx.resize(nb);
     eidx.resize(ne);
     if (nb) {
-      cq.enqueueReadBuffer(bk, CL_TRUE, 0, nb * sizeof(Key), bkey.data());
-      cq.enqueueReadBuffer(bi, CL_TRUE, 0, nb * sizeof(cl_ulong), bidx.data());
+      ::clstat::detail::read_wait(cq, bk, 0, nb * sizeof(Key), bkey.data());
+      ::clstat::detail::read_wait(cq, bi, 0, nb * sizeof(cl_ulong), bidx.data());
     }
-    if (ne) cq.enqueueReadBuffer(ei, CL_TRUE, 0, ne * sizeof(cl_ulong), eidx.data());
+    if (ne) ::clstat::detail::read_wait(cq, ei, 0, ne * sizeof(cl_ulong), eidx.data());
   });
   // The ties at the threshold: the lowest indices.
   const std::size_t need = static_cast<std::size_t>(k - bkey.size());

@@ -148,7 +148,7 @@ Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& b
     }
     cq.enqueueReadBuffer(bb, CL_FALSE, 0, count * q * sizeof(double), out.beta.data());
     cq.enqueueReadBuffer(bo, CL_FALSE, 0, count * sizeof(double), out.obj.data());
-    cq.enqueueReadBuffer(bs, CL_TRUE, 0, count * sizeof(cl_uint), out.steps.data());
+    ::clstat::detail::read_wait(cq, bs, 0, count * sizeof(cl_uint), out.steps.data());
   });
   for (std::size_t i = 0; i < count; ++i) {
     out.converged[i] = (out.steps[i] & 0x80000000u) != 0;
@@ -207,7 +207,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
       cq.enqueueWriteBuffer(btau, CL_FALSE, 0, kc * sizeof(cl_ulong), tau.data());
       launch(qu, kg, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op);
       launch(qu, ks, cl::NDRange((kc * nx + 63) / 64 * 64), cl::NDRange(64), {}, op);
-      cq.enqueueReadBuffer(sums, CL_TRUE, 0, kc * nx * sizeof(double), s.data());
+      ::clstat::detail::read_wait(cq, sums, 0, kc * nx * sizeof(double), s.data());
     };
     const std::size_t nt = ntri(q);
     for (;;) {
@@ -306,7 +306,7 @@ std::vector<double> lms_full(const Context& ctx, const Design& d, std::size_t h,
       // Every order statistic is needed, so sort rather than select.
       order::detail::sort_values(qu, r, 0, n);
       launch(qu, kw, cl::NDRange(wgroups * wg), cl::NDRange(wg), {}, op);
-      cq.enqueueReadBuffer(pw, CL_TRUE, 0, wgroups * sizeof(double), w.data());
+      ::clstat::detail::read_wait(cq, pw, 0, wgroups * sizeof(double), w.data());
       const double best = *std::min_element(w.begin(), w.end());
       crit[c] = 0.25 * best * best;
     }

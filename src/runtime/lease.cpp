@@ -245,4 +245,22 @@ cl::Buffer staged_write(const Queue& q, const cl::Buffer& dst, const void* src, 
   return dst;
 }
 
+void read_wait(const cl::CommandQueue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,
+               void* dst) {
+  if (bytes == 0) return;
+  cl::Event ev;
+  q.enqueueReadBuffer(src, CL_FALSE, byte_offset, bytes, dst, nullptr, &ev);
+  q.flush();
+  ev.wait();
+}
+
+void write_wait(const cl::CommandQueue& q, const cl::Buffer& dst, std::size_t byte_offset, std::size_t bytes,
+                const void* src) {
+  if (bytes == 0) return;
+  cl::Event ev;
+  q.enqueueWriteBuffer(dst, CL_FALSE, byte_offset, bytes, src, nullptr, &ev);
+  q.flush();
+  ev.wait();
+}
+
 }  // namespace clstat::detail

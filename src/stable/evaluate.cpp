@@ -148,7 +148,7 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
     k.setArg(tail(qu, k), ob);
     const std::size_t wg = group_size(*ci);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    q.enqueueReadBuffer(ob, CL_TRUE, 0, out.size() * sizeof(double), out.data());
+    detail::read_wait(q, ob, 0, out.size() * sizeof(double), out.data());
   });
   return out;
 }
