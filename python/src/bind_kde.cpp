@@ -64,7 +64,7 @@ void bind_kde(py::module_& m) {
           py::gil_scoped_release nogil;
           f = clstat::kde(c, samples.data(), n, d, y.data(), m_, o);
         }
-        return to_numpy(f);
+        return to_numpy(std::move(f));
       },
       py::arg("samples"), py::arg("points") = py::none(), py::arg("kernel") = "gaussian", py::arg("bandwidth") = 1.0,
       py::arg("weights") = py::none(), py::arg("precision") = "float64", py::arg("log") = false,
@@ -87,7 +87,7 @@ void bind_kde(py::module_& m) {
           py::gil_scoped_release nogil;
           v = clstat::evaluate_grid(c, samples.data(), n, d, g, o);
         }
-        return to_numpy(v, std::vector<py::ssize_t>(size.begin(), size.end()));
+        return to_numpy(std::move(v), std::vector<py::ssize_t>(size.begin(), size.end()));
       },
       py::arg("samples"), py::arg("lower"), py::arg("upper"), py::arg("size"), py::arg("kernel") = "epanechnikov",
       py::arg("h") = py::none(), py::arg("ctx") = py::none());

@@ -31,7 +31,7 @@ void def_fn(py::module_& m, const char* name, Fn f) {
           py::gil_scoped_release nogil;
           v = f(c, x.data(), n, p);
         }
-        return to_numpy(v, std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
+        return to_numpy(std::move(v), std::vector<py::ssize_t>(x.shape(), x.shape() + x.ndim()));
       },
       py::arg("x"), py::arg("alpha"), py::arg("beta"), py::arg("loc") = 0.0, py::arg("scale") = 1.0,
       py::arg("parameterization") = "S0", py::arg("ctx") = py::none());
@@ -61,7 +61,7 @@ void bind_stable(py::module_& m) {
           py::gil_scoped_release nogil;
           v = st::sample(c, size, p, seed);
         }
-        return to_numpy(v);
+        return to_numpy(std::move(v));
       },
       py::arg("alpha"), py::arg("beta"), py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = 1,
       py::arg("seed") = 1, py::arg("parameterization") = "S0", py::arg("ctx") = py::none());

@@ -36,6 +36,15 @@ py::array_t<T> to_numpy(const std::vector<V>& v, std::vector<py::ssize_t> shape 
   return out;
 }
 
+/// The same without a copy for a temporary vector of doubles: the array takes over v's storage
+/// (a capsule frees it with the array), so large results cost no host copy.
+inline py::array_t<double> to_numpy(std::vector<double>&& v, std::vector<py::ssize_t> shape = {}) {
+  if (shape.empty()) shape.push_back(static_cast<py::ssize_t>(v.size()));
+  auto* owned = new std::vector<double>(std::move(v));
+  py::capsule free_it(owned, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  return py::array_t<double>(shape, owned->data(), free_it);
+}
+
 /// torch.topk's pair: the values (in their type) and their int64 indices.
 template <class T>
 py::tuple topk_tuple(const clstat::order::TopK<T>& r) {
