@@ -7,7 +7,8 @@ using namespace clstat;
 using clstat_test::ctx;
 
 namespace {
-const std::vector<std::size_t> k_sizes = {1, 2, 63, 65, 257, 4099, 65537, 1000003};
+// 4194319 > 8 x 2^18: the slots fold blocks of eight loads (reduce_slots.clh), not only single elements.
+const std::vector<std::size_t> k_sizes = {1, 2, 63, 65, 257, 4099, 65537, 1000003, 4194319};
 
 long double ref_transform(Transform t, long double x, long double c) {
   switch (t) {

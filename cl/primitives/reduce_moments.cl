@@ -36,6 +36,26 @@ inline moments_t state_add(moments_t a, real x, ulong i) {
   return a;
 }
 
+// Eight elements of a slot at once: their mean (the sum times 1/8, exact scaling) and their M2 by
+// a second pass over the registers, then Chan's merge. One division per eight elements instead of
+// Welford's one per element, which held f64 to 70% of copy bandwidth on the H100.
+inline moments_t state_add8(moments_t a, const real* v, ulong i, ulong P) {
+  real s = RC(0.0);
+#pragma unroll
+  for (int u = 0; u < 8; ++u) s += v[u];
+  moments_t b;
+  b.mean = s * RC(0.125);
+  b.m2 = RC(0.0);
+#pragma unroll
+  for (int u = 0; u < 8; ++u) {
+    const real d = v[u] - b.mean;
+    b.m2 += d * d;
+  }
+  b.n = 8;
+  return merge(a, b);
+}
+
+#define STATE_ADD8 state_add8
 #define STATE moments_t
 #define ELEMENT(v) (v)
 #include "reduce_slots.clh"

@@ -13,7 +13,7 @@
 
 namespace clstat::primitives {
 
-/// Canonical slot count for n elements: min(2^18, next power of two >= n). A function of n only,
+/// Canonical slot count for n elements: min(2^18, next power of two >= n / 16). A function of n only,
 /// so results do not depend on the device or the work-group size.
 std::uint64_t slot_count(std::uint64_t n);
 
