@@ -50,7 +50,9 @@ inline extrema_t state_add(extrema_t a, real x, ulong i) {
 // Eight consecutive elements of a slot (i, i + P, ..., i + 7P): their own extrema with plain
 // compares and a 3-bit index, then one merge. merge's general rules cost about 40 instructions an
 // element, which held f32 to 54% of copy bandwidth on the H100. Within the block the same policy:
-// the first NaN wins (nothing replaces a NaN), and ties keep the earlier element.
+// the first NaN wins (nothing replaces a NaN), and ties keep the earlier element, so the result is
+// the same either way. GPUs only (GPU=1 from the host): PoCL vectorised the per-element merge
+// across work-items better than these data-dependent selects, and this ran 2x slower there.
 inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
   real mn = v[0], mx = v[0];
   uint kmn = 0, kmx = 0;
@@ -69,7 +71,9 @@ inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
   return merge(a, b);
 }
 
+#if GPU
 #define STATE_ADD8 state_add8
+#endif
 #define STATE extrema_t
 #define ELEMENT(v) (v)
 #include "reduce_slots.clh"
