@@ -10,18 +10,20 @@ TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
   if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
   const auto seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  for (std::size_t n : {1ul, 1000ul, (1ul << 20) + 3}) {
+  // (1 << 23) + 5: whole blocks of eight rows, then the slots' own tails.
+  for (std::size_t n : {1ul, 1000ul, (1ul << 20) + 3, (1ul << 23) + 5}) {
     const auto x = clstat_test::normal<T>(n, seed + n, 1e3, 1e2);
     T sum0{}, tr0{};
     Moments<T> m0{};
     Extrema<T> e0{};
     bool first = true;
-    for (std::size_t wg : {16ul, 64ul, 256ul, 1024ul}) {
-      const Context c = clstat_test::tuned_ctx({{"reduce.wg", wg}});
+    // Both first-stage forms (a work-item a slot, the GPUs'; rows of slots, the CPUs') on this device.
+    for (auto [wg, rows] : {std::pair<std::size_t, std::size_t>{16, 0}, {64, 1}, {256, 0}, {1024, 1}, {64, 0}, {256, 1}}) {
+      const Context c = clstat_test::tuned_ctx({{"reduce.wg", wg}, {"reduce.rows", rows}});
       const T s = sum(c, x.data(), n), tr = transform_reduce(c, x.data(), n, Transform::sq_dev, T(1000));
       const Moments<T> m = moments(c, x.data(), n);
       const Extrema<T> e = extrema(c, x.data(), n);
-      INFO("n " << n << " wg " << wg);
+      INFO("n " << n << " wg " << wg << " rows " << rows);
       if (first) {
         sum0 = s, tr0 = tr, m0 = m, e0 = e, first = false;
         continue;

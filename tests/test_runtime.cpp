@@ -108,7 +108,8 @@ TEST_CASE("runtime.profiling_records_kernels") {
   c.set_profiling(false);
   const auto rec = c.take_profile();
   REQUIRE(!rec.empty());
-  CHECK(rec.front().kernel == "reduce_slots");
+  // The first stage's kernel is reduce_slots on GPUs, reduce_rows on CPUs.
+  CHECK((rec.front().kernel == "reduce_slots" || rec.front().kernel == "reduce_rows"));
   for (std::size_t i = 1; i < rec.size(); ++i) CHECK(rec[i].kernel == "reduce_pass");
   for (const auto& r : rec) {
     CHECK(r.start_ns >= r.queued_ns);

@@ -9,6 +9,10 @@
 
 namespace clstat::primitives {
 
+// Slots a work-item of reduce_rows walks: 256 contiguous elements a row step (a 2 KB run of
+// doubles), and its states (at most 8 KB) stay in the core's L1.
+constexpr std::uint64_t k_row_slots = 256;
+
 std::uint64_t slot_count(std::uint64_t n) {
   std::uint64_t p = 1;
   // 2^18 slots keep about 60 warps of loads in flight per H100 multiprocessor (2^16 gave 15 and
@@ -88,15 +92,20 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
     // GPU=1 lets a kernel pick the variant that pays on GPUs where results are the same bits
     // either way (reduce_extrema.cl's eight-element fold: 1.6x faster on the H100, 2x slower on PoCL).
     const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options +
-                                (ctx->info().type == DeviceType::gpu ? " -DGPU=1" : " -DGPU=0");
+                                (ctx->info().type == DeviceType::gpu ? " -DGPU=1" : " -DGPU=0") +
+                                " -DROW_SLOTS=" + std::to_string(k_row_slots);
+    // The first stage's form (same bits either way): a work-item a slot on GPUs, a work-item a run
+    // of slots walking rows on CPUs (reduce_slots.clh says why).
+    const bool rows = detail::tuned(ctx->tuning, "reduce.rows", ctx->info().type == DeviceType::cpu ? 1 : 0) != 0;
     std::size_t wg = 0;
     auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
-    cl::Kernel k1 = build::kernel(*prog, "reduce_slots", q.index());
+    cl::Kernel k1 = build::kernel(*prog, rows ? "reduce_rows" : "reduce_slots", q.index());
     cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
 
     const std::uint64_t P = slot_count(n);
-    const std::uint64_t global = std::max<std::uint64_t>(P, wg);
-    std::uint64_t count = global / wg;  // partial states after stage 1
+    const std::uint64_t global = rows ? (P + k_row_slots - 1) / k_row_slots : std::max<std::uint64_t>(P, wg);
+    const std::uint64_t local = rows ? 1 : wg;
+    std::uint64_t count = global / local;  // partial states after stage 1
     cl::Buffer a = detail::scratch(q, ReduceScratch::states, count * sizeof(State));
     cl::Buffer b = detail::scratch(q, ReduceScratch::next, ((count + wg - 1) / wg) * sizeof(State));
     const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
@@ -107,7 +116,7 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
     k1.setArg(4, pa);
     k1.setArg(5, pb);
     k1.setArg(6, a);
-    Event ev = detail::launch(q, k1, cl::NDRange(global), cl::NDRange(wg), wait, kind.operation);
+    Event ev = detail::launch(q, k1, cl::NDRange(global), cl::NDRange(local), wait, kind.operation);
     while (count > 1) {
       const std::uint64_t groups = (count + wg - 1) / wg;
       k2.setArg(0, a);
