@@ -4,7 +4,8 @@
 // does not change with the work-group size, the number of work-groups or the device, because the
 // partial results are combined in one canonical tree (see cl/common/reduce_tree.clh). The
 // arithmetic is IEEE round-to-nearest with contraction disabled, so two conforming devices give
-// the same bits for the reductions; the pairwise sums' exp may differ in the last bits between
+// the same bits for the reductions (GPUs and CPUs run different kernels for the first stage, with
+// the same tree: reduce_slots.clh); the pairwise sums' exp may differ in the last bits between
 // devices (it is not correctly rounded in OpenCL), but never between runs or work-group sizes.
 //
 // Types. T is float or double. double needs a device with fp64 (else UnsupportedFeature).
@@ -101,7 +102,8 @@ template <class T> CLSTAT_EXPORT Future<std::uint64_t> count_if_async(const Queu
                                                                       std::size_t n, Predicate p, T a, T b,
                                                                       const std::vector<Event>& wait = {});
 
-/// Count, mean and M2 (Welford within a slot, Chan's merge between slots). NaN propagates.
+/// Count, mean and M2: within a slot, blocks of eight elements (their mean and M2 directly) joined by
+/// Chan's merge, Welford's update for the slot's last few; Chan's merge between slots. NaN propagates.
 template <class T> CLSTAT_EXPORT Moments<T> moments(const Context& ctx, const T* x, std::size_t n);
 template <class T> CLSTAT_EXPORT Future<Moments<T>> moments_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
                                                                   std::size_t n, const std::vector<Event>& wait = {});
