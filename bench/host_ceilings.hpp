@@ -9,10 +9,12 @@
 
 namespace bench {
 
-/// The host's rates (native_exp32_gps is exp32's: the host has one exp). Best of 5 runs each, about a second in all. Copy: 2 x 256 MiB of host memory, (bytes read +
-/// written) / s. FMA: independent chains of 2 flops, in the widest vectors the CPU has (function
-/// clones for AVX-512, AVX2 + FMA and the baseline, picked at run time). exp: glibc's vector exp
-/// (libmvec) over arrays, one multiply each, as the device micro-kernel.
+/// The host's rates. Best of 5 runs each, about a second in all. Copy: 2 x 256 MiB of host memory,
+/// (bytes read + written) / s. FMA: independent chains of 2 flops, in the widest vectors the CPU
+/// has (function clones for AVX-512, AVX2 + FMA and the baseline, picked at run time). exp:
+/// glibc's vector exp (libmvec) over arrays, one multiply each, as the device micro-kernel;
+/// native_exp32_gps: the higher of that and a native-accuracy exp2 (range reduction and a
+/// degree-6 polynomial, as CPU drivers build native_exp2).
 clstat::Ceilings measure_host_ceilings();
 
 /// c with each rate raised to the host's where the host's is higher (for CPU devices).
