@@ -39,6 +39,9 @@ void check_matrix(const std::string& op, const Buffer<T>& b, std::size_t off, st
                                 std::to_string(off) + " runs past the buffer's " + std::to_string(b.size()));
 }
 
+// The short-row path's buffers in the lease's scratch: NaN counts, the ranks asked for, the keys found.
+enum class RowsScratch { nan_counts, ranks, keys };
+
 // The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
 // every n_eff of these rows except that shorter lists are padded with their last rank.
 template <class T>
@@ -79,7 +82,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
     std::vector<cl_uint> nan(rows, 0);
     if constexpr (std::is_floating_point_v<T>) {
-      cl::Buffer nb(ci->context, CL_MEM_READ_WRITE, rows * sizeof(cl_uint));
+      const cl::Buffer nb = ::clstat::detail::scratch(q, RowsScratch::nan_counts, rows * sizeof(cl_uint));
       cl::Kernel k = build::kernel(*prog, "select_rows_nan", q.index());
       k.setArg(0, b.raw().impl()->buffer);
       k.setArg(1, static_cast<cl_ulong>(off));
@@ -109,8 +112,9 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     for (std::size_t r = 0; r < rows; ++r)
       for (std::size_t j = 0; j < out.width && !ranks[r].empty(); ++j)
         flat[r * out.width + j] = static_cast<cl_uint>(ranks[r][std::min(j, ranks[r].size() - 1)] - 1);
-    cl::Buffer rb(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, flat.size() * sizeof(cl_uint), flat.data());
-    cl::Buffer ob(ci->context, CL_MEM_READ_WRITE, flat.size() * sizeof(Key));
+    const cl::Buffer rb =
+        ::clstat::detail::staged(q, RowsScratch::ranks, flat.data(), flat.size() * sizeof(cl_uint));
+    const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, flat.size() * sizeof(Key));
     cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
     k.setArg(0, b.raw().impl()->buffer);
     k.setArg(1, static_cast<cl_ulong>(off));
