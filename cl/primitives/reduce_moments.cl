@@ -28,11 +28,16 @@ inline moments_t merge(moments_t a, moments_t b) {
   return r;
 }
 
+// Welford's update, with x - mean_new taken as delta - step, not from the rounded new mean: that
+// subtraction lost up to half an ulp of the mean, which is large against the spread when the mean
+// is (float data of mean 1000 and sd 0.5: M2 of two values off by 3e-4 relative). This is Chan's
+// merge of one element into the state, delta^2 (n - 1) / n.
 inline moments_t state_add(moments_t a, real x, ulong i) {
   a.n += 1;
   const real delta = x - a.mean;
-  a.mean += delta / (real)a.n;
-  a.m2 += delta * (x - a.mean);
+  const real step = delta / (real)a.n;
+  a.mean += step;
+  a.m2 += delta * (delta - step);
   return a;
 }
 
