@@ -18,7 +18,7 @@ std::vector<Variant> representative() {
   for (bool dbl : {false, true}) {
     for (int t = 0; t <= 6; ++t) v.push_back({"primitives/reduce_sum", "-DWG=64 -DROW_SLOTS=256 -DTRANSFORM=" + std::to_string(t), dbl});
     for (int p : {0, 3, 9}) v.push_back({"primitives/reduce_count", "-DWG=64 -DROW_SLOTS=256 -DPREDICATE=" + std::to_string(p), dbl});
-    for (const char* gpu : {"0", "1"}) v.push_back({"primitives/reduce_extrema", std::string("-DWG=64 -DROW_SLOTS=256 -DGPU=") + gpu, dbl});
+    v.push_back({"primitives/reduce_extrema", "-DWG=64 -DROW_SLOTS=256", dbl});
     v.push_back({"primitives/transpose", "", dbl});
     v.push_back({"primitives/reduce_moments", "-DWG=64 -DROW_SLOTS=256", dbl});
     for (int f = 0; f <= 4; ++f) {

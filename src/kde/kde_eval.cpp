@@ -52,19 +52,25 @@ Kernels kernels_for(detail::ContextImpl& ctx, Plan& p, std::size_t qi, const cha
   return k;
 }
 
-// v as T in a new buffer: the host form's transform, read by the kernels of every queue it uses.
+// v as T, at least one element (kernels take a buffer even when the plan has no such values).
 template <class T>
-cl::Buffer upload(detail::ContextImpl& ctx, const std::vector<double>& v) {
+std::vector<T> as_device_values(const std::vector<double>& v) {
   std::vector<T> t(v.begin(), v.end());
   if (t.empty()) t.push_back(T(0));
+  return t;
+}
+
+// v in a new buffer: the host form's transform, read by the kernels of every queue it uses.
+template <class T>
+cl::Buffer upload(detail::ContextImpl& ctx, const std::vector<double>& v) {
+  std::vector<T> t = as_device_values<T>(v);
   return cl::Buffer(ctx.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.size() * sizeof(T), t.data());
 }
 
-// The same into q's scratch `which`, by a staged write (the queue form: no per-call buffer).
+// v into q's scratch `which` by a staged write (the queue form: no per-call buffer).
 template <class T>
 cl::Buffer upload(const Queue& q, KdeScratch which, const std::vector<double>& v) {
-  std::vector<T> t(v.begin(), v.end());
-  if (t.empty()) t.push_back(T(0));
+  const std::vector<T> t = as_device_values<T>(v);
   return detail::staged(q, which, t.data(), t.size() * sizeof(T));
 }
 

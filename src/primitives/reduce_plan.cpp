@@ -89,11 +89,8 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(kind.operation, *ctx, [&] {
     const bool dbl = std::is_same<T, double>::value;
-    // GPU=1 lets a kernel pick the variant that pays on GPUs where results are the same bits
-    // either way (reduce_extrema.cl's eight-element fold: 1.6x faster on the H100, 2x slower on PoCL).
-    const std::string options = build::base_options(*ctx, dbl, kind.operation) + kind.options +
-                                (ctx->info().type == DeviceType::gpu ? " -DGPU=1" : " -DGPU=0") +
-                                " -DROW_SLOTS=" + std::to_string(k_row_slots);
+    const std::string options =
+        build::base_options(*ctx, dbl, kind.operation) + kind.options + " -DROW_SLOTS=" + std::to_string(k_row_slots);
     // The first stage's form (same bits either way): a work-item a slot on GPUs, a work-item a run
     // of slots walking rows on CPUs (reduce_slots.clh says why).
     const bool rows = detail::tuned(ctx->tuning, "reduce.rows", ctx->info().type == DeviceType::cpu ? 1 : 0) != 0;

@@ -95,6 +95,11 @@ cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part 
 /// on 4 queues took 4 times one call (3.4 times faster with this; a buffer made but not read by
 /// the kernel did not serialise). Ordered before q's later commands (queues are in order).
 cl::Buffer staged_write(const Queue& q, const cl::Buffer& dst, const void* src, std::size_t bytes);
+template <class E>
+cl::Buffer staged(const Queue& q, E which, const void* src, std::size_t bytes) {
+  return staged_write(q, scratch(q, which, bytes), src, bytes);
+}
+
 /// Reads bytes at byte_offset of src into dst (or writes src's bytes into dst) and waits for it,
 /// without a blocking clEnqueueRead/WriteBuffer: a non-blocking transfer, a flush and a wait on its
 /// event. On NVIDIA a blocking transfer held up the other host threads' commands: 8 threads making
@@ -104,10 +109,6 @@ void read_wait(const cl::CommandQueue& q, const cl::Buffer& src, std::size_t byt
                void* dst);
 void write_wait(const cl::CommandQueue& q, const cl::Buffer& dst, std::size_t byte_offset, std::size_t bytes,
                 const void* src);
-template <class E>
-cl::Buffer staged(const Queue& q, E which, const void* src, std::size_t bytes) {
-  return staged_write(q, scratch(q, which, bytes), src, bytes);
-}
 
 /// Device-buffer forms whose kernels read from element 0: `bytes` of `src` from `byte_offset`,
 /// which is src itself at offset 0, else a copy in q's scratch `which` (enqueued after `deps`,
