@@ -130,6 +130,9 @@ TEST_CASE("runtime.tuning_summary") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"reduce.wg", 100}}), doctest::Contains("powers of two"),
                        std::invalid_argument);
+  // The first-stage form is a switch: 0 (a work-item a slot) or 1 (rows of slots).
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"reduce.rows", 2}}), doctest::Contains("reduce.rows = 2"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f32.d1.wgg", 64}}), doctest::Contains("unknown tunable"),
                        std::invalid_argument);
 }
