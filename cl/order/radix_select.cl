@@ -75,6 +75,7 @@ typedef ulong skey;
 #ifndef STAGE
 #define STAGE 2048
 #endif
+#define FILTER_CHECK 4
 
 // The key's unsigned order is IEEE totalOrder on the values: -Inf < ... < -0 < +0 < ... < +Inf,
 // with every NaN (either sign) mapped to the largest key, so NaNs sort last as in R and NumPy.
@@ -264,9 +265,13 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
       }
     }
 #if COMPACT || DEVICE_PLAN
-    // The stage is flushed when half full (one global atomic per flush); two barriers a step
+    // The stage is flushed when half full (one global atomic per flush); two barriers a check
     // keep the decision uniform across the group. (Without compaction the stage stays empty;
-    // the barriers are not put under the runtime flag, which PoCL mishandles.)
+    // the barriers are not put under the runtime flag, which PoCL mishandles.) The bracket pass
+    // copies a few percent of its keys, so it checks every FILTER_CHECK steps: the barriers
+    // cost its float case a fifth of its time (an H100, 2^27 floats); a stage that fills
+    // between checks spills to global slots, which is slower, not wrong.
+    if (FILTER && (s + 1) % FILTER_CHECK != 0 && s + 1 != steps) continue;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint c = min(lcount, (uint)STAGE);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -323,14 +328,38 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 // so that one read brings back everything a pass learnt: totals[row] = the compaction cursor
 // (which is reset for the next pass), totals[row + 1 .. row + 2] = the bracket, and with
 // `extrema` totals[row + 5], [row + 6] = the smallest and largest key over minmax's groups.
-__kernel void select_sum(__global const uint* partials, uint groups, uint row, __global ulong* totals,
-                         __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
-                         uint extrema, uint gated, __global const ulong* plan) {
-  if (gated && plan[0] != 0) return;  // a device-planned pass that did not run
-  const uint b = get_global_id(0);
+// Groups of SUM_WG work-items: `bins` entries each (a power of two up to SUM_WG), the groups'
+// rows dealt round-robin to SUM_WG / bins stripes, so a work-item makes groups / stripes loads,
+// not one per group (a single loop over 500 rows is latency-bound: 20 us on an H100).
+#define SUM_WG 256
+__kernel __attribute__((reqd_work_group_size(SUM_WG, 1, 1)))
+void select_sum(__global const uint* partials, uint groups, uint row, uint bins, __global ulong* totals,
+                __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
+                uint extrema, uint gated, __global const ulong* plan) {
+  __local ulong part[SUM_WG];
+  const int skip = gated && plan[0] != 0;  // a device-planned pass that did not run
+  const uint l = get_local_id(0);
+  const uint lane = l % bins, stripe = l / bins, stripes = SUM_WG / bins;
+  const uint b = get_group_id(0) * bins + lane;
+  ulong s = 0;
+  if (b < row && !skip) {
+    // Four loads in flight per work-item: the loop is latency-bound, not bandwidth-bound.
+    ulong a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    uint g = stripe;
+    for (; g + 3 * stripes < groups; g += 4 * stripes) {
+      a0 += partials[(ulong)g * row + b];
+      a1 += partials[(ulong)(g + stripes) * row + b];
+      a2 += partials[(ulong)(g + 2 * stripes) * row + b];
+      a3 += partials[(ulong)(g + 3 * stripes) * row + b];
+    }
+    for (; g < groups; g += stripes) a0 += partials[(ulong)g * row + b];
+    s = (a0 + a1) + (a2 + a3);
+  }
+  part[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (skip || stripe != 0) return;
+  for (uint t = 1; t < stripes; ++t) s += part[t * bins + lane];
   if (b < row) {
-    ulong s = 0;
-    for (uint g = 0; g < groups; ++g) s += partials[(ulong)g * row + b];
     totals[b] = s;
   } else if (b == row) {
     totals[row] = *cursor;
@@ -365,30 +394,123 @@ inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
   }
 }
 
-// One group: LCAP keys from stratified positions (one per stretch of n / LCAP, at a hashed
-// offset in it, so sorted or periodic layouts are sampled fairly), sorted; the bracket is the
-// keys `margin` samples below the sample rank of r_lo and above that of r_hi (ranks 0-based, of
-// n), widened to the whole key range at the ends. Writes {lo, hi}.
+// The bracket of the targets, from two samples. select_sample (one group): S1 keys from
+// stratified positions (one per stretch of n / S1, at a hashed offset in it, so sorted or
+// periodic layouts are sampled fairly), sorted; the first bracket is the keys `margin` samples
+// below the sample rank of r_lo and above that of r_hi (ranks 0-based, of n), widened to the
+// whole key range at the ends. It is about 10 / sqrt(S1) of n wide, and the bracket pass pays for
+// every key in it twice (its copy, and the passes over the copies), so select_sample2 (many
+// groups) then takes a second sample of s2 keys, which nobody sorts: it counts those below the
+// first bracket and histograms those inside it in 4096 equal buckets of its key range, and
+// select_sample_end makes the bracket the buckets from sample rank r_lo's minus margin2 to
+// r_hi's plus margin2: about 10 / sqrt(s2) of n (2% for 2^16). A target outside the bracket
+// (probability below 1e-6) costs the plain passes, not a wrong answer. With s2 = 0 the first
+// bracket stands. bracket[0..1] = {lo, hi}; bracket[2..] (as uint) = the count below and the
+// histogram, zeroed by select_sample.
+#ifndef S1
+#define S1 1024
+#endif
+#define SAMPLE_BINS 4096
+inline uint sample_hash(uint t) {
+  uint h = t * 2654435761u;
+  h ^= h >> 15;
+  h *= 2246822519u;
+  h ^= h >> 13;
+  return h;
+}
+// The shift that maps offsets within [lo, hi] to at most SAMPLE_BINS buckets (as plan_shift).
+inline uint sample_shift(skey lo, skey hi) { return lo < hi ? plan_shift(lo, hi) : 0; }
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ulong r_hi, uint margin,
                    __global skey* bracket) {
-  __local skey buf[LCAP];
+  __local skey buf[S1];
   const uint l = get_local_id(0);
-  const ulong stretch = n / LCAP;
-  for (uint t = l; t < LCAP; t += WG) {
-    uint h = t * 2654435761u;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    buf[t] = to_key(x[xoff + (ulong)t * stretch + (ulong)h % stretch]);
+  const ulong stretch = n / S1;
+  for (uint t = l; t < S1; t += WG)
+    buf[t] = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t) % stretch]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  bitonic_sort_local(buf, S1, l);
+  if (l == 0) {
+    const long ilo = (long)((ulong)S1 * r_lo / n) - (long)margin;
+    const long ihi = (long)((ulong)S1 * r_hi / n) + 1 + (long)margin;
+    bracket[0] = ilo <= 0 ? (skey)0 : buf[ilo];
+    bracket[1] = ihi >= S1 ? KEY_MAX : buf[ihi];
+  }
+  __global uint* h = (__global uint*)(bracket + 2);
+  for (uint b = l; b < SAMPLE_BINS + 1; b += WG) h[b] = 0;
+}
+
+// s2 keys, one or a few per work-item: the count below the first bracket (one local sum, one
+// global atomic per group) and the histogram inside it (global atomics: a few thousand in all).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket) {
+  __local uint lbelow;
+  const uint l = get_local_id(0);
+  const skey lo = bracket[0], hi = bracket[1];
+  const uint shift = sample_shift(lo, hi);
+  __global uint* h = (__global uint*)(bracket + 2);
+  if (l == 0) lbelow = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong stretch = n / s2;
+  uint below = 0;
+  if (lo < hi)
+    for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
+      const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
+      if (k < lo) ++below;
+      else if (k <= hi) atomic_inc(&h[1 + (uint)((k - lo) >> shift)]);
+    }
+  if (below) atomic_add(&lbelow, below);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0 && lbelow) atomic_add(&h[0], lbelow);
+}
+
+// One group: the buckets that hold sample ranks slo and shi become the bracket; an end whose
+// rank no bucket holds (below or past the first bracket's keys) stays the first bracket's.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_sample_end(__global skey* bracket, ulong n, ulong r_lo, ulong r_hi, uint s2, uint margin2) {
+  __local uint part[WG];
+  __local skey edge[2];
+  const uint l = get_local_id(0);
+  const skey lo = bracket[0], hi = bracket[1];
+  __global const uint* h = (__global const uint*)(bracket + 2);
+  const uint shift = sample_shift(lo, hi);
+  const uint nbins = lo < hi ? (uint)min((skey)SAMPLE_BINS, ((hi - lo) >> shift) + 1) : 0;
+  const uint per = (nbins + WG - 1) / WG;
+  const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
+  uint sum = 0;
+  for (uint b = b0; b < b1; ++b) sum += h[1 + b];
+  part[l] = sum;
+  if (l == 0) {
+    edge[0] = lo;
+    edge[1] = hi;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  bitonic_sort_local(buf, LCAP, l);
+  if (l == 0) {  // exclusive prefix sums of the runs, after the keys below
+    uint acc = h[0];
+    for (uint t = 0; t < WG; ++t) {
+      const uint v = part[t];
+      part[t] = acc;
+      acc += v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const long slo = (long)((ulong)s2 * r_lo / n) - (long)margin2;
+  const long shi = (long)((ulong)s2 * r_hi / n) + 1 + (long)margin2;
+  uint acc = part[l];
+  for (uint b = b0; b < b1; ++b) {
+    const uint c = h[1 + b];
+    if (slo >= (long)acc && slo < (long)(acc + c)) edge[0] = lo + ((skey)b << shift);
+    if (shi >= (long)acc && shi < (long)(acc + c)) {
+      const skey top = (((skey)b + 1) << shift) - 1;
+      edge[1] = top >= hi - lo ? hi : lo + top;
+    }
+    acc += c;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
   if (l == 0) {
-    const long ilo = (long)((ulong)LCAP * r_lo / n) - (long)margin;
-    const long ihi = (long)((ulong)LCAP * r_hi / n) + 1 + (long)margin;
-    bracket[0] = ilo <= 0 ? (skey)0 : buf[ilo];
-    bracket[1] = ihi >= LCAP ? KEY_MAX : buf[ihi];
+    bracket[0] = edge[0];
+    bracket[1] = edge[1];
   }
 }
 
@@ -443,13 +565,13 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
 // bracket, 18 keys in it. select_plan_start follows the FILTER pass (ranks r0..r3 of the whole
 // input, ascending); select_plan follows a DEVICE_PLAN pass (select_sum totals of 4096 + 2).
 // mode 0: the plan from the FILTER pass (one work-item; no barrier in this kernel).
-__kernel void select_plan_start(__global const ulong* totals, __global ulong* plan, __global const skey* bracket,
-                                uint nt, ulong r0, ulong r1, ulong r2, ulong r3, ulong cap) {
+__kernel void select_plan_start(__global const ulong* totals, uint row, __global ulong* plan,
+                                __global const skey* bracket, uint nt, ulong r0, ulong r1, ulong r2, ulong r3,
+                                ulong cap) {
   if (get_global_id(0) != 0) return;
-  const uint row = HBINS + 2;
-  const ulong below = totals[HBINS + 1], written = totals[row];
+  const ulong below = totals[row - 1], written = totals[row];
   const ulong rk[4] = {r0, r1, r2, r3};
-  plan[16] = totals[HBINS];
+  plan[16] = totals[row - 2];
   plan[17] = below;
   plan[18] = written;
   if (rk[0] < below || rk[nt - 1] >= below + written || (written > cap && bracket[0] != bracket[1])) {

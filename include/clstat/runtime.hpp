@@ -129,8 +129,9 @@ struct ProgressReport {
   double total = 0;
   std::string message;
 };
-/// Called on the thread that runs the operation (an async form's task thread), between device
-/// passes, never concurrently with itself for one call; the operation waits while it runs.
+/// Called on the thread that runs the operation (an async form's task thread, or the thread that
+/// calls Future::get() before the task thread has started it), between device passes, never
+/// concurrently with itself for one call; the operation waits while it runs.
 using Progress = std::function<void(const ProgressReport&)>;
 
 /// A completion handle for enqueued work. Default-constructed events are already complete.
@@ -162,9 +163,14 @@ class Future {
     s_->done = std::move(done);
     s_->finish = std::move(finish);
   }
-  Future(Event done, std::shared_future<T> task) : s_(std::make_shared<State>()) {
+  /// `run_here`, when given, runs the task on the calling thread if no task thread has started
+  /// it yet (get() calls it first), so that a call followed at once by get() costs no hand-over
+  /// between threads; it does nothing when the task was already taken.
+  Future(Event done, std::shared_future<T> task, std::function<void()> run_here = {})
+      : s_(std::make_shared<State>()) {
     s_->done = std::move(done);
     s_->task = std::move(task);
+    s_->run_here = std::move(run_here);
   }
   /// False for a default-constructed Future.
   bool valid() const noexcept { return static_cast<bool>(s_); }
@@ -179,6 +185,7 @@ class Future {
     std::call_once(s_->once, [this] {
       try {
         if (s_->task.valid()) {
+          if (s_->run_here) s_->run_here();
           s_->value.emplace(s_->task.get());
         } else {
           s_->done.wait();
@@ -197,6 +204,7 @@ class Future {
     Event done;
     std::function<T()> finish;
     std::shared_future<T> task;
+    std::function<void()> run_here;
     std::once_flag once;
     std::optional<T> value;
     std::exception_ptr error;

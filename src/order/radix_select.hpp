@@ -30,6 +30,9 @@ template <class T>
 class RadixSelect final : public Selector<T> {
  public:
   using Key = key_t<T>;
+  // The bracket {lo, hi}, then (as uint) the second sample's count below it and its 4096-bucket
+  // histogram (select_sample in cl/order/radix_select.cl).
+  static constexpr std::size_t kBracketBytes = 2 * sizeof(key_t<T>) + (4096 + 1) * 4;
   RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offset, std::uint64_t n);
 
   void prepare(const std::vector<std::uint64_t>& hint) override;
@@ -87,7 +90,7 @@ class RadixSelect final : public Selector<T> {
   Key kmin_ = 0, kmax_ = 0;
   bool first_done_ = false, filtered_ = false, spin_ = false;
   Pass first_, filter_;
-  std::size_t groups_ = 0, wg_ = 0, lcap_ = 0;
+  std::size_t groups_ = 0, filter_groups_ = 0, wg_ = 0, lcap_ = 0, sample2_ = 0, s1_ = 0;
   std::uint64_t cap_ = 0;
   std::size_t items_ = 8;   // loads per thread per step (the tuning entry order.items)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read

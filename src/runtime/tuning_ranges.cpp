@@ -37,6 +37,8 @@ bool range_of(const std::string& key, Range& r) {
       {"order.wg", {32, 1024, true}},          // the histogram kernels' local scans
       {"order.items", {1, 64, false}},
       {"order.groups_per_cu", {1, 64, false}},
+      {"order.filter_groups_per_cu", {1, 64, false}},  // the bracket pass (no histogram)
+      {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"stable.wg", {1, 1024, true}},
       {"grid.ppi", {1, 8, false}},             // points per work-item along the last dimension
       {"grid.rows_max", {1, 256, false}},      // rows staged together (at most the tile's items)
