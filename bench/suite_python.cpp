@@ -149,24 +149,30 @@ std::vector<Row> run_python(const clstat::Context& ctx, const PythonBenchOptions
     add_rows(rows, "gaussian_kde d=1", "f64", n, double(n) * n, "Gpairs/s", 1e9, cpp, py,
              {{"scipy.gaussian_kde", "scipy.gaussian_kde"}}, o.repeats);
   }
-  {  // the median of float32 data already on the device
+  // The median of data already on the device, float32 and (NumPy's default) float64.
+  auto median_rows = [&](auto zero) {
+    using T = decltype(zero);
+    const std::string prec = sizeof(T) == 4 ? "f32" : "f64";
     const std::size_t n = o.large ? std::size_t(1) << 27 : std::size_t(1) << 23;
-    std::vector<float> x(n);
+    std::vector<T> x(n);
     for_blocks(n, [&](std::size_t b, std::size_t lo, std::size_t hi) {
       std::mt19937_64 g(7000 + b);
-      std::normal_distribution<float> d;
+      std::normal_distribution<T> d;
       for (std::size_t i = lo; i < hi; ++i) x[i] = d(g);
     });
     write_raw(tmp.path / "m", x);
-    const clstat::Buffer<float> xb(ctx, x.data(), n);
+    const clstat::Buffer<T> xb(ctx, x.data(), n);
     x = {};
     const Stats cpp = wall_stats([&] { clstat::order::median_async(ctx.queue(0), xb, 0, n).get(); }, fast);
-    const Script py = run_script(o, device, "--workload median --x '" + (tmp.path / "m").string() + "'" + fast_reps);
-    add_rows(rows, "median resident", "f32", n, double(n) * 4, "GB/s", 1e9, cpp, py,
+    const Script py = run_script(o, device, "--workload median --dtype " + std::string(sizeof(T) == 4 ? "float32" : "float64") +
+                                                " --x '" + (tmp.path / "m").string() + "'" + fast_reps);
+    add_rows(rows, "median resident", prec, n, double(n) * sizeof(T), "GB/s", 1e9, cpp, py,
              gpu ? std::vector<std::pair<std::string, std::string>>{{"cupy.median", "cupy.median"}, {"torch.median", "torch.median"}}
                  : std::vector<std::pair<std::string, std::string>>{{"numpy.median", "numpy.median"}},
              fast);
-  }
+  };
+  median_rows(float{});
+  if (fp64) median_rows(double{});
   if (fp64) {  // stable pdf
     const clstat::stable::Params law{1.5, 0.5, 1, 0, clstat::stable::Param::S0};
     const std::size_t n = o.large ? 100000 : 10000;

@@ -4,8 +4,8 @@
 The bench's `python` suite writes each workload's data to raw files, times the same call through
 the C++ library, and runs this script to time, on the same data and device:
   kde     clstat.gaussian_kde(x)(y) and scipy.stats.gaussian_kde(x)(y)      (float64, 1-d)
-  median  clstat.median(DeviceArray), cupy.median and torch.median on the GPU (float32, resident),
-          or numpy.median on the host for a CPU device
+  median  clstat.median(DeviceArray), cupy.median and torch.median on the GPU (--dtype float32 or
+          float64, resident), or numpy.median on the host for a CPU device
   stable  clstat.stable.pdf(x, 1.5, 0.5) and scipy.stats.levy_stable.pdf in S0 (float64);
           SciPy on the first --peer-points points only (about a millisecond a point), its rate
           per point reported
@@ -14,7 +14,7 @@ Each clstat call is timed with time.perf_counter after a warm-up, median of --re
 once (SciPy) or median of --repeats (CuPy, PyTorch, synchronised).
 
 usage: python_api.py --workload kde|median|stable|threads --x FILE [--y FILE] --device SPEC
-       [--repeats R] [--peer-points K] [--gpu]
+       [--repeats R] [--peer-points K] [--dtype float32|float64] [--gpu]
 Prints one JSON object: "clstat_ms" and "<peer>_ms" for each peer that ran, "<peer>_error" for
 each that could not, and the versions. Exit code 3 when clstat cannot be imported.
 """
@@ -46,6 +46,8 @@ def main():
     ap.add_argument("--device", required=True)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--peer-points", type=int, default=1000)
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32",
+                    help="the median's element type (the file holds raw values of it)")
     ap.add_argument("--gpu", action="store_true", help="the device is a GPU: the median's peers are CuPy "
                     "and PyTorch on the GPU; otherwise numpy.median on the host")
     a = ap.parse_args()
@@ -69,7 +71,7 @@ def main():
         except Exception as e:  # noqa: BLE001 - a peer that fails says why
             res["scipy.gaussian_kde_error"] = repr(e)
     elif a.workload == "median":
-        x = np.fromfile(a.x, dtype=np.float32)
+        x = np.fromfile(a.x, dtype=np.dtype(a.dtype))
         d = clstat.to_device(x, ctx=ctx)
         res["clstat_ms"] = timed(lambda: clstat.median(d), a.repeats)
         if not a.gpu:
