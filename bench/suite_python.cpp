@@ -129,9 +129,9 @@ std::vector<Row> run_python(const clstat::Context& ctx, const PythonBenchOptions
   const std::string device = ctx.info().label().substr(0, ctx.info().label().find(' '));
   const bool gpu = ctx.info().type == clstat::DeviceType::gpu;
   const std::string reps = " --repeats " + std::to_string(o.repeats) + (gpu ? " --gpu" : "");
-  // The median and the stable pdf take about a millisecond on a GPU, where one call's wall time
-  // varies by 10-20%: their C++ and Python sides take at least 25 calls each, so that the
-  // overhead compares medians, not single noisy calls.
+  // On a GPU the calls take 1 to 15 ms, and one call's wall time varies by 10-20%: every C++ and
+  // Python side takes at least 25 calls, so that the overhead compares medians, not single noisy
+  // calls (SciPy's side runs once: it takes a minute).
   const int fast = std::max(o.repeats, 25);
   const std::string fast_reps = " --repeats " + std::to_string(fast) + (gpu ? " --gpu" : "");
   TempDir tmp;
@@ -143,11 +143,11 @@ std::vector<Row> run_python(const clstat::Context& ctx, const PythonBenchOptions
     write_raw(tmp.path / "x", x), write_raw(tmp.path / "y", y);
     clstat::KdeOptions ko;  // SciPy's default: Scott's rule
     ko.bandwidth = clstat::Bandwidth::matrix(clstat::bandwidth::scott(x.data(), n, 1));
-    const Stats cpp = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), n, ko); }, o.repeats);
+    const Stats cpp = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), n, ko); }, fast);
     const Script py = run_script(o, device, "--workload kde --x '" + (tmp.path / "x").string() + "' --y '" +
-                                                (tmp.path / "y").string() + "'" + reps);
+                                                (tmp.path / "y").string() + "'" + fast_reps);
     add_rows(rows, "gaussian_kde d=1", "f64", n, double(n) * n, "Gpairs/s", 1e9, cpp, py,
-             {{"scipy.gaussian_kde", "scipy.gaussian_kde"}}, o.repeats);
+             {{"scipy.gaussian_kde", "scipy.gaussian_kde"}}, fast);
   }
   // The median of data already on the device, float32 and (NumPy's default) float64.
   auto median_rows = [&](auto zero) {
