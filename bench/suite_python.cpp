@@ -141,9 +141,13 @@ std::vector<Row> run_python(const clstat::Context& ctx, const PythonBenchOptions
     const std::size_t n = o.large ? 1u << 16 : 1u << 13;
     const auto x = clstat_test::normal<double>(n, 91), y = clstat_test::normal<double>(n, 92, 0, 1.5);
     write_raw(tmp.path / "x", x), write_raw(tmp.path / "y", y);
-    clstat::KdeOptions ko;  // SciPy's default: Scott's rule
-    ko.bandwidth = clstat::Bandwidth::matrix(clstat::bandwidth::scott(x.data(), n, 1));
-    const Stats cpp = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), n, ko); }, fast);
+    // Both sides do what gaussian_kde(x)(y) does: Scott's bandwidth (SciPy's default), then the
+    // evaluation.
+    const Stats cpp = wall_stats([&] {
+      clstat::KdeOptions ko;
+      ko.bandwidth = clstat::Bandwidth::matrix(clstat::bandwidth::scott(x.data(), n, 1));
+      clstat::kde(ctx, x.data(), n, 1, y.data(), n, ko);
+    }, fast);
     const Script py = run_script(o, device, "--workload kde --x '" + (tmp.path / "x").string() + "' --y '" +
                                                 (tmp.path / "y").string() + "'" + fast_reps);
     add_rows(rows, "gaussian_kde d=1", "f64", n, double(n) * n, "Gpairs/s", 1e9, cpp, py,
