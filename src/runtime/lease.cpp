@@ -121,7 +121,8 @@ void ContextImpl::trim_scratch(std::size_t keep) {
   }
 }
 
-cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes) {
+cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes,
+                          bool zero_new) {
   auto ctx = q.context().impl();
   const std::size_t i = q.index();
   std::lock_guard<std::mutex> slock(ctx->scratch_mutex);
@@ -154,6 +155,10 @@ cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which,
     }
     e.bytes = size;
     ctx->scratch_total += size;
+    if (zero_new) {
+      static const cl_uint zero = 0;
+      queue_of(q).enqueueFillBuffer(e.buffer, zero, 0, size);
+    }
   }
   return e.buffer;
 }

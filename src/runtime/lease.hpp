@@ -81,12 +81,23 @@ void require_lease(const Queue& q, const char* what);
 /// array declared as one value. Operations that nest use enums of their own, so their buffers never
 /// meet. Reused call after call;
 /// grows when too small (the old buffer is freed by OpenCL once its commands are done).
-cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes);
+/// With `zero_new`, a buffer made by this call is filled with zero bytes by a command on q (ordered
+/// before q's later commands).
+cl::Buffer scratch_buffer(const Queue& q, const std::type_info& type, int which, int part, std::size_t bytes,
+                          bool zero_new = false);
 
 template <class E>
 cl::Buffer scratch(const Queue& q, E which, std::size_t bytes, std::size_t part = 0) {
   static_assert(std::is_enum<E>::value, "scratch is keyed by an enum declared with the operation");
   return scratch_buffer(q, typeid(E), static_cast<int>(which), static_cast<int>(part), bytes);
+}
+
+/// Scratch that is zero when made and that its kernels leave zero (self-resetting counters): the
+/// fill happens once per buffer, not per call.
+template <class E>
+cl::Buffer scratch_zeroed(const Queue& q, E which, std::size_t bytes) {
+  static_assert(std::is_enum<E>::value, "scratch is keyed by an enum declared with the operation");
+  return scratch_buffer(q, typeid(E), static_cast<int>(which), 0, bytes, true);
 }
 
 /// A small block of host data (an operation's parameters) for q's kernels: copied into q's scratch
