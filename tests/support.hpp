@@ -51,6 +51,18 @@ struct ScopedEnv {
 inline clstat::Context fresh_ctx() { return clstat::Context(ctx().device()); }
 
 /// A new context on the device under test with tuning entries replaced.
+/// a and b are the same bits (NaN payloads and the sign of zero included).
+template <class T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+/// T can be tested on the test device (double needs fp64).
+template <class T>
+bool type_ok() {
+  return !std::is_same_v<T, double> || has_fp64();
+}
+
 inline clstat::Context tuned_ctx(const std::map<std::string, std::size_t>& tuning) {
   return clstat::Context(ctx().device(), 4, tuning);
 }

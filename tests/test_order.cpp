@@ -15,13 +15,11 @@
 
 using namespace clstat;
 using clstat_test::ctx;
+using clstat_test::same_bits;
+using clstat_test::type_ok;
 
 namespace {
 
-template <class T>
-bool same_bits(T a, T b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
 
 // Checks kth_smallest for ks against the sorted copy, by method.
 template <class T>
@@ -52,10 +50,6 @@ std::vector<std::uint64_t> some_ks(std::uint64_t n, std::uint64_t seed) {
   return ks;
 }
 
-template <class T>
-bool type_ok() {
-  return !std::is_same_v<T, double> || clstat_test::has_fp64();
-}
 
 }  // namespace
 

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "clstat/error.hpp"
+#include "clstat/group.hpp"
 #include "clstat/order.hpp"
 #include "order/quantile_rule.hpp"
 #include "order/run.hpp"
+#include "order/sharded_select.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::order {
@@ -19,14 +21,16 @@ using namespace detail;
 using ::clstat::detail::host_task;
 using ::clstat::detail::Lease;
 
-template <class T>
-std::vector<T> kth_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                      const std::vector<std::uint64_t>& ks, const Options& o) {
-  Lease lease = Lease::named(q);
+using Need = std::function<std::vector<std::uint64_t>(std::uint64_t)>;
+
+// Each statistic from any selection: select(op, need) runs one (one buffer, or a device group's
+// shards) and returns its Outcome.
+template <class T, class S>
+std::vector<T> kth_with(S&& select, std::size_t n, const std::vector<std::uint64_t>& ks) {
   const std::string op = "clstat::order::kth_smallest";
   if (n > 0) check_ks(ks, n, op);
   if (ks.empty()) return {};
-  auto r = run<T>(op, q, x, offset, n, o, [&](std::uint64_t n_eff) {
+  auto r = select(op, [&](std::uint64_t n_eff) {
     for (auto k : ks)
       if (k > n_eff)
         throw std::out_of_range(op + ": k = " + std::to_string(k) + " but only " + std::to_string(n_eff) +
@@ -37,15 +41,28 @@ std::vector<T> kth_on(const Queue& q, const Buffer<T>& x, std::size_t offset, st
   return r.values;
 }
 
-template <class T>
-double median_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, const Options& o) {
-  Lease lease = Lease::named(q);
-  auto r = run<T>("clstat::order::median", q, x, offset, n, o, [](std::uint64_t m) {
+template <class T, class S>
+double median_with(S&& select) {
+  auto r = select("clstat::order::median", [](std::uint64_t m) {
     if (m % 2 == 1) return std::vector<std::uint64_t>{(m + 1) / 2};
     return std::vector<std::uint64_t>{m / 2, m / 2 + 1};
   });
   if (r.nan_result) return std::numeric_limits<double>::quiet_NaN();
   return r.values.size() == 1 ? static_cast<double>(r.values[0]) : midpoint(r.values[0], r.values[1]);
+}
+
+template <class T>
+std::vector<T> kth_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                      const std::vector<std::uint64_t>& ks, const Options& o) {
+  Lease lease = Lease::named(q);
+  return kth_with<T>([&](const std::string& op, const Need& need) { return run<T>(op, q, x, offset, n, o, need); },
+                     n, ks);
+}
+
+template <class T>
+double median_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n, const Options& o) {
+  Lease lease = Lease::named(q);
+  return median_with<T>([&](const std::string& op, const Need& need) { return run<T>(op, q, x, offset, n, o, need); });
 }
 
 // A selection on a queue the caller holds, of data uploaded there.
@@ -119,15 +136,13 @@ void check_probs(const std::vector<double>& probs, int type, const std::string& 
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument(op + ": probability " + std::to_string(p) + " is outside [0, 1]");
 }
 
-template <class T>
-std::vector<double> quantiles_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
-                                 const std::vector<double>& probs, int type, const Options& o) {
+template <class T, class S>
+std::vector<double> quantiles_with(S&& select, const std::vector<double>& probs, int type) {
   const std::string op = "clstat::order::quantiles";
   check_probs(probs, type, op);
   if (probs.empty()) return {};
-  Lease lease = Lease::named(q);
   std::vector<QuantileRule> rules;
-  auto r = run<T>(op, q, x, offset, n, o, [&](std::uint64_t m) {
+  auto r = select(op, [&](std::uint64_t m) {
     std::vector<std::uint64_t> need;
     rules.clear();
     if (m == 0) return need;
@@ -143,6 +158,43 @@ std::vector<double> quantiles_on(const Queue& q, const Buffer<T>& x, std::size_t
   for (std::size_t i = 0; i < probs.size(); ++i)
     out[i] = quantile_combine(rules[i], static_cast<double>(r.values[2 * i]), static_cast<double>(r.values[2 * i + 1]));
   return out;
+}
+
+template <class T>
+std::vector<double> quantiles_on(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
+                                 const std::vector<double>& probs, int type, const Options& o) {
+  check_probs(probs, type, "clstat::order::quantiles");
+  if (probs.empty()) return {};
+  Lease lease = Lease::named(q);
+  return quantiles_with<T>(
+      [&](const std::string& op, const Need& need) { return run<T>(op, q, x, offset, n, o, need); }, probs, type);
+}
+
+// A selection over a device group: each member's shard uploaded to it, the passes on all of them
+// (order/sharded_select.hpp), under a lease of a queue of every member.
+template <class T>
+auto on_group(const DeviceGroup& g, const T* x, std::size_t n, const Options& o, const std::string& op) {
+  check_policy(o, op);
+  if (o.method != Method::automatic && o.method != Method::radix)
+    throw std::invalid_argument(op + ": a device group selects by radix (Options::method automatic or radix)");
+  if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0)");
+  if (!x) throw std::invalid_argument(op + ": null data pointer with n = " + std::to_string(n));
+  const std::vector<std::size_t> sizes = g.split(n);
+  std::vector<Lease> leases;
+  std::vector<ShardRef<T>> shards;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (sizes[i] > 0) {
+      leases.push_back(Lease::any(g.member(i)));
+      shards.push_back(ShardRef<T>{leases.back().queue(), upload(g.member(i), x + at, sizes[i], op), 0, sizes[i]});
+    }
+    at += sizes[i];
+  }
+  return [leases = std::make_shared<std::vector<Lease>>(std::move(leases)), shards, n, o](const std::string& name,
+                                                                                          const Need& need) {
+    ShardedSelect<T> sel(shards);
+    return run_selector<T>(name, sel, n, o, need);
+  };
 }
 }  // namespace
 
@@ -165,6 +217,27 @@ Future<std::vector<double>> quantiles_async(const Queue& q, const Buffer<T>& x, 
   return host_task<std::vector<double>>(q, wait, [=] { return quantiles_on(q, x, offset, n, probs, type, o); });
 }
 
+template <class T>
+std::vector<T> kth_smallest(const DeviceGroup& g, const T* x, std::size_t n, const std::vector<std::uint64_t>& ks,
+                            const Options& o) {
+  const std::string op = "clstat::order::kth_smallest";
+  if (n > 0) check_ks(ks, n, op);
+  return kth_with<T>(on_group(g, x, n, o, op), n, ks);
+}
+
+template <class T>
+double median(const DeviceGroup& g, const T* x, std::size_t n, const Options& o) {
+  return median_with<T>(on_group(g, x, n, o, "clstat::order::median"));
+}
+
+template <class T>
+std::vector<double> quantiles(const DeviceGroup& g, const T* x, std::size_t n, const std::vector<double>& probs,
+                              int type, const Options& o) {
+  const std::string op = "clstat::order::quantiles";
+  check_probs(probs, type, op);
+  return quantiles_with<T>(on_group(g, x, n, o, op), probs, type);
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                        \
   template CLSTAT_EXPORT T kth_smallest(const Context&, const T*, std::size_t, std::uint64_t, const Options&);      \
   template CLSTAT_EXPORT std::vector<T> kth_smallest(const Context&, const T*, std::size_t,                         \
@@ -181,7 +254,12 @@ Future<std::vector<double>> quantiles_async(const Queue& q, const Buffer<T>& x, 
                                                        const std::vector<double>&, int, const Options&);            \
   template CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue&, const Buffer<T>&, std::size_t,  \
                                                                      std::size_t, const std::vector<double>&, int, \
-                                                                     const Options&, const std::vector<Event>&);
+                                                                     const Options&, const std::vector<Event>&);   \
+  template CLSTAT_EXPORT std::vector<T> kth_smallest(const DeviceGroup&, const T*, std::size_t,                     \
+                                                     const std::vector<std::uint64_t>&, const Options&);            \
+  template CLSTAT_EXPORT double median(const DeviceGroup&, const T*, std::size_t, const Options&);                  \
+  template CLSTAT_EXPORT std::vector<double> quantiles(const DeviceGroup&, const T*, std::size_t,                   \
+                                                       const std::vector<double>&, int, const Options&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)
 CLSTAT_INSTANTIATE(std::int32_t)

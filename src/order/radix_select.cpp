@@ -19,7 +19,6 @@ namespace clstat::order::detail {
 namespace {
 
 constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the kernel)
-constexpr std::size_t kMaxJobs = 64;  // local job table (jp[64] in the kernel)
 // The selection's scratch: per-group digit counts, their totals, per-group extrema, the jobs of
 // the final sorts and their cursor, the two candidate buffers (part 0 and 1), the final sorts'
 // job indices, ranks and outputs, the sampled bracket and the pass plan.
@@ -31,11 +30,6 @@ constexpr unsigned kFilterRow = 3;    // the bracket pass's row: one bin, the Na
 constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few keys per work-item)
 constexpr const char* kOp = "clstat::order::select";
 
-unsigned ceil_log2(std::size_t v) {
-  unsigned b = 0;
-  while ((std::size_t(1) << b) < v) ++b;
-  return b;
-}
 
 }  // namespace
 
@@ -323,9 +317,16 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
                                                         const cl::Buffer* dest) {
   std::size_t G = 0;
   enqueue_pass(kind, from_keys, src, m, plen, bits, jobs, compact, dest, G);
+  std::uint64_t total = 0;
+  for (const Job& j : jobs) total += j.count;
+  return read_pass(kind, static_cast<unsigned>(jobs.size()) << bits, bits,
+                   compact && kind != Kind::filter ? total : kNoCheck);
+}
+
+template <class T>
+typename RadixSelect<T>::Pass RadixSelect<T>::read_pass(Kind kind, unsigned nb, unsigned bits, std::uint64_t expect) {
   return ::clstat::detail::cl_guard(kOp, *ctx_, [&]() -> Pass {
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
-    const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
     const unsigned row = nb + 2;
     std::vector<cl_ulong> t(row + kExtra);
     cl::Event done;
@@ -343,15 +344,28 @@ typename RadixSelect<T>::Pass RadixSelect<T>::run_pass(Kind kind, bool from_keys
       kmin_ = static_cast<Key>(t[row + 5]);
       kmax_ = static_cast<Key>(t[row + 6]);
     }
-    if (compact && kind != Kind::filter) {
-      std::uint64_t total = 0;
-      for (const Job& j : jobs) total += j.count;
-      if (p.written != total)
-        throw std::logic_error(std::string(kOp) + ": compaction wrote " + std::to_string(p.written) +
-                               " keys, expected " + std::to_string(total));
-    }
+    if (expect != kNoCheck && p.written != expect)
+      throw std::logic_error(std::string(kOp) + ": compaction wrote " + std::to_string(p.written) +
+                             " keys, expected " + std::to_string(expect));
     return p;
   });
+}
+
+template <class T>
+cl::Buffer RadixSelect<T>::candidates(int part) {
+  return ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key), static_cast<std::size_t>(part));
+}
+
+template <class T>
+std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::read_keys(const cl::Buffer& src, std::uint64_t m) {
+  std::vector<Key> out(m);
+  if (m == 0) return out;
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    cl::Event done;
+    ::clstat::detail::queue_of(q_).enqueueReadBuffer(src, CL_FALSE, 0, m * sizeof(Key), out.data(), nullptr, &done);
+    wait(done);
+  });
+  return out;
 }
 
 template <class T>
@@ -394,32 +408,11 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
 
 template <class T>
 std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::select(const std::vector<std::uint64_t>& ranks) {
-  for (std::uint64_t r : ranks)
-    if (r >= n_) throw std::out_of_range(std::string(kOp) + ": rank " + std::to_string(r) + " >= n = " + std::to_string(n_));
-  std::vector<Key> out(ranks.size());
-  // At most kMaxJobs targets per batch, so at most kMaxJobs jobs at any level. Sorted ranks keep
-  // the targets of a batch close together, so they share more of their passes.
-  std::vector<std::size_t> order(ranks.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ranks[a] < ranks[b]; });
-  {
-    std::vector<std::uint64_t> sorted(ranks.size());
-    for (std::size_t i = 0; i < ranks.size(); ++i) sorted[i] = ranks[order[i]];
-    std::vector<Key> so(ranks.size());
-    if (answer_from_plan(sorted, so)) {
-      for (std::size_t i = 0; i < ranks.size(); ++i) out[order[i]] = so[i];
-      return out;
-    }
-  }
-  for (std::size_t b0 = 0; b0 < order.size(); b0 += kMaxJobs) {
-    const std::size_t b1 = std::min(order.size(), b0 + kMaxJobs);
-    std::vector<std::uint64_t> br;
-    for (std::size_t i = b0; i < b1; ++i) br.push_back(ranks[order[i]]);
-    std::vector<Key> bo(br.size());
-    select_batch(br, bo);
-    for (std::size_t i = b0; i < b1; ++i) out[order[i]] = bo[i - b0];
-  }
-  return out;
+  // At most kMaxJobs targets per batch, so at most kMaxJobs jobs at any level.
+  return select_sorted<Key>(
+      ranks, n_, kMaxJobs, kOp,
+      [&](const std::vector<std::uint64_t>& sorted, std::vector<Key>& out) { return answer_from_plan(sorted, out); },
+      [&](const std::vector<std::uint64_t>& br, std::vector<Key>& out) { select_batch(br, out); });
 }
 
 template <class T>

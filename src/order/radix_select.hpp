@@ -41,6 +41,8 @@ class RadixSelect final : public Selector<T> {
 
 
  private:
+  template <class U>
+  friend class ShardedSelect;  // runs these passes on every shard of a device group
   struct Job {
     Key prefix;
     std::uint64_t count;
@@ -76,6 +78,13 @@ class RadixSelect final : public Selector<T> {
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
   Pass run_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
                 const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest);
+  // Candidate buffer `part` (0 or 1) of this selection's queue, and m keys read back from one.
+  cl::Buffer candidates(int part);
+  std::vector<Key> read_keys(const cl::Buffer& src, std::uint64_t m);
+  static constexpr std::uint64_t kNoCheck = ~std::uint64_t(0);
+  // The wait and read of an enqueued pass's totals (nb histogram counters); with `expect` other
+  // than kNoCheck, a compaction that wrote another count of keys is a logic_error.
+  Pass read_pass(Kind kind, unsigned nb, unsigned bits, std::uint64_t expect);
   void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
               std::size_t ntargets, std::vector<Key>& out_batch);
   void wait(cl::Event& e);

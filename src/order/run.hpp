@@ -58,12 +58,12 @@ inline void raise_on_nan(const std::string& op, std::uint64_t nan, const Options
                                 " (NanPolicy::raise)");
 }
 
-// Selects the 1-based ranks that need(n_eff) asks for, n_eff being n less the NaNs under omit.
+// Selects with `sel`, over n elements, the 1-based ranks that need(n_eff) asks for, n_eff being n
+// less the NaNs under omit.
 template <class T>
-Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t n,
-               const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
-  check_input(op, x, off, n, o);
-  auto sel = make_selector(o, q, x, off, n, op);
+Outcome<T> run_selector(const std::string& op, Selector<T>& sel_ref, std::uint64_t n, const Options& o,
+                        const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
+  Selector<T>* sel = &sel_ref;
   {
     std::vector<std::uint64_t> hint = need(n);  // the ranks if there is no NaN
     for (auto& r : hint) --r;
@@ -88,6 +88,15 @@ Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::s
   out.values.reserve(keys.size());
   for (auto k : keys) out.values.push_back(from_key<T>(k));
   return out;
+}
+
+// The same on one buffer, by the method `o` names.
+template <class T>
+Outcome<T> run(const std::string& op, const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t n,
+               const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
+  check_input(op, x, off, n, o);
+  auto sel = make_selector(o, q, x, off, n, op);
+  return run_selector<T>(op, *sel, n, o, need);
 }
 
 template <class T>

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clstat/group.hpp"
 #include "clstat/order.hpp"
 #include "cli_common.hpp"
 #include "table_input.hpp"
@@ -28,7 +29,8 @@ const char* k_usage =
     "  --method M         auto (default) or radix: radix selection; cutting-plane: Beliakov's\n"
     "                     method, made exact; sort: the sort baseline\n"
     "  --nan P            propagate (default: any NaN makes the result NaN), omit, or raise\n"
-    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
+    "                     or a comma-separated list splits the data over those devices\n"
     "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
     "statistic,value (median), k,value (kth) or p,quantile.\n";
 
@@ -38,6 +40,30 @@ std::string number(double v) {
   return buf;
 }
 
+
+// The statistic asked for, printed as CSV, on one device (a Context) or a DeviceGroup.
+template <class On>
+int answer(const On& ctx, const std::string& what, const std::vector<double>& x, const std::string& ks_text,
+           const std::string& ps_text, int type, const clstat::order::Options& o) {
+  if (what == "median") {
+    const double m = clstat::order::median(ctx, x.data(), x.size(), o);
+    std::cout << "statistic,value\nmedian," << number(m) << "\n";
+  } else if (what == "kth") {
+    if (ks_text.empty()) throw std::invalid_argument("kth needs --k K1,K2,...");
+    std::vector<std::uint64_t> ks;
+    for (auto k : parse_counts("--k", ks_text, 1, x.size())) ks.push_back(k);
+    const auto v = clstat::order::kth_smallest(ctx, x.data(), x.size(), ks, o);
+    std::cout << "k,value\n";
+    for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
+  } else {
+    if (ps_text.empty()) throw std::invalid_argument("quantile needs --p P1,P2,...");
+    const auto ps = parse_list("--p", ps_text);
+    const auto q = clstat::order::quantiles(ctx, x.data(), x.size(), ps, type, o);
+    std::cout << "p,quantile\n";
+    for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";
+  }
+  return 0;
+}
 }  // namespace
 
 int select_command(int argc, char** argv) {
@@ -90,25 +116,10 @@ int select_command(int argc, char** argv) {
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");
   const std::vector<double> x = read_table(data, raw ? "" : column, raw ? 1 : 0).values;
-  const clstat::Context ctx = context_for(device);
-  if (what == "median") {
-    const double m = clstat::order::median(ctx, x.data(), x.size(), o);
-    std::cout << "statistic,value\nmedian," << number(m) << "\n";
-  } else if (what == "kth") {
-    if (ks_text.empty()) throw std::invalid_argument("kth needs --k K1,K2,...");
-    std::vector<std::uint64_t> ks;
-    for (auto k : parse_counts("--k", ks_text, 1, x.size())) ks.push_back(k);
-    const auto v = clstat::order::kth_smallest(ctx, x.data(), x.size(), ks, o);
-    std::cout << "k,value\n";
-    for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
-  } else {
-    if (ps_text.empty()) throw std::invalid_argument("quantile needs --p P1,P2,...");
-    const auto ps = parse_list("--p", ps_text);
-    const auto q = clstat::order::quantiles(ctx, x.data(), x.size(), ps, type, o);
-    std::cout << "p,quantile\n";
-    for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";
-  }
-  return 0;
+  // "all" or a list of devices: the data split over them (clstat/group.hpp), the same answer.
+  if (device == "all" || device.find(',') != std::string::npos)
+    return answer(clstat::DeviceGroup::from_spec(device), what, x, ks_text, ps_text, type, o);
+  return answer(context_for(device), what, x, ks_text, ps_text, type, o);
 }
 
 }  // namespace clstat_cli

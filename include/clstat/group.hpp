@@ -1,0 +1,70 @@
+// clstat/group.hpp: several devices as one. A DeviceGroup holds one Context per member (two
+// members may be the same device: two contexts on it, which is how the tests run the group on one
+// CPU) and a weight per member. The operations that take a group split their data by the weights
+// into contiguous shards, one per member, and run every pass on every member at once.
+//
+// What moves between the members (order statistics): each member holds its shard on its own
+// device; per radix pass each sends the host one histogram of at most 4096 counts (32 KB), and at
+// the end the members' remaining candidates (at most 2^18 keys over all members) come to the host.
+// The host adds the histograms, which are integer counts: the sum is exact and does not depend on
+// the split, so the answer is the same value as on one device, for any weights.
+//
+// A DeviceGroup is a set of handles (cheap to copy; copies share the contexts). Its operations
+// are thread-safe as the members' Contexts are (clstat/runtime.hpp): each call holds a queue of
+// every member while it runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clstat/order.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+class CLSTAT_EXPORT DeviceGroup {
+ public:
+  /// Members and their weights (empty: all 1). Weights are finite and >= 0 with a positive sum;
+  /// a member of weight 0 gets no data. Throws std::invalid_argument for no members, one Context
+  /// given twice (a device twice takes two Contexts on it), a weight count that differs from the
+  /// member count, or bad weights.
+  explicit DeviceGroup(std::vector<Context> members, std::vector<double> weights = {});
+  /// "all" (every device of devices(), one context each), or a comma-separated list of
+  /// select_device() specifications ("nvidia,pocl", "0:0,1:0", "pocl,pocl": the same device
+  /// twice). Throws std::invalid_argument as select_device does, or for an empty list.
+  static DeviceGroup from_spec(const std::string& spec);
+
+  std::size_t size() const noexcept { return members_.size(); }
+  const Context& member(std::size_t i) const { return members_.at(i); }
+  const std::vector<double>& weights() const noexcept { return weights_; }
+  /// The shard sizes of n elements: contiguous, in member order, proportional to the weights
+  /// (floor, the remainder to the last member of positive weight). Sums to n.
+  std::vector<std::size_t> split(std::size_t n) const;
+
+ private:
+  std::vector<Context> members_;
+  std::vector<double> weights_;
+};
+
+namespace order {
+
+/// The order statistics of clstat/order.hpp over n host values split across the group's members:
+/// the same values as the single-device forms (and so as R and NumPy), for any split. Each member
+/// gets its shard (one upload of its part), then the radix passes run on all of them at once
+/// (see the top of this header). Options::method must be radix or automatic (the other methods
+/// are single-device: std::invalid_argument); NaN policies and errors as in clstat/order.hpp,
+/// and a member's failure raises its clstat::Error, which names its device. Work: O(n) over the
+/// members, two or three reads of each shard plus reads of its candidates; host: one histogram
+/// per member per pass.
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest(const DeviceGroup& g, const T* x, std::size_t n,
+                                          const std::vector<std::uint64_t>& ks, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT double median(const DeviceGroup& g, const T* x, std::size_t n, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles(const DeviceGroup& g, const T* x, std::size_t n,
+                                            const std::vector<double>& probs, int type = 7, const Options& o = {});
+
+}  // namespace order
+}  // namespace clstat

@@ -1,0 +1,119 @@
+// Device groups: order statistics over shards equal the single-device results bit for bit, for
+// any split (equal and unequal weights, an empty shard, one member with all the data), on the
+// test device taken two and three times (two contexts on one device, as VexCL tests its
+// multi-device path on one device).
+#include <doctest/doctest.h>
+
+#include <clstat/group.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "reference/order_data.hpp"
+#include "reference/order_reference.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+using clstat_test::same_bits;
+using clstat_test::type_ok;
+
+namespace {
+
+
+
+// Members: the test device `k` times, with the given weights.
+DeviceGroup group_of(std::size_t k, std::vector<double> weights = {}) {
+  std::vector<Context> m;
+  for (std::size_t i = 0; i < k; ++i) m.emplace_back(ctx().device(), 2);
+  return DeviceGroup(std::move(m), std::move(weights));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("group.order_equals_one_device_for_any_split", T, float, double, std::int32_t, std::int64_t) {
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<DeviceGroup> groups{group_of(2), group_of(3), group_of(2, {1, 3}), group_of(3, {2, 0, 1}),
+                                        group_of(3, {0, 1, 0})};
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(300001)}) {
+    for (const char* d : {"normal", "mixture2", "equal", "sorted"}) {
+      INFO("n " << n << " " << d);
+      const auto x = clstat_ref::order_data<T>(d, n, seed + n);
+      const auto s = clstat_ref::sorted_total(x);
+      const std::vector<std::uint64_t> ks{1, (n + 1) / 2, n, (n + 3) / 4};
+      const double med = order::median(ctx(), x.data(), n);
+      const auto q = order::quantiles(ctx(), x.data(), n, {0.01, 0.25, 0.5, 0.9, 1.0}, 7);
+      for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        INFO("group " << gi);
+        const auto got = order::kth_smallest(groups[gi], x.data(), n, ks);
+        REQUIRE(got.size() == ks.size());
+        for (std::size_t i = 0; i < ks.size(); ++i) CHECK(same_bits(got[i], s[ks[i] - 1]));
+        CHECK(same_bits(order::median(groups[gi], x.data(), n), med));
+        const auto gq = order::quantiles(groups[gi], x.data(), n, {0.01, 0.25, 0.5, 0.9, 1.0}, 7);
+        for (std::size_t i = 0; i < q.size(); ++i) CHECK(same_bits(gq[i], q[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("group.nan_policies_and_many_ranks") {
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 50001;
+  auto x = clstat_ref::order_data<float>("normal", n, seed);
+  for (std::size_t i = 0; i < n; i += 7) x[i] = std::numeric_limits<float>::quiet_NaN();
+  const DeviceGroup g = group_of(3, {1, 2, 1});
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  CHECK(std::isnan(order::median(g, x.data(), n)));
+  CHECK(same_bits(order::median(g, x.data(), n, omit), order::median(ctx(), x.data(), n, omit)));
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_AS(order::median(g, x.data(), n, raise), std::invalid_argument);
+  // More ranks than one batch of passes takes (64), spread over the whole range.
+  std::vector<double> probs;
+  for (int i = 0; i <= 100; ++i) probs.push_back(i / 100.0);
+  const auto one = order::quantiles(ctx(), x.data(), n, probs, 7, omit);
+  const auto many = order::quantiles(g, x.data(), n, probs, 7, omit);
+  for (std::size_t i = 0; i < probs.size(); ++i) CHECK(same_bits(many[i], one[i]));
+}
+
+TEST_CASE("group.ties_descend_to_the_last_bit") {
+  // Two neighbouring floats, each more often than the host finishes among (2^18): the passes
+  // run on every shard down to the last digit.
+  const std::size_t n = (1u << 20) + 1;
+  std::vector<float> x(n);
+  const float a = 1.0f, b = std::nextafter(1.0f, 2.0f);
+  for (std::size_t i = 0; i < n; ++i) x[i] = (i * 2654435761u) % 5 < 2 ? a : b;
+  std::size_t na = 0;
+  for (float v : x) na += v == a;
+  const DeviceGroup g = group_of(2, {3, 1});
+  const auto got = order::kth_smallest(g, x.data(), n, {1, na, na + 1, n});
+  CHECK(same_bits(got[0], a));
+  CHECK(same_bits(got[1], a));
+  CHECK(same_bits(got[2], b));
+  CHECK(same_bits(got[3], b));
+}
+
+TEST_CASE("group.bad_input") {
+  const DeviceGroup g = group_of(2);
+  const std::vector<double> x{1, 2, 3};
+  CHECK_THROWS_AS(order::median(g, x.data(), 0), std::invalid_argument);
+  CHECK_THROWS_AS(order::median<double>(g, nullptr, 3), std::invalid_argument);
+  CHECK_THROWS_AS(order::kth_smallest(g, x.data(), 3, {4}), std::invalid_argument);
+  order::Options sort;
+  sort.method = order::Method::sort;
+  CHECK_THROWS_AS(order::median(g, x.data(), 3, sort), std::invalid_argument);
+  CHECK_THROWS_AS(DeviceGroup({}), std::invalid_argument);
+  CHECK_THROWS_AS(DeviceGroup({ctx(), ctx()}), std::invalid_argument);  // one Context twice
+  CHECK_THROWS_AS(group_of(2, {1}), std::invalid_argument);
+  CHECK_THROWS_AS(group_of(2, {0, 0}), std::invalid_argument);
+  CHECK_THROWS_AS(group_of(2, {1, -1}), std::invalid_argument);
+  CHECK_THROWS_AS(DeviceGroup::from_spec("no-such-device-anywhere"), std::invalid_argument);
+  CHECK(DeviceGroup::from_spec(ctx().info().name + "," + ctx().info().name).size() == 2);
+  const auto sizes = group_of(3, {1, 0, 2}).split(10);
+  CHECK(sizes == std::vector<std::size_t>{3, 0, 7});
+}
