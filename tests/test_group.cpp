@@ -98,6 +98,39 @@ TEST_CASE("group.ties_descend_to_the_last_bit") {
   CHECK(same_bits(got[3], b));
 }
 
+TEST_CASE("group.points_split_equal_one_device") {
+  // Each point's value is its member's; the members are this device, so the values are the
+  // single-device ones bit for bit, for any split of the points.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3001, m = 2049, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed), y = clstat_test::normal<double>(m * d, seed + 1, 0, 1.5);
+  KdeOptions ko;
+  ko.bandwidth = Bandwidth::scaled_covariance(0.4);
+  const auto one = kde(ctx(), x.data(), n, d, y.data(), m, ko);
+  const stable::Params law{1.3, -0.4, 2, 1, stable::Param::S0};
+  const auto pts = clstat_test::normal<double>(1001, seed + 2, 0, 10);
+  const auto pdf1 = stable::pdf(ctx(), pts.data(), pts.size(), law);
+  const auto cdf1 = stable::cdf(ctx(), pts.data(), pts.size(), law);
+  for (const DeviceGroup& g : {group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+    const auto got = kde(g, x.data(), n, d, y.data(), m, ko);
+    REQUIRE(got.size() == m);
+    for (std::size_t i = 0; i < m; ++i) CHECK(same_bits(got[i], one[i]));
+    const auto gp = stable::pdf(g, pts.data(), pts.size(), law), gc = stable::cdf(g, pts.data(), pts.size(), law);
+    REQUIRE(gp.size() == pts.size());
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      CHECK(same_bits(gp[i], pdf1[i]));
+      CHECK(same_bits(gc[i], cdf1[i]));
+    }
+  }
+  // A member's error reaches the caller as the single-device call raises it.
+  const DeviceGroup g = group_of(2);
+  CHECK_THROWS_AS(stable::pdf(g, pts.data(), pts.size(), stable::Params{2.5, 0, 1, 0, stable::Param::S0}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(kde(g, x.data(), 0, d, y.data(), m, ko), std::invalid_argument);
+}
+
 TEST_CASE("group.bad_input") {
   const DeviceGroup g = group_of(2);
   const std::vector<double> x{1, 2, 3};

@@ -18,8 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "clstat/kde.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
+#include "clstat/stable.hpp"
 
 namespace clstat {
 
@@ -46,6 +48,26 @@ class CLSTAT_EXPORT DeviceGroup {
   std::vector<Context> members_;
   std::vector<double> weights_;
 };
+
+/// The density at m points y from n samples x (as clstat::kde, clstat/kde.hpp), the points split
+/// across the members by the weights: each member evaluates its contiguous share of the points
+/// against all the samples, all members at once (a host thread each), and the parts are
+/// concatenated in member order. Each point's value is the one its member computes alone, so a
+/// group of one device type gives the single-device values bit for bit; across device types they
+/// agree within kde's stated accuracy. Throws as kde(); when a member fails, its clstat::Error
+/// (naming its device) after every member has stopped. Moves: all n samples to every member,
+/// each member's points to it and its densities back.
+CLSTAT_EXPORT std::vector<double> kde(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                                      const double* y, std::size_t m, const KdeOptions& options = {});
+
+namespace stable {
+/// pdf, logpdf, cdf and sf of clstat/stable.hpp at n points split across the members as kde on a
+/// group is (each point's value is its member's; same errors).
+CLSTAT_EXPORT std::vector<double> pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+CLSTAT_EXPORT std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+CLSTAT_EXPORT std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+CLSTAT_EXPORT std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+}  // namespace stable
 
 namespace order {
 
