@@ -13,8 +13,8 @@ failures raise clstat.DeviceError (BuildError, UnsupportedFeature are subclasses
 """
 import numpy as _np
 
-from ._clstat import (BuildError, Context, DeviceArray, DeviceError, UnsupportedFeature,  # noqa: F401
-                      __version__, default_context, devices)
+from ._clstat import (BuildError, Context, DeviceArray, DeviceError, DeviceGroup,  # noqa: F401
+                      UnsupportedFeature, __version__, default_context, devices)
 from . import _clstat
 from . import bandwidth, robust, stable  # noqa: F401
 from ._scipy_kde import gaussian_kde  # noqa: F401
@@ -138,8 +138,11 @@ def to_device(a, ctx=None):
     return _clstat.to_device(a, ctx)
 
 
-def _device(a, axis, what):
-    """True when a is a DeviceArray (which takes no axis)."""
+def _device(a, axis, what, ctx=None):
+    """True when a is a DeviceArray (which takes no axis). A DeviceGroup as ctx takes a whole
+    host array: no axis, no DeviceArray."""
+    if isinstance(ctx, DeviceGroup) and (axis is not None or isinstance(a, DeviceArray)):
+        raise ValueError(f"{what}: a DeviceGroup splits a whole host array: axis must be None and a not a DeviceArray")
     if not isinstance(a, DeviceArray):
         return False
     if axis is not None:
@@ -158,8 +161,9 @@ def median(a, axis=None, nan="propagate", ctx=None):
         None: the median of the flattened array; an int: along that axis.
     nan : {'propagate', 'omit', 'raise'}
         Any NaN gives NaN (numpy.median), NaNs are dropped (numpy.nanmedian), or ValueError.
-    ctx : Context, optional
-        The device (a DeviceArray's own context is used for it).
+    ctx : Context or DeviceGroup, optional
+        The device (a DeviceArray's own context is used for it), or a DeviceGroup: a whole host
+        array (axis=None) split across its devices, the same value.
 
     Returns
     -------
@@ -175,7 +179,7 @@ def median(a, axis=None, nan="propagate", ctx=None):
     >>> clstat.median(np.array([[1.0, 5.0, 2.0], [4.0, 3.0, 6.0]]), axis=1)
     array([2., 4.])
     """
-    if _device(a, axis, "median"):
+    if _device(a, axis, "median", ctx):
         return _clstat.median_device(a, nan)
     if axis is None:
         return _clstat.median(_np.ravel(a), nan, ctx)
@@ -202,8 +206,8 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     nan : {'propagate', 'omit', 'raise'}
         NaN handling: any NaN gives NaN (numpy.quantile), NaNs are dropped (numpy.nanquantile),
         or ValueError.
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup for a whole host array (axis=None): the same values.
 
     Returns
     -------
@@ -222,7 +226,7 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
         raise ValueError(f"method {method!r} is not one of {sorted(_METHODS)}")
     scalar = _np.ndim(q) == 0
     probs = _np.atleast_1d(_np.asarray(q, dtype=float)).ravel().tolist()
-    if _device(a, axis, "quantile"):
+    if _device(a, axis, "quantile", ctx):
         out = _clstat.quantiles_device(a, probs, _METHODS[method], nan)
         return float(out[0]) if scalar else out.reshape(_np.shape(q))
     if axis is None:
@@ -246,8 +250,8 @@ def partition_kth(a, kth, axis=None, ctx=None):
     axis : None or int
         None: of the flattened array (a DeviceArray is always read flattened); an int: along
         that axis, all slices in one batched call.
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup for a whole host array (axis=None): the same values.
 
     Returns
     -------
@@ -266,7 +270,7 @@ def partition_kth(a, kth, axis=None, ctx=None):
     array([2, 8])
     """
     scalar = _np.ndim(kth) == 0
-    if _device(a, axis, "partition_kth") or axis is None:
+    if _device(a, axis, "partition_kth", ctx) or axis is None:
         n = a.size if isinstance(a, DeviceArray) else _np.size(a)
     else:
         n = _np.shape(a)[axis]

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include <clstat/group.hpp>
+
 #include "common.hpp"
 
 namespace clstat_py {
@@ -35,11 +37,20 @@ auto dispatch(const py::array& a, F&& f) {
 }  // namespace
 
 void bind_order(py::module_& m) {
+  // ctx may be a DeviceGroup (the data split across its members, the same values) for median,
+  // quantiles and kth_smallest of a whole array.
   m.def(
       "median",
       [](py::array a, const std::string& nan, py::object ctx) {
-        const clstat::Context& c = context_of(ctx);
         const od::Options o = order_options(nan);
+        if (py::isinstance<clstat::DeviceGroup>(ctx)) {
+          const auto& g = ctx.cast<const clstat::DeviceGroup&>();
+          return dispatch(a, [&](auto t) {
+            py::gil_scoped_release nogil;
+            return od::median(g, t.data(), static_cast<std::size_t>(t.size()), o);
+          });
+        }
+        const clstat::Context& c = context_of(ctx);
         return dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;
           return od::median(c, t.data(), static_cast<std::size_t>(t.size()), o);
@@ -49,8 +60,15 @@ void bind_order(py::module_& m) {
   m.def(
       "quantiles",
       [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
-        const clstat::Context& c = context_of(ctx);
         const od::Options o = order_options(nan);
+        if (py::isinstance<clstat::DeviceGroup>(ctx)) {
+          const auto& g = ctx.cast<const clstat::DeviceGroup&>();
+          return to_numpy(dispatch(a, [&](auto t) {
+            py::gil_scoped_release nogil;
+            return od::quantiles(g, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
+          }));
+        }
+        const clstat::Context& c = context_of(ctx);
         return to_numpy(dispatch(a, [&](auto t) {
           py::gil_scoped_release nogil;
           return od::quantiles(c, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
@@ -87,13 +105,16 @@ void bind_order(py::module_& m) {
   m.def(
       "kth_smallest",
       [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {
-        const clstat::Context& c = context_of(ctx);
+        const bool group = py::isinstance<clstat::DeviceGroup>(ctx);
+        const clstat::DeviceGroup* g = group ? &ctx.cast<const clstat::DeviceGroup&>() : nullptr;
+        const clstat::Context* c = group ? nullptr : &context_of(ctx);
         return dispatch(a, [&](auto t) -> py::object {
           using T = typename decltype(t)::value_type;
           std::vector<T> v;
           {
             py::gil_scoped_release nogil;
-            v = od::kth_smallest(c, t.data(), static_cast<std::size_t>(t.size()), k);
+            const auto n = static_cast<std::size_t>(t.size());
+            v = g ? od::kth_smallest(*g, t.data(), n, k) : od::kth_smallest(*c, t.data(), n, k);
           }
           return to_numpy<T>(v);
         });

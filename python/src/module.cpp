@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include <clstat/group.hpp>
+
 #include "common.hpp"
 
 namespace clstat_py {
@@ -72,6 +74,37 @@ PYBIND11_MODULE(_clstat, m) {
       .def_property_readonly("platform", [](const clstat::Context& c) { return c.info().platform_name; })
       .def_property_readonly("fp64", [](const clstat::Context& c) { return c.info().fp64; })
       .def("__repr__", [](const clstat::Context& c) { return "<clstat.Context on " + c.info().label() + ">"; });
+  py::class_<clstat::DeviceGroup>(m, "DeviceGroup",
+                                  "Several devices as one: median, quantile and partition_kth of a whole array "
+                                  "(ctx=group) split the data across the members by their weights and return the "
+                                  "same values as one device.")
+      .def(py::init([](const py::object& members, const py::object& weights) {
+             std::vector<double> w = weights.is_none() ? std::vector<double>{} : weights.cast<std::vector<double>>();
+             std::vector<clstat::Context> ctxs;
+             if (py::isinstance<py::str>(members)) {
+               const std::string spec = members.cast<std::string>();
+               py::gil_scoped_release nogil;  // making contexts may compile kernels
+               const clstat::DeviceGroup g = clstat::DeviceGroup::from_spec(spec);
+               for (std::size_t i = 0; i < g.size(); ++i) ctxs.push_back(g.member(i));
+             } else {
+               ctxs = members.cast<std::vector<clstat::Context>>();
+             }
+             return std::make_unique<clstat::DeviceGroup>(std::move(ctxs), std::move(w));
+           }),
+           py::arg("members"), py::arg("weights") = py::none(),
+           "members: 'all', a comma-separated list of device specifications ('nvidia,pocl'; a device may appear "
+           "twice), or a list of Context; weights: one per member (default all 1)")
+      .def_property_readonly("devices", [](const clstat::DeviceGroup& g) {
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < g.size(); ++i) names.push_back(g.member(i).info().name);
+        return names;
+      })
+      .def_property_readonly("weights", &clstat::DeviceGroup::weights)
+      .def("split", &clstat::DeviceGroup::split, py::arg("n"), "The shard sizes of n values, in member order.")
+      .def("__len__", &clstat::DeviceGroup::size)
+      .def("__repr__", [](const clstat::DeviceGroup& g) {
+        return "<clstat.DeviceGroup of " + std::to_string(g.size()) + " members>";
+      });
   m.def("default_context", [] { return &context_of(py::none()); }, py::return_value_policy::reference,
         "The module's default Context (made on first use).");
   // The default context is released when the interpreter exits, while the OpenCL driver is still

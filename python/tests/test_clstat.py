@@ -259,6 +259,25 @@ def test_device_array_order_statistics():
         clstat.to_device(np.zeros(0))
 
 
+def test_device_group_order_statistics():
+    # The default device twice (two contexts), unequal weights: the single-device values.
+    dev = clstat.default_context().device
+    g = clstat.DeviceGroup([clstat.Context(dev), clstat.Context(dev)], weights=[1, 3])
+    assert len(g) == 2 and g.weights == [1.0, 3.0] and g.split(10) == [2, 8]
+    rng = np.random.default_rng(12)
+    for a in (rng.normal(size=100001), rng.normal(size=20000).astype(np.float32),
+              rng.integers(-50, 50, size=9999, dtype=np.int32)):
+        assert clstat.median(a, ctx=g) == np.median(a)
+        q = [0.0, 0.3, 1.0]
+        assert np.array_equal(clstat.quantile(a, q, ctx=g), clstat.quantile(a, q))  # one device's values
+        assert np.allclose(clstat.quantile(a, q, ctx=g), np.quantile(a, q), rtol=1e-6)  # NumPy: float32 math
+        assert np.array_equal(clstat.partition_kth(a, [0, 7, -1], ctx=g), np.sort(a)[[0, 7, -1]])
+    with pytest.raises(ValueError, match="axis"):
+        clstat.median(np.ones((3, 3)), axis=0, ctx=g)
+    with pytest.raises(ValueError, match="weights"):
+        clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
+
+
 def test_kernel_density_against_scikit_learn():
     neighbors = pytest.importorskip("sklearn.neighbors")
     rng = np.random.default_rng(5)
