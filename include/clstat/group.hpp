@@ -41,7 +41,7 @@ class CLSTAT_EXPORT DeviceGroup {
   const Context& member(std::size_t i) const { return members_.at(i); }
   const std::vector<double>& weights() const noexcept { return weights_; }
   /// The shard sizes of n elements: contiguous, in member order, proportional to the weights
-  /// (floor, the remainder to the last member of positive weight). Sums to n.
+  /// (floor, the remainder to the last member of positive weight). Sums to n. O(members).
   std::vector<std::size_t> split(std::size_t n) const;
 
  private:
@@ -56,13 +56,15 @@ class CLSTAT_EXPORT DeviceGroup {
 /// group of one device type gives the single-device values bit for bit; across device types they
 /// agree within kde's stated accuracy. Throws as kde(); when a member fails, its clstat::Error
 /// (naming its device) after every member has stopped. Moves: all n samples to every member,
-/// each member's points to it and its densities back.
+/// each member's points to it and its densities back. Work: n m pair terms over the members,
+/// each member n times its share; wall time that of the slowest member's share.
 CLSTAT_EXPORT std::vector<double> kde(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
                                       const double* y, std::size_t m, const KdeOptions& options = {});
 
 namespace stable {
 /// pdf, logpdf, cdf and sf of clstat/stable.hpp at n points split across the members as kde on a
-/// group is (each point's value is its member's; same errors).
+/// group is (each point's value is its member's; the single-device errors; n = 0 gives an empty
+/// result). Work: the single-device cost of each member's share, the shares at once.
 CLSTAT_EXPORT std::vector<double> pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);

@@ -34,6 +34,13 @@ auto dispatch(const py::array& a, F&& f) {
   return f(F64::ensure(a));
 }
 
+// Calls f with the DeviceGroup ctx holds, or with its Context (the default one for None).
+template <class F>
+auto on_target(const py::object& ctx, F&& f) {
+  if (py::isinstance<clstat::DeviceGroup>(ctx)) return f(ctx.cast<const clstat::DeviceGroup&>());
+  return f(context_of(ctx));
+}
+
 }  // namespace
 
 void bind_order(py::module_& m) {
@@ -43,17 +50,11 @@ void bind_order(py::module_& m) {
       "median",
       [](py::array a, const std::string& nan, py::object ctx) {
         const od::Options o = order_options(nan);
-        if (py::isinstance<clstat::DeviceGroup>(ctx)) {
-          const auto& g = ctx.cast<const clstat::DeviceGroup&>();
+        return on_target(ctx, [&](const auto& on) {
           return dispatch(a, [&](auto t) {
             py::gil_scoped_release nogil;
-            return od::median(g, t.data(), static_cast<std::size_t>(t.size()), o);
+            return od::median(on, t.data(), static_cast<std::size_t>(t.size()), o);
           });
-        }
-        const clstat::Context& c = context_of(ctx);
-        return dispatch(a, [&](auto t) {
-          py::gil_scoped_release nogil;
-          return od::median(c, t.data(), static_cast<std::size_t>(t.size()), o);
         });
       },
       py::arg("a"), py::arg("nan") = "propagate", py::arg("ctx") = py::none());
@@ -61,18 +62,12 @@ void bind_order(py::module_& m) {
       "quantiles",
       [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
         const od::Options o = order_options(nan);
-        if (py::isinstance<clstat::DeviceGroup>(ctx)) {
-          const auto& g = ctx.cast<const clstat::DeviceGroup&>();
+        return on_target(ctx, [&](const auto& on) {
           return to_numpy(dispatch(a, [&](auto t) {
             py::gil_scoped_release nogil;
-            return od::quantiles(g, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
+            return od::quantiles(on, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
           }));
-        }
-        const clstat::Context& c = context_of(ctx);
-        return to_numpy(dispatch(a, [&](auto t) {
-          py::gil_scoped_release nogil;
-          return od::quantiles(c, t.data(), static_cast<std::size_t>(t.size()), probs, type, o);
-        }));
+        });
       },
       py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
   // Rows of a C-contiguous (rows, cols) array: the Python layer moves the axis asked for last.
@@ -105,18 +100,16 @@ void bind_order(py::module_& m) {
   m.def(
       "kth_smallest",
       [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {
-        const bool group = py::isinstance<clstat::DeviceGroup>(ctx);
-        const clstat::DeviceGroup* g = group ? &ctx.cast<const clstat::DeviceGroup&>() : nullptr;
-        const clstat::Context* c = group ? nullptr : &context_of(ctx);
-        return dispatch(a, [&](auto t) -> py::object {
-          using T = typename decltype(t)::value_type;
-          std::vector<T> v;
-          {
-            py::gil_scoped_release nogil;
-            const auto n = static_cast<std::size_t>(t.size());
-            v = g ? od::kth_smallest(*g, t.data(), n, k) : od::kth_smallest(*c, t.data(), n, k);
-          }
-          return to_numpy<T>(v);
+        return on_target(ctx, [&](const auto& on) {
+          return dispatch(a, [&](auto t) -> py::object {
+            using T = typename decltype(t)::value_type;
+            std::vector<T> v;
+            {
+              py::gil_scoped_release nogil;
+              v = od::kth_smallest(on, t.data(), static_cast<std::size_t>(t.size()), k);
+            }
+            return to_numpy<T>(v);
+          });
         });
       },
       py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());

@@ -61,15 +61,14 @@ inline void raise_on_nan(const std::string& op, std::uint64_t nan, const Options
 // Selects with `sel`, over n elements, the 1-based ranks that need(n_eff) asks for, n_eff being n
 // less the NaNs under omit.
 template <class T>
-Outcome<T> run_selector(const std::string& op, Selector<T>& sel_ref, std::uint64_t n, const Options& o,
+Outcome<T> run_selector(const std::string& op, Selector<T>& sel, std::uint64_t n, const Options& o,
                         const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need) {
-  Selector<T>* sel = &sel_ref;
   {
     std::vector<std::uint64_t> hint = need(n);  // the ranks if there is no NaN
     for (auto& r : hint) --r;
-    sel->prepare(hint);
+    sel.prepare(hint);
   }
-  const std::uint64_t nan = sel->nan_count();
+  const std::uint64_t nan = sel.nan_count();
   raise_on_nan(op, nan, o);
   Outcome<T> out;
   if (nan > 0 && o.nan == NanPolicy::propagate) {
@@ -84,7 +83,7 @@ Outcome<T> run_selector(const std::string& op, Selector<T>& sel_ref, std::uint64
     return out;
   }
   for (auto& r : ranks) --r;
-  const auto keys = sel->select(ranks);
+  const auto keys = sel.select(ranks);
   out.values.reserve(keys.size());
   for (auto k : keys) out.values.push_back(from_key<T>(k));
   return out;

@@ -144,10 +144,11 @@ void ShardedSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std
     const unsigned bits = std::min<unsigned>(12 - ceil_log2(jobs.size()), KB - plen);
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
     std::vector<bool> compact(s_.size(), false);
+    std::vector<std::uint64_t> in_jobs(s_.size(), 0);  // each shard's keys in the jobs
     for (std::size_t i = 0; i < s_.size(); ++i) {
       State& st = s_[i];
       if (st.m == 0) continue;
-      const std::uint64_t c = std::accumulate(st.count.begin(), st.count.end(), std::uint64_t(0));
+      const std::uint64_t c = in_jobs[i] = std::accumulate(st.count.begin(), st.count.end(), std::uint64_t(0));
       compact[i] = c <= st.sel->cap_ && (!st.from_keys || 4 * c <= st.m);
       cl::Buffer dest;
       if (compact[i]) dest = st.sel->candidates(st.cand);
@@ -163,7 +164,7 @@ void ShardedSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std
     for (std::size_t i = 0; i < s_.size(); ++i) {
       State& st = s_[i];
       if (st.m == 0) continue;
-      const std::uint64_t c = std::accumulate(st.count.begin(), st.count.end(), std::uint64_t(0));
+      const std::uint64_t c = in_jobs[i];
       st.last = st.sel->read_pass(Kind::plain, nb, bits, compact[i] ? c : RS::kNoCheck);
       for (unsigned b = 0; b < nb; ++b) total.totals[b] += st.last.totals[b];
       if (compact[i]) {
