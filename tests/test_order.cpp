@@ -167,15 +167,17 @@ TEST_CASE_TEMPLATE("order.bracketed_median_on_every_distribution", T, float, dou
   // n >= 2^20 and one or two close targets: the sampled bracket and filtering pass, then radix
   // passes over the bracket's keys (or the plain passes where the bracket does not hold them:
   // all-equal input, a median inside a block of ties).
-  // With and without the second sample that narrows the bracket (its default differs between
-  // GPUs and CPUs).
+  // With and without the second sample that narrows the bracket, element and 16-byte loads in
+  // the bracket pass (both defaults differ between GPUs and CPUs); n odd leaves a partial
+  // vector at the end.
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = (1u << 20) + 1;
-  for (std::size_t sample2 : {0u, 1u << 16}) {
-    INFO("order.sample2 = " << sample2);
-    const clstat::Context c = clstat_test::tuned_ctx({{"order.sample2", sample2}});
+  for (const auto& [sample2, load] : {std::pair<std::size_t, std::size_t>{0, sizeof(T)}, {1u << 16, 16}}) {
+    INFO("order.sample2 = " << sample2 << ", order.filter_load_bytes = " << load);
+    const clstat::Context c =
+        clstat_test::tuned_ctx({{"order.sample2", sample2}, {"order.filter_load_bytes", load}});
     for (const auto& d : clstat_ref::order_distributions()) {
       INFO(d);
       const auto x = clstat_ref::order_data<T>(d, n, seed);
@@ -406,6 +408,23 @@ TEST_CASE("order.device_buffer_with_offset") {
   const auto t = order::top_k_async(ctx().queue(3), b, 1000, 40000, 3, true, {}, {up}).get();
   CHECK(t.values == std::vector<std::int32_t>{s[39999], s[39998], s[39997]});
   for (std::size_t i = 0; i < 3; ++i) CHECK(part[t.indices[i]] == t.values[i]);
+}
+
+TEST_CASE_TEMPLATE("order.bracket_pass_wide_loads_at_any_offset", T, float, double) {
+  // 16-byte loads need the input's offset to be a multiple of the vector: other offsets fall
+  // back to element loads; both give the exact median.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = (1u << 20) + 6;
+  const auto x = clstat_ref::order_data<T>("normal", n + 3, seed);
+  const clstat::Context c = clstat_test::tuned_ctx({{"order.filter_load_bytes", 16}});
+  const Buffer<T> b(c, x.data(), x.size());
+  for (std::size_t off : {0, 1, 2, 3}) {
+    INFO("offset " << off);
+    const auto s = clstat_ref::sorted_total(std::vector<T>(x.begin() + off, x.begin() + off + n));
+    CHECK(order::median_async(c.queue(0), b, off, n).get() == midpoint_ref(s, n));
+  }
 }
 
 TEST_CASE("order.bad_input") {

@@ -102,6 +102,8 @@ class RadixSelect final : public Selector<T> {
   std::size_t groups_ = 0, filter_groups_ = 0, wg_ = 0, lcap_ = 0, sample2_ = 0, s1_ = 0;
   std::uint64_t cap_ = 0;
   std::size_t items_ = 8;   // loads per thread per step (the tuning entry order.items)
+  std::size_t filter_vec_ = 1;    // elements per load of the bracket pass (order.filter_load_bytes)
+  std::size_t filter_items_ = 8;  // its loads per thread per step (order.filter_items)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
   std::vector<std::uint64_t> plan_ranks_;

@@ -38,6 +38,8 @@ bool range_of(const std::string& key, Range& r) {
       {"order.items", {1, 64, false}},
       {"order.groups_per_cu", {1, 64, false}},
       {"order.filter_groups_per_cu", {1, 64, false}},  // the bracket pass (no histogram)
+      {"order.filter_load_bytes", {4, 16, true}},      // the bracket pass's loads (an element at least)
+      {"order.filter_items", {1, 64, false}},          // and loads per step
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"stable.wg", {1, 1024, true}},
       {"grid.ppi", {1, 8, false}},             // points per work-item along the last dimension
