@@ -9,4 +9,5 @@ $SUDO apt-get install -y --no-install-recommends \
   build-essential cmake ninja-build pkg-config git ca-certificates \
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers clinfo \
   libboost-dev libeigen3-dev doctest-dev nlohmann-json3-dev libxml2-utils pocl-opencl-icd \
-  python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-sklearn
+  python3-dev pybind11-dev python3-numpy python3-scipy python3-pytest python3-sklearn \
+  libopenmpi-dev openmpi-bin

@@ -4,6 +4,7 @@
 #include "clstat/bandwidth.hpp"
 #include "clstat/ceilings.hpp"
 #include "clstat/error.hpp"
+#include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
 #include "clstat/kde.hpp"
 #include "clstat/kde_grid.hpp"

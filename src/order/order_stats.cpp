@@ -1,18 +1,24 @@
 // The public order statistics: the ranks each statistic needs and the combination of the
 // selected values (midpoints, Hyndman-Fan interpolation); checks and NaN policy in run.hpp.
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "clstat/error.hpp"
+#include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
 #include "clstat/order.hpp"
 #include "order/quantile_rule.hpp"
 #include "order/run.hpp"
 #include "order/sharded_select.hpp"
 #include "runtime/lease.hpp"
+
+namespace clstat {
+Exchange::~Exchange() = default;
+}  // namespace clstat
 
 namespace clstat::order {
 
@@ -196,6 +202,72 @@ auto on_group(const DeviceGroup& g, const T* x, std::size_t n, const Options& o,
     return run_selector<T>(name, sel, n, o, need);
   };
 }
+
+// FNV-1a over the bytes of v: the processes of an exchange compare their arguments by it.
+template <class V>
+std::uint64_t fnv(std::uint64_t h, const V& v) {
+  const auto* p = reinterpret_cast<const unsigned char*>(&v);
+  for (std::size_t i = 0; i < sizeof v; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+// A selection over shards held by several processes (clstat/exchange.hpp): this process's shard
+// uploaded to ctx's device. Before any pass the processes gather each one's shard size, the hash
+// of its arguments and its error, if any, so that bad input anywhere stops every process here.
+// Sets n to the size over all processes.
+template <class T>
+auto on_exchange(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local, const Options& o,
+                 const std::string& op, std::uint64_t args, std::uint64_t& n) {
+  auto lease = std::make_shared<std::vector<Lease>>();
+  std::vector<ShardRef<T>> shards;
+  std::exception_ptr err;
+  std::uint64_t kind = 0;  // 0: fine, 1: bad input, 2: another failure
+  std::string what;
+  try {
+    check_policy(o, op);
+    if (o.method != Method::automatic && o.method != Method::radix)
+      throw std::invalid_argument(op + ": shards on several processes are selected by radix (Options::method automatic or radix)");
+    if (n_local > 0) {
+      lease->push_back(Lease::any(ctx));
+      shards.push_back(ShardRef<T>{lease->back().queue(), upload(ctx, x, n_local, op), 0, n_local});
+    }
+  } catch (const std::invalid_argument& e) {
+    err = std::current_exception(), kind = 1, what = e.what();
+  } catch (const std::exception& e) {
+    err = std::current_exception(), kind = 2, what = e.what();
+  }
+  args = fnv(fnv(fnv(args, o.method), o.nan), sizeof(T));
+  // Each process's record: its shard size, argument hash, error kind, message length, message.
+  std::vector<std::uint64_t> head{n_local, args, kind, what.size()};
+  std::vector<unsigned char> mine(reinterpret_cast<const unsigned char*>(head.data()),
+                                  reinterpret_cast<const unsigned char*>(head.data() + head.size()));
+  mine.insert(mine.end(), what.begin(), what.end());
+  const std::vector<unsigned char> all = ex.gather(mine);
+  n = 0;
+  std::string bad, failed;
+  std::size_t at = 0;
+  for (int r = 0; r < ex.size(); ++r) {
+    std::uint64_t h[4];
+    std::memcpy(h, all.data() + at, sizeof h);
+    at += sizeof h;
+    const std::string msg(reinterpret_cast<const char*>(all.data() + at), static_cast<std::size_t>(h[3]));
+    at += static_cast<std::size_t>(h[3]);
+    n += h[0];
+    const std::string who = "process " + std::to_string(r) + " of " + std::to_string(ex.size());
+    if (h[2] == 1) bad += (bad.empty() ? "" : "; ") + who + ": " + msg;
+    if (h[2] == 2) failed += (failed.empty() ? "" : "; ") + who + ": " + msg;
+    if (h[1] != args && h[2] == 0 && kind == 0)
+      bad += (bad.empty() ? "" : "; ") + who + " was called with other arguments than process " + std::to_string(ex.rank());
+  }
+  if (err) std::rethrow_exception(err);
+  if (!bad.empty()) throw std::invalid_argument(op + ": " + bad);
+  if (!failed.empty()) throw std::runtime_error(op + ": " + failed);
+  if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0 on every process)");
+  return [lease, shards, n, o, &ex](const std::string& name, const Need& need) {
+    ShardedSelect<T> sel(shards, &ex);
+    return run_selector<T>(name, sel, n, o, need);
+  };
+}
 }  // namespace
 
 template <class T>
@@ -238,6 +310,33 @@ std::vector<double> quantiles(const DeviceGroup& g, const T* x, std::size_t n, c
   return quantiles_with<T>(on_group(g, x, n, o, op), probs, type);
 }
 
+template <class T>
+std::vector<T> kth_smallest(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
+                            const std::vector<std::uint64_t>& ks, const Options& o) {
+  std::uint64_t h = 1469598103934665603ull, n = 0;
+  for (auto k : ks) h = fnv(h, k);
+  auto sel = on_exchange(ctx, ex, x, n_local, o, "clstat::order::kth_smallest", h, n);
+  return kth_with<T>(sel, n, ks);
+}
+
+template <class T>
+double median(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local, const Options& o) {
+  std::uint64_t n = 0;
+  return median_with<T>(on_exchange(ctx, ex, x, n_local, o, "clstat::order::median", 1469598103934665603ull, n));
+}
+
+template <class T>
+std::vector<double> quantiles(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
+                              const std::vector<double>& probs, int type, const Options& o) {
+  const std::string op = "clstat::order::quantiles";
+  std::uint64_t h = fnv(1469598103934665603ull, type), n = 0;
+  for (double p : probs) h = fnv(h, p);
+  // Checked after the processes agree, so that bad probabilities on one stop all of them.
+  auto sel = on_exchange(ctx, ex, x, n_local, o, op, h, n);
+  check_probs(probs, type, op);
+  return quantiles_with<T>(sel, probs, type);
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                        \
   template CLSTAT_EXPORT T kth_smallest(const Context&, const T*, std::size_t, std::uint64_t, const Options&);      \
   template CLSTAT_EXPORT std::vector<T> kth_smallest(const Context&, const T*, std::size_t,                         \
@@ -259,6 +358,11 @@ std::vector<double> quantiles(const DeviceGroup& g, const T* x, std::size_t n, c
                                                      const std::vector<std::uint64_t>&, const Options&);            \
   template CLSTAT_EXPORT double median(const DeviceGroup&, const T*, std::size_t, const Options&);                  \
   template CLSTAT_EXPORT std::vector<double> quantiles(const DeviceGroup&, const T*, std::size_t,                   \
+                                                       const std::vector<double>&, int, const Options&);          \
+  template CLSTAT_EXPORT std::vector<T> kth_smallest(const Context&, Exchange&, const T*, std::size_t,              \
+                                                     const std::vector<std::uint64_t>&, const Options&);            \
+  template CLSTAT_EXPORT double median(const Context&, Exchange&, const T*, std::size_t, const Options&);           \
+  template CLSTAT_EXPORT std::vector<double> quantiles(const Context&, Exchange&, const T*, std::size_t,            \
                                                        const std::vector<double>&, int, const Options&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)

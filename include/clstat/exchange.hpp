@@ -1,0 +1,61 @@
+// clstat/exchange.hpp: calls split between processes. Each process holds a part of the data (its
+// shard) and calls the same function with the same arguments otherwise; the processes combine
+// what they learn through an Exchange, which names the other processes and moves small integer
+// sums and byte strings between them. clstat/mpi.hpp makes one of an MPI communicator
+// (libclstat_mpi); any other transport can implement the two operations.
+//
+// Every process gets the same answer, and it is the answer one process holding all the data would
+// get (order statistics: the same value; sums of floating-point parts: combined in rank order, as
+// each function states). A process whose input is bad or whose device fails makes every process
+// throw: its own error on it, std::runtime_error naming it on the others; no process is left
+// waiting in a collective. The calls are collective: every process of the exchange must make the
+// same sequence of them, each on its own thread of control.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clstat/export.hpp"
+#include "clstat/order.hpp"
+#include "clstat/runtime.hpp"
+
+namespace clstat {
+
+class CLSTAT_EXPORT Exchange {
+ public:
+  virtual ~Exchange();
+  /// This process's number, 0 <= rank() < size(), and the number of processes.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Replaces v, which has the same length on every process, by its element-wise sum over the
+  /// processes (integers: exact, whatever the order). Collective.
+  virtual void sum(std::vector<std::uint64_t>& v) = 0;
+  /// Every process's bytes, concatenated in rank order; the same on every process. Collective.
+  virtual std::vector<unsigned char> gather(const std::vector<unsigned char>& mine) = 0;
+};
+
+namespace order {
+
+/// The order statistics of clstat/order.hpp over the union of every process's shard: x holds this
+/// process's n_local values (0 allowed; x may then be null), ks/probs are global and the same on
+/// every process, and so are type and o. The values are the single-process ones for any shard
+/// sizes (R and NumPy's). Each process uploads its shard to ctx's device and runs the radix passes
+/// on it; per pass the processes sum one histogram of at most 4096 counts (32 KB), and at the end
+/// gather their remaining candidates (at most 2^18 keys over all). Options::method must be radix or
+/// automatic. Throws on every process: std::invalid_argument for bad input on any process (or
+/// arguments that differ between processes), naming the process; std::out_of_range for a k past
+/// the global n; clstat::Error and UnsupportedFeature as on one device. Thread safety: as ctx;
+/// the exchange is used by one call at a time. Work: two or three reads of each shard on its
+/// device, plus its candidates; each process sends O(4096) counts per pass.
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
+                                          const std::vector<std::uint64_t>& ks, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT double median(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
+                                            const std::vector<double>& probs, int type = 7, const Options& o = {});
+
+}  // namespace order
+}  // namespace clstat

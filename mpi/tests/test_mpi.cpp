@@ -1,0 +1,179 @@
+// libclstat_mpi on 1, 2 or 3 processes: every process holds a shard of one data set (equal and
+// unequal shards, an empty one, one process with everything) and gets the single-device answer:
+// the same bits for order statistics, kde within 1e-13 relative (bit for bit when one process
+// holds every sample). Bad input on one process raises on every process, and the next call
+// works. Every process makes the same calls in the same order.
+#include <doctest/doctest.h>
+
+#include <clstat/mpi.hpp>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "reference/order_data.hpp"
+#include "reference/order_reference.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+using clstat_test::same_bits;
+using clstat_test::type_ok;
+
+namespace {
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// One seed for every process (rank 0's).
+std::uint64_t shared_seed() {
+  std::uint64_t s = clstat_test::fresh_seed();
+  MPI_Bcast(&s, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  return s;
+}
+
+// Shard boundaries of n elements over the processes: proportional to the weights (by rank,
+// cycled), the remainder to the last process.
+std::vector<std::size_t> bounds(std::size_t n, const std::vector<double>& w) {
+  const int P = size();
+  double sum = 0;
+  for (int r = 0; r < P; ++r) sum += w[static_cast<std::size_t>(r) % w.size()];
+  std::vector<std::size_t> b{0};
+  for (int r = 0; r + 1 < P; ++r)
+    b.push_back(std::min(n, b.back() + static_cast<std::size_t>(std::floor(n * w[static_cast<std::size_t>(r) % w.size()] / sum))));
+  b.push_back(n);
+  return b;
+}
+
+const std::vector<std::vector<double>> kSplits{{1}, {1, 3}, {2, 0, 1}, {0, 1}, {1, 0}};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("mpi.order_equals_one_device_for_any_split", T, float, double, std::int32_t, std::int64_t) {
+  const bool ok = type_ok<T>();
+  int all_ok = ok;
+  MPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all_ok) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed << ", process " << rank() << " of " << size());
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(300001)}) {
+    for (const char* d : {"normal", "mixture2", "equal"}) {
+      INFO("n " << n << " " << d);
+      const auto x = clstat_ref::order_data<T>(d, n, seed + n);
+      const auto s = clstat_ref::sorted_total(x);
+      const std::vector<std::uint64_t> ks{1, (n + 1) / 2, n, (n + 3) / 4};
+      const std::vector<double> probs{0.01, 0.25, 0.5, 0.9, 1.0};
+      const double med = order::median(ctx(), x.data(), n);
+      const auto q = order::quantiles(ctx(), x.data(), n, probs, 7);
+      for (const auto& w : kSplits) {
+        const auto b = bounds(n, w);
+        const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+        INFO("shard [" << lo << ", " << hi << ")");
+        const T* mine = x.data() + lo;
+        const auto got = mpi::kth_smallest(ctx(), MPI_COMM_WORLD, mine, hi - lo, ks);
+        REQUIRE(got.size() == ks.size());
+        for (std::size_t i = 0; i < ks.size(); ++i) CHECK(same_bits(got[i], s[ks[i] - 1]));
+        CHECK(same_bits(mpi::median(ctx(), MPI_COMM_WORLD, mine, hi - lo), med));
+        const auto gq = mpi::quantiles(ctx(), MPI_COMM_WORLD, mine, hi - lo, probs, 7);
+        for (std::size_t i = 0; i < q.size(); ++i) CHECK(same_bits(gq[i], q[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("mpi.nan_policies_see_every_shard") {
+  // NaNs on one process only: the policy applies to the whole data.
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 5001;
+  auto x = clstat_test::normal<float>(n, seed);
+  for (std::size_t i = n - 100; i < n; ++i) x[i] = NAN;  // in the last shard
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  CHECK(same_bits(mpi::median(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, omit), order::median(ctx(), x.data(), n, omit)));
+  CHECK(std::isnan(mpi::median(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo)));
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_AS(mpi::median(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, raise), std::invalid_argument);
+}
+
+TEST_CASE("mpi.bad_input_on_one_process_raises_on_all") {
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3000;
+  const auto x = clstat_test::normal<double>(n, seed);
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  const int last = size() - 1;
+  // A null shard on the last process only.
+  const double* mine = rank() == last ? nullptr : x.data() + lo;
+  CHECK_THROWS_AS(mpi::median(ctx(), MPI_COMM_WORLD, mine, hi - lo), std::invalid_argument);
+  // Other ranks asked for on one process.
+  std::vector<std::uint64_t> ks{1, n / 2};
+  if (rank() == last && size() > 1) ks[1] = n / 3;
+  if (size() > 1) CHECK_THROWS_AS(mpi::kth_smallest(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, ks), std::invalid_argument);
+  // A k past the data on every process (as on one device).
+  CHECK_THROWS_AS(mpi::kth_smallest(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, {n + 1}), std::invalid_argument);
+  // No data anywhere.
+  CHECK_THROWS_AS(mpi::median(ctx(), MPI_COMM_WORLD, x.data(), 0), std::invalid_argument);
+  // Every process is still in step, and the device still works.
+  const auto s = clstat_ref::sorted_total(x);
+  CHECK(mpi::kth_smallest(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, {n})[0] == s[n - 1]);
+  // kde: no points on one process, then good ones.
+  const std::vector<double> y{-1.0, 0.0, 0.5};
+  KdeOptions o;
+  o.bandwidth = Bandwidth::scalar(0.4);
+  CHECK_THROWS_AS(mpi::kde(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1, rank() == last ? nullptr : y.data(), 3, o),
+                  std::invalid_argument);
+  CHECK(mpi::kde(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1, y.data(), 3, o).size() == 3);
+}
+
+TEST_CASE("mpi.kde_adds_the_shards_in_rank_order") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 4000, m = 257, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  const auto y = clstat_test::normal<double>(m * d, seed + 1, 0, 1.5);
+  KdeOptions o;
+  o.bandwidth = Bandwidth::per_dimension({0.3, 0.5});
+  const auto want = kde(ctx(), x.data(), n, d, y.data(), m, o);
+  for (const auto& w : kSplits) {
+    const auto b = bounds(n, w);
+    const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+    INFO("shard [" << lo << ", " << hi << ")");
+    const auto got = mpi::kde(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, y.data(), m, o);
+    REQUIRE(got.size() == m);
+    // Every process has the same bits.
+    std::vector<double> first = got;
+    MPI_Bcast(first.data(), static_cast<int>(m), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    bool one_holds_all = false;
+    for (std::size_t r = 0; r + 1 < b.size(); ++r) one_holds_all |= b[r + 1] - b[r] == n;
+    for (std::size_t i = 0; i < m; ++i) {
+      CHECK(same_bits(got[i], first[i]));
+      if (one_holds_all) CHECK(same_bits(got[i], want[i]));
+      CHECK(std::fabs(got[i] - want[i]) <= 1e-13 * want[i] + 1e-300);
+    }
+  }
+  // Weighted samples: each process's weights are its own samples'.
+  std::vector<double> wts(n);
+  for (std::size_t i = 0; i < n; ++i) wts[i] = 1.0 + static_cast<double>(i % 7);
+  KdeOptions ow = o;
+  ow.weights = wts;
+  const auto want_w = kde(ctx(), x.data(), n, d, y.data(), m, ow);
+  const auto b = bounds(n, {1, 3});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  ow.weights.assign(wts.begin() + static_cast<std::ptrdiff_t>(lo), wts.begin() + static_cast<std::ptrdiff_t>(hi));
+  const auto got_w = mpi::kde(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, y.data(), m, ow);
+  for (std::size_t i = 0; i < m; ++i) CHECK(std::fabs(got_w[i] - want_w[i]) <= 1e-13 * want_w[i] + 1e-300);
+}
