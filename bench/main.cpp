@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python)
+//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python,scaling)
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
@@ -38,6 +38,7 @@
 #include "suite_grid.hpp"
 #include "suite_runtime.hpp"
 #include "suite_python.hpp"
+#include "suite_scaling.hpp"
 #include "host_ceilings.hpp"
 
 namespace {
@@ -47,7 +48,7 @@ int usage(const char* msg) {
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
                "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python,\n"
-               "comma-separated; all = every suite but stable-fit\n";
+               "scaling, comma-separated; all = every suite but stable-fit and scaling (one call over every --device)\n";
   return 2;
 }
 }  // namespace
@@ -96,12 +97,15 @@ int main(int argc, char** argv) {
     const std::size_t e = std::min(suite.find(',', b), suite.size());
     const std::string name = suite.substr(b, e - b);
     static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
-                                             "stable-fit", "order", "robust", "grid", "runtime", "python"};
+                                             "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling"};
     if (!known.count(name)) return usage(("bad --suite " + name).c_str());
     suites.insert(name);
     b = e + 1;
   }
-  auto want = [&](const char* name) { return suites.count(name) || (suites.count("all") && std::string(name) != "stable-fit"); };
+  auto want = [&](const char* name) {
+    return suites.count(name) ||
+           (suites.count("all") && std::string(name) != "stable-fit" && std::string(name) != "scaling");
+  };
   if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
   if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   const auto start = std::chrono::steady_clock::now();
@@ -269,6 +273,23 @@ int main(int argc, char** argv) {
       bench::print_table(rep);
       reports.push_back(rep);
       // Written after every device, so a run cut short keeps the devices it finished.
+      const bench::Json doc = bench::result_json(reports, command);
+      bench::write_json(out + ".json", doc);
+      bench::write_csv(out + ".csv", reports);
+      if (!report.empty()) {
+        std::vector<bench::LabelledResult> page{{"this run", doc}};
+        page.insert(page.end(), pages.begin(), pages.end());
+        bench::write_html_report(report, page);
+      }
+    }
+    // The devices together: one call split over all of them, against each alone.
+    if (want("scaling") && devs.size() > 1) {
+      std::cerr << "[clstat-bench] scaling: one call over " << devs.size() << " devices\n";
+      bench::DeviceReport& rep = reports.front();
+      const auto rows = bench::run_scaling(devs, repeat > 0 ? repeat : 3);
+      for (const auto& r : rows) all_pass = all_pass && r.pass;
+      rep.rows.insert(rep.rows.end(), rows.begin(), rows.end());
+      bench::print_table(rep);
       const bench::Json doc = bench::result_json(reports, command);
       bench::write_json(out + ".json", doc);
       bench::write_csv(out + ".csv", reports);

@@ -1,0 +1,184 @@
+#include "suite_scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <sstream>
+
+#include "clstat/group.hpp"
+
+namespace bench {
+
+namespace {
+
+// Weights from the devices' times alone: proportional to their rates, less every device whose
+// share saves under 3% of the best device's time (it would cost more in the split than it adds).
+std::vector<double> rate_weights(const std::vector<double>& t) {
+  std::vector<double> w(t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) w[i] = 1.0 / t[i];
+  const std::size_t best = static_cast<std::size_t>(std::min_element(t.begin(), t.end()) - t.begin());
+  for (;;) {
+    double rate = 0;
+    for (double v : w) rate += v;
+    // The weakest device still in: drop it when the time it saves is under 3% of the best's.
+    std::size_t weakest = best;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (w[i] > 0 && w[i] < w[weakest]) weakest = i;
+    if (weakest == best) return w;
+    const double with = 1.0 / rate, without = 1.0 / (rate - w[weakest]);
+    if (without - with >= 0.03 * t[best]) return w;
+    w[weakest] = 0;
+  }
+}
+
+// "P:D", short enough for a row's name (the check names the device in full).
+std::string at(const clstat::Device& d) {
+  return std::to_string(d.info().platform_index) + ":" + std::to_string(d.info().device_index);
+}
+
+std::string weights_text(const std::vector<double>& w) {
+  double s = 0;
+  for (double v : w) s += v;
+  std::ostringstream o;
+  o.precision(2);
+  for (std::size_t i = 0; i < w.size(); ++i) o << (i ? "/" : "") << w[i] / s;
+  return o.str();
+}
+
+struct Op {
+  std::string name, precision, unit;
+  std::uint64_t n;
+  double work;  // units of `unit` (1e9 or 1e6 scaled by the caller) per call
+  double scale;
+  std::size_t probe;  // each device alone first does n / probe of the work, to set the weights
+  // The first k points (values) on one device; the whole on the group.
+  std::function<std::vector<double>(const clstat::Context&, std::size_t k)> one;
+  std::function<std::vector<double>(const clstat::DeviceGroup&)> group;
+  double tol;  // relative; 0: equal
+};
+
+}  // namespace
+
+std::vector<Row> run_scaling(const std::vector<clstat::Device>& devices, int repeats) {
+  std::vector<Row> rows;
+  if (devices.size() < 2) return rows;
+  std::vector<clstat::Context> ctx;
+  bool gpu = false, fp64 = true, one_type = true;
+  for (const auto& d : devices) {
+    ctx.emplace_back(d);
+    gpu = gpu || d.info().type == clstat::DeviceType::gpu;
+    fp64 = fp64 && d.info().fp64;
+    one_type = one_type && d.info().name == devices.front().info().name;
+  }
+  std::vector<Op> ops;
+  std::mt19937_64 g(7);
+  std::normal_distribution<double> z;
+
+  const std::size_t nk = gpu ? (1u << 20) : (1u << 14);
+  auto kx = std::make_shared<std::vector<double>>(nk), ky = std::make_shared<std::vector<double>>(nk);
+  for (auto& v : *kx) v = z(g);
+  for (auto& v : *ky) v = 1.5 * z(g);
+  clstat::KdeOptions ko;
+  ko.bandwidth = clstat::Bandwidth::scalar(0.05);
+  ko.precision = clstat::Precision::float32;
+  // A GPU's rate is judged on 1/256 of the work and a CPU's on the whole (so the CPU never
+  // spends minutes alone on what a GPU does in a second).
+  const std::size_t slow = gpu ? 256 : 1;
+  ops.push_back({"kde d=1 gaussian", "f32", "Gpairs/s", nk, double(nk) * double(nk), 1e9, slow,
+                 [=](const clstat::Context& c, std::size_t k) { return clstat::kde(c, kx->data(), nk, 1, ky->data(), k, ko); },
+                 [=](const clstat::DeviceGroup& gr) { return clstat::kde(gr, kx->data(), nk, 1, ky->data(), nk, ko); },
+                 2e-5});
+  if (fp64) {
+    const std::size_t nm = gpu ? (std::size_t(1) << 28) : (std::size_t(1) << 24);
+    auto mx = std::make_shared<std::vector<double>>(nm);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (auto& v : *mx) v = u(g) * std::exp(3 * u(g));
+    ops.push_back({"median (host data)", "f64", "GB/s", nm, double(nm) * 8, 1e9, gpu ? 64u : 1u,
+                   [=](const clstat::Context& c, std::size_t k) {
+                     return std::vector<double>{clstat::order::median(c, mx->data(), k)};
+                   },
+                   [=](const clstat::DeviceGroup& gr) {
+                     return std::vector<double>{clstat::order::median(gr, mx->data(), nm)};
+                   },
+                   0});
+    const std::size_t ns = gpu ? 10000000 : 20000;
+    auto sx = std::make_shared<std::vector<double>>(ns);
+    std::uniform_real_distribution<double> us(-20, 20);
+    for (auto& v : *sx) v = us(g);
+    const clstat::stable::Params law{1.5, 0.5, 1, 0, clstat::stable::Param::S0};
+    ops.push_back({"stable pdf (1.5, 0.5) S0", "f64", "Mpt/s", ns, double(ns), 1e6, slow,
+                   [=](const clstat::Context& c, std::size_t k) { return clstat::stable::pdf(c, sx->data(), k, law); },
+                   [=](const clstat::DeviceGroup& gr) { return clstat::stable::pdf(gr, sx->data(), ns, law); },
+                   one_type ? 1e-12 : 1e-9});
+  }
+
+  for (const Op& op : ops) {
+    // Each device alone on a part of the work: its rate, and the time it would take for all.
+    const std::size_t k = std::max<std::size_t>(1, op.n / op.probe);
+    std::vector<double> t(ctx.size());
+    for (std::size_t i = 0; i < ctx.size(); ++i) {
+      const Stats s = wall_stats([&] { op.one(ctx[i], k); }, repeats);
+      t[i] = s.median * static_cast<double>(op.n) / static_cast<double>(k);
+      if (k == op.n) continue;  // the full run below, or the row after
+      Row r{"scaling", op.name + " on " + at(devices[i]) + ", 1/" + std::to_string(op.probe) + " of the work", op.precision, k};
+      r.repeats = repeats;
+      r.wall_ms = s;
+      r.work = op.work / op.scale * static_cast<double>(k) / static_cast<double>(op.n);
+      r.unit = op.unit;
+      r.throughput = r.work / (s.median * 1e-3);
+      r.check = devices[i].info().label() + ": sets the weights";
+      rows.push_back(r);
+    }
+    // The device with the best rate alone on all the work: the time the group must beat.
+    const std::size_t best = static_cast<std::size_t>(std::min_element(t.begin(), t.end()) - t.begin());
+    std::vector<double> want;
+    const Stats sb = wall_stats([&] { want = op.one(ctx[best], op.n); }, repeats);
+    t[best] = sb.median;
+    {
+      Row r{"scaling", op.name + " on " + at(devices[best]) + " alone", op.precision, op.n};
+      r.repeats = repeats;
+      r.wall_ms = sb;
+      r.work = op.work / op.scale;
+      r.unit = op.unit;
+      r.throughput = r.work / (sb.median * 1e-3);
+      r.check = devices[best].info().label() + " alone (reference for the group)";
+      rows.push_back(r);
+    }
+    const std::vector<double> w = rate_weights(t);
+    const clstat::DeviceGroup group(ctx, w);
+    std::vector<double> got;
+    const Stats s = wall_stats([&] { got = op.group(group); }, repeats);
+    double ideal_rate = 0;
+    for (double v : t) ideal_rate += 1.0 / v;
+    Row r{"scaling", op.name + " on " + std::to_string(ctx.size()) + " devices, weights " + weights_text(w),
+          op.precision, op.n};
+    r.repeats = repeats;
+    r.wall_ms = s;
+    r.work = op.work / op.scale;
+    r.unit = op.unit;
+    r.throughput = r.work / (s.median * 1e-3);
+    r.ceiling_name = "the devices' rates added";
+    r.ceiling = r.work / (1e-3 / ideal_rate);
+    r.fraction = r.throughput / r.ceiling;
+    // Relative to the largest value: fp32 densities far in the tails carry only absolute accuracy.
+    double err = 0, top = 0;
+    const bool same = got.size() == want.size();
+    for (std::size_t i = 0; same && i < got.size(); ++i) {
+      err = std::max(err, std::fabs(got[i] - want[i]));
+      top = std::max(top, std::fabs(want[i]));
+    }
+    if (top > 0) err /= top;
+    r.error = err;
+    r.pass = same && (op.tol == 0 ? err == 0 : err <= op.tol);
+    std::ostringstream c;
+    c.precision(3);
+    c << "against " << devices[best].info().label() << " alone (" << (op.tol == 0 ? "equal" : "relative to the largest value") << "); "
+      << t[best] / s.median << "x its time (" << t[best] << " ms)";
+    r.check = c.str();
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace bench

@@ -1,0 +1,26 @@
+// The scaling rows of clstat-bench (--suite scaling, with --device naming two or more devices,
+// or all): one call split over several devices (clstat/group.hpp) against each device alone.
+//  Work: from host arrays, wall clock (uploads included, as a user calls them): KDE 1-d fp32 at
+//  n = m (2^20 with a GPU in the list, else 2^14), the median of 2^28 doubles (2^24 without a
+//  GPU), stable pdf at 1e7 points of one law (2e4 without a GPU).
+//  Weights: each device's rate alone, measured on part of the work (1/256 of the points, 1/64 of
+//  the median's values, where a GPU is in the list; all of it otherwise); the group splits by
+//  those rates, and a device whose share would save less than 3% of the best device's time gets
+//  weight 0, so that the group is not slower than the best device (the rows give the weights).
+//  The best device alone is timed on all the work.
+//  Speed-up: the best device's time over the group's. Efficiency ("of ceil"): the ideal time of
+//  the devices together, 1 / sum(1 / t_i) with the others' times from their rates, over the
+//  group's time.
+//  Check: the group's result against the best single device's: equal for the median; KDE within
+//  2e-5 and stable pdf within 1e-12 (one device type) or 1e-9 of the largest value.
+#pragma once
+
+#include <vector>
+
+#include "report.hpp"
+
+namespace bench {
+
+std::vector<Row> run_scaling(const std::vector<clstat::Device>& devices, int repeats);
+
+}  // namespace bench
