@@ -6,7 +6,10 @@
 //  Weights: each device's rate alone, measured on part of the work (1/256 of the points, 1/64 of
 //  the median's values, where a GPU is in the list; all of it otherwise); the group splits by
 //  those rates, and a device whose share would save less than 3% of the best device's time gets
-//  weight 0, so that the group is not slower than the best device (the rows give the weights).
+//  weight 0; a split that is still slower than the best device alone (the passes wait for the
+//  slowest member; the rates were judged on part of the work) is reported and then replaced by
+//  weights that give the best device everything (a group with one member holding all the data
+//  runs that member's own call). The rows give the weights.
 //  The best device alone is timed on all the work.
 //  Speed-up: the best device's time over the group's. Efficiency ("of ceil"): the ideal time of
 //  the devices together, 1 / sum(1 / t_i) with the others' times from their rates, over the

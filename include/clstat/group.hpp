@@ -9,6 +9,9 @@
 // The host adds the histograms, which are integer counts: the sum is exact and does not depend on
 // the split, so the answer is the same value as on one device, for any weights.
 //
+// Weights that give one member everything (the others 0) run that member's single-device call,
+// so such a group is as fast as the member alone: the way to not split where splitting loses.
+//
 // A DeviceGroup is a set of handles (cheap to copy; copies share the contexts). Its operations
 // are thread-safe as the members' Contexts are (clstat/runtime.hpp): each call holds a queue of
 // every member while it runs.

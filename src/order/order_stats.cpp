@@ -198,6 +198,8 @@ auto on_group(const DeviceGroup& g, const T* x, std::size_t n, const Options& o,
   }
   return [leases = std::make_shared<std::vector<Lease>>(std::move(leases)), shards, n, o](const std::string& name,
                                                                                           const Need& need) {
+    // One member with all the data: the single-device selection (with its sampled bracket).
+    if (shards.size() == 1) return run<T>(name, shards[0].q, shards[0].x, 0, n, o, need);
     ShardedSelect<T> sel(shards);
     return run_selector<T>(name, sel, n, o, need);
   };
