@@ -14,13 +14,13 @@
 // the data once, counts the keys below the bracket and the NaNs and copies the keys inside it
 // (a few percent of n). It histograms nothing: local atomics, even on a few percent of the keys,
 // cost more than the next pass over the copied keys. With up to four targets the passes after
-// it are planned on the device (select_plan): the job is a key interval that shrinks to the
+// it are planned on the device (plan_body): the job is a key interval that shrinks to the
 // targets' buckets each pass, and the host waits once, for the answer.
 //
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
-// pass reads its job from select_plan's plan); LCAP keys sorted by one group in select_finish,
+// pass reads its job from the device plan); LCAP keys sorted by one group in select_finish,
 // select_sample and select_rows (a power of two).
 #if ELEM_KIND == 1 || defined(CLSTAT_FP64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -143,7 +143,7 @@ inline uint plan_shift(skey lo, skey hi) {
 // COMPACT the matching keys to kout at positions taken from *cursor (those past cap are
 // counted, not written). With FILTER, bracket = {lo, hi, shift} from select_sample replaces the
 // jobs and the shift argument. With DEVICE_PLAN the pass's job, source and compaction come from
-// the plan that select_plan left in `plan` (kin and kout are then the two candidate buffers,
+// the plan that plan_body left in `plan` (kin and kout are then the two candidate buffers,
 // `bits` only sets the row layout), and the pass does nothing unless the plan is running.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong m,
@@ -358,6 +358,117 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   }
 }
 
+// The device-side plan of a selection of up to four close targets, so a median runs its passes
+// without waiting for the host. The job is a key interval [lo, hi] holding every target; each
+// DEVICE_PLAN pass histograms the keys' offsets in it (4096 equal buckets) and plan_body
+// shrinks the interval to the buckets from the first target's to the last's. plan[]: 0 status
+// (0 running, 1 ready to finish, 2 done, 4 the bracket missed a target, 5 no progress: the host
+// starts over either way), 1 lo, 2 hi, 3 m (candidates in the source), 4 source (0 input, 1
+// first candidate buffer, 2 second), 5 the job's count, 6 targets, 7..10 their ranks in the job,
+// 11..14 their keys once done, 15 whether the next pass compacts, 16 NaNs, 17 keys below the
+// bracket, 18 keys in it. plan_start_body follows the FILTER pass (ranks r0..r3 of the whole
+// input, ascending); plan_body follows a DEVICE_PLAN pass (select_sum totals of 4096 + 2). Both
+// run in the last group of the pass's select_sum.
+// mode 0: the plan from the FILTER pass (one work-item; no barrier).
+inline void plan_start_body(__global volatile const ulong* totals, uint row, __global ulong* plan,
+                            __global const skey* bracket, uint nt, ulong r0, ulong r1, ulong r2, ulong r3,
+                            ulong cap) {
+  const ulong below = totals[row - 1], written = totals[row];
+  const ulong rk[4] = {r0, r1, r2, r3};
+  plan[16] = totals[row - 2];
+  plan[17] = below;
+  plan[18] = written;
+  if (rk[0] < below || rk[nt - 1] >= below + written || (written > cap && bracket[0] != bracket[1])) {
+    plan[0] = 4;  // (a bracket of one key needs no copies: its keys are all that key)
+    return;
+  }
+  plan[1] = bracket[0];
+  plan[2] = bracket[1];
+  plan[3] = written;
+  plan[4] = 1;
+  plan[5] = written;
+  plan[6] = nt;
+  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - below;
+  plan[15] = 0;  // every candidate is in the job: the first planned pass only counts
+  if (bracket[0] == bracket[1]) {
+    for (uint t = 0; t < nt; ++t) plan[11 + t] = bracket[0];
+    plan[0] = 2;
+  } else {
+    plan[0] = 0;
+  }
+}
+
+// mode 1: the plan after a DEVICE_PLAN pass, by a group of G work-items (local id l) with local
+// scratch part[G], tb[4], tbelow[4]; no return before its barriers.
+inline void plan_body(__global volatile const ulong* totals, __global ulong* plan, ulong cap, uint lcap,
+                      __local ulong* part, __local uint* tb, __local ulong* tbelow, uint l, uint G) {
+  const int active = plan[0] == 0;
+  skey lo = (skey)plan[1], hi = (skey)plan[2];
+  ulong m = plan[3], count = plan[5];
+  uint src = (uint)plan[4];
+  const uint nt = active ? (uint)plan[6] : 0;
+  ulong rk[4];
+  for (uint t = 0; t < 4; ++t) rk[t] = plan[7 + t];
+  if (active && plan[15]) {  // the pass copied the job's keys to the other buffer
+    src = src == 1 ? 2 : 1;
+    m = count;
+  }
+  const uint shift = active ? plan_shift(lo, hi) : 0;
+  const uint nbins = active ? (uint)min((skey)4096, ((hi - lo) >> shift) + 1) : 0;
+  const uint per = (nbins + G - 1) / G;
+  const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
+  ulong sum = 0;
+  for (uint b = b0; b < b1; ++b) sum += totals[b];
+  part[l] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {  // exclusive prefix sums of the G parts
+    ulong acc = 0;
+    for (uint t = 0; t < G; ++t) {
+      const ulong v = part[t];
+      part[t] = acc;
+      acc += v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong base = part[l];
+  for (uint t = 0; t < nt; ++t) {
+    if (rk[t] >= base && rk[t] < base + sum) {
+      ulong below = base;
+      uint b = b0;
+      while (below + totals[b] <= rk[t]) below += totals[b++];
+      tb[t] = b;
+      tbelow[t] = below;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!active || l != 0) return;
+  const uint bf = tb[0], bl = tb[nt - 1];
+  ulong cnew = 0;
+  for (uint b = bf; b <= bl; ++b) cnew += totals[b];
+  // Bucket b holds the keys lo + [b << shift, (b + 1) << shift).
+  const skey nlo = lo + ((skey)bf << shift);
+  const skey off_hi = (((skey)bl + 1) << shift) - 1;
+  const skey nhi = off_hi >= hi - lo ? hi : lo + off_hi;
+  plan[1] = nlo;
+  plan[2] = nhi;
+  plan[3] = m;
+  plan[4] = src;
+  plan[5] = cnew;
+  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - tbelow[0];
+  plan[15] = 0;
+  if (nlo == nhi) {
+    for (uint t = 0; t < nt; ++t) plan[11 + t] = nlo;
+    plan[0] = 2;
+  } else if (src != 0 && m <= max((ulong)65536, 4 * cnew) && (cnew <= 256 || (cnew <= lcap && cnew == count))) {
+    plan[0] = 1;  // few enough to sort (the interval could shrink further below 256 keys)
+  } else if (cnew == count && cnew > lcap) {
+    plan[0] = 5;  // the targets are too far apart for one interval to shrink
+  } else {
+    plan[15] = cnew <= cap && (src == 0 || 4 * cnew <= m);
+    plan[0] = 0;
+  }
+}
+
 // totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32); then,
 // so that one read brings back everything a pass learnt: totals[row] = the compaction cursor
 // (which is reset for the next pass), totals[row + 1 .. row + 2] = the bracket, and with
@@ -369,8 +480,12 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 __kernel __attribute__((reqd_work_group_size(SUM_WG, 1, 1)))
 void select_sum(__global const uint* partials, uint groups, uint row, uint bins, __global ulong* totals,
                 __global uint* cursor, __global const skey* bracket, __global const skey* minmax,
-                uint extrema, uint gated, __global const ulong* plan) {
+                uint extrema, uint gated, __global ulong* plan, uint then, __global uint* done, uint nt,
+                ulong r0, ulong r1, ulong r2, ulong r3, ulong cap, uint lcap) {
   __local ulong part[SUM_WG];
+  __local uint tb[4];
+  __local ulong tbelow[4];
+  __local int last;
   const int skip = gated && plan[0] != 0;  // a device-planned pass that did not run
   const uint l = get_local_id(0);
   const uint lane = l % bins, stripe = l / bins, stripes = SUM_WG / bins;
@@ -391,23 +506,42 @@ void select_sum(__global const uint* partials, uint groups, uint row, uint bins,
   }
   part[l] = s;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (skip || stripe != 0) return;
-  for (uint t = 1; t < stripes; ++t) s += part[t * bins + lane];
-  if (b < row) {
-    totals[b] = s;
-  } else if (b == row) {
-    totals[row] = *cursor;
-    *cursor = 0;
-    for (uint i = 0; i < 2; ++i) totals[row + 1 + i] = (ulong)bracket[i];
-  } else if (b == row + 1 && extrema) {
-    skey v = KEY_MAX;
-    for (uint g = 0; g < groups; ++g) v = min(v, minmax[2 * g]);
-    totals[row + 5] = (ulong)v;
-  } else if (b == row + 2 && extrema) {
-    skey v = 0;
-    for (uint g = 0; g < groups; ++g) v = max(v, minmax[2 * g + 1]);
-    totals[row + 6] = (ulong)v;
+  if (!skip && stripe == 0) {
+    for (uint t = 1; t < stripes; ++t) s += part[t * bins + lane];
+    if (b < row) {
+      totals[b] = s;
+    } else if (b == row) {
+      totals[row] = *cursor;
+      *cursor = 0;
+      for (uint i = 0; i < 2; ++i) totals[row + 1 + i] = (ulong)bracket[i];
+    } else if (b == row + 1 && extrema) {
+      skey v = KEY_MAX;
+      for (uint g = 0; g < groups; ++g) v = min(v, minmax[2 * g]);
+      totals[row + 5] = (ulong)v;
+    } else if (b == row + 2 && extrema) {
+      skey v = 0;
+      for (uint g = 0; g < groups; ++g) v = max(v, minmax[2 * g + 1]);
+      totals[row + 6] = (ulong)v;
+    }
   }
+  if (then == 0) return;  // a kernel argument: uniform
+  // The device plan after this pass, by the group that finishes last (each launch costs a GPU
+  // several microseconds, and a median's tail is a dozen small kernels): every group's totals
+  // are written and fenced before it counts itself done, and the last reads them volatile, as
+  // reduce_slots_last does; it leaves the counter at zero.
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (l == 0) last = atomic_inc(done) == get_num_groups(0) - 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!last) return;  // uniform in the group
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  __global volatile const ulong* vt = (__global volatile const ulong*)totals;
+  if (then == 1) {
+    if (l == 0) plan_start_body(vt, row, plan, bracket, nt, r0, r1, r2, r3, cap);
+  } else {
+    plan_body(vt, plan, cap, lcap, part, tb, tbelow, l, SUM_WG);
+  }
+  if (l == 0) *done = 0;
 }
 
 // Sorts buf[0, N) ascending (N a power of two) with the whole group; ends with a barrier.
@@ -586,121 +720,6 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
   gather_sort(kin, m, lo, hi, buf, &cnt, l);
   for (uint t = l; t < ntargets; t += WG)
     if (job_of[t] == job) out[t] = buf[rank_of[t]];
-}
-
-// The device-side plan of a selection of up to four close targets, so a median runs its passes
-// without waiting for the host. The job is a key interval [lo, hi] holding every target; each
-// DEVICE_PLAN pass histograms the keys' offsets in it (4096 equal buckets) and select_plan
-// shrinks the interval to the buckets from the first target's to the last's. plan[]: 0 status
-// (0 running, 1 ready to finish, 2 done, 4 the bracket missed a target, 5 no progress: the host
-// starts over either way), 1 lo, 2 hi, 3 m (candidates in the source), 4 source (0 input, 1
-// first candidate buffer, 2 second), 5 the job's count, 6 targets, 7..10 their ranks in the job,
-// 11..14 their keys once done, 15 whether the next pass compacts, 16 NaNs, 17 keys below the
-// bracket, 18 keys in it. select_plan_start follows the FILTER pass (ranks r0..r3 of the whole
-// input, ascending); select_plan follows a DEVICE_PLAN pass (select_sum totals of 4096 + 2).
-// mode 0: the plan from the FILTER pass (one work-item; no barrier in this kernel).
-__kernel void select_plan_start(__global const ulong* totals, uint row, __global ulong* plan,
-                                __global const skey* bracket, uint nt, ulong r0, ulong r1, ulong r2, ulong r3,
-                                ulong cap) {
-  if (get_global_id(0) != 0) return;
-  const ulong below = totals[row - 1], written = totals[row];
-  const ulong rk[4] = {r0, r1, r2, r3};
-  plan[16] = totals[row - 2];
-  plan[17] = below;
-  plan[18] = written;
-  if (rk[0] < below || rk[nt - 1] >= below + written || (written > cap && bracket[0] != bracket[1])) {
-    plan[0] = 4;  // (a bracket of one key needs no copies: its keys are all that key)
-    return;
-  }
-  plan[1] = bracket[0];
-  plan[2] = bracket[1];
-  plan[3] = written;
-  plan[4] = 1;
-  plan[5] = written;
-  plan[6] = nt;
-  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - below;
-  plan[15] = 0;  // every candidate is in the job: the first planned pass only counts
-  if (bracket[0] == bracket[1]) {
-    for (uint t = 0; t < nt; ++t) plan[11 + t] = bracket[0];
-    plan[0] = 2;
-  } else {
-    plan[0] = 0;
-  }
-}
-
-// mode 1: the plan after a DEVICE_PLAN pass.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_plan(__global const ulong* totals, __global ulong* plan, ulong cap, uint lcap) {
-  __local ulong part[WG];
-  __local uint tb[4];
-  __local ulong tbelow[4];
-  const uint l = get_local_id(0);
-  // No return before the barriers (some implementations mishandle it): `active`.
-  const int active = plan[0] == 0;
-  skey lo = (skey)plan[1], hi = (skey)plan[2];
-  ulong m = plan[3], count = plan[5];
-  uint src = (uint)plan[4];
-  const uint nt = active ? (uint)plan[6] : 0;
-  ulong rk[4];
-  for (uint t = 0; t < 4; ++t) rk[t] = plan[7 + t];
-  if (active && plan[15]) {  // the pass copied the job's keys to the other buffer
-    src = src == 1 ? 2 : 1;
-    m = count;
-  }
-  const uint shift = active ? plan_shift(lo, hi) : 0;
-  const uint nbins = active ? (uint)min((skey)4096, ((hi - lo) >> shift) + 1) : 0;
-  const uint per = (nbins + WG - 1) / WG;
-  const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
-  ulong sum = 0;
-  for (uint b = b0; b < b1; ++b) sum += totals[b];
-  part[l] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0) {  // exclusive prefix sums of the WG parts
-    ulong acc = 0;
-    for (uint t = 0; t < WG; ++t) {
-      const ulong v = part[t];
-      part[t] = acc;
-      acc += v;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong base = part[l];
-  for (uint t = 0; t < nt; ++t) {
-    if (rk[t] >= base && rk[t] < base + sum) {
-      ulong below = base;
-      uint b = b0;
-      while (below + totals[b] <= rk[t]) below += totals[b++];
-      tb[t] = b;
-      tbelow[t] = below;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (!active || l != 0) return;
-  const uint bf = tb[0], bl = tb[nt - 1];
-  ulong cnew = 0;
-  for (uint b = bf; b <= bl; ++b) cnew += totals[b];
-  // Bucket b holds the keys lo + [b << shift, (b + 1) << shift).
-  const skey nlo = lo + ((skey)bf << shift);
-  const skey off_hi = (((skey)bl + 1) << shift) - 1;
-  const skey nhi = off_hi >= hi - lo ? hi : lo + off_hi;
-  plan[1] = nlo;
-  plan[2] = nhi;
-  plan[3] = m;
-  plan[4] = src;
-  plan[5] = cnew;
-  for (uint t = 0; t < nt; ++t) plan[7 + t] = rk[t] - tbelow[0];
-  plan[15] = 0;
-  if (nlo == nhi) {
-    for (uint t = 0; t < nt; ++t) plan[11 + t] = nlo;
-    plan[0] = 2;
-  } else if (src != 0 && m <= max((ulong)65536, 4 * cnew) && (cnew <= 256 || (cnew <= lcap && cnew == count))) {
-    plan[0] = 1;  // few enough to sort (the interval could shrink further below 256 keys)
-  } else if (cnew == count && cnew > lcap) {
-    plan[0] = 5;  // the targets are too far apart for one interval to shrink
-  } else {
-    plan[15] = cnew <= cap && (src == 0 || 4 * cnew <= m);
-    plan[0] = 0;
-  }
 }
 
 // The finish of a device plan in state 1: sorts the job's keys and writes the targets' keys.

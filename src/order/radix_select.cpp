@@ -22,7 +22,7 @@ constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the 
 // The selection's scratch: per-group digit counts, their totals, per-group extrema, the jobs of
 // the final sorts and their cursor, the two candidate buffers (part 0 and 1), the final sorts'
 // job indices, ranks and outputs, the sampled bracket and the pass plan.
-enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan };
+enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done };
 constexpr unsigned kPlanWords = 19;   // see select_plan
 constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan before the host looks
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
@@ -199,31 +199,13 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   cl::Buffer cand0 = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
   cl::Buffer cand1 = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key), 1);
   cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
-  cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (kHBins + 2 + kExtra) * sizeof(cl_ulong));
   std::size_t G = 0;
-  enqueue_pass(Kind::filter, false, x_, n_, 0, 0, {all}, true, &cand0, G);
+  enqueue_pass(Kind::filter, false, x_, n_, 0, 0, {all}, true, &cand0, G, 1, hint);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::planned, false, false);
-    cl::Kernel k0 = build::kernel(*prog, "select_plan_start", qi);
-    k0.setArg(0, totals);
-    k0.setArg(1, static_cast<cl_uint>(kFilterRow));
-    k0.setArg(2, planb);
-    k0.setArg(3, ::clstat::detail::scratch(q_, RadixScratch::bracket, kBracketBytes));
-    k0.setArg(4, static_cast<cl_uint>(hint.size()));
-    for (int t = 0; t < 4; ++t) k0.setArg(5 + t, static_cast<cl_ulong>(hint[std::min<std::size_t>(t, hint.size() - 1)]));
-    k0.setArg(9, static_cast<cl_ulong>(cap_));
-    ::clstat::detail::launch(q_, k0, cl::NDRange(1), cl::NDRange(1), {}, kOp);
     plan_.assign(kPlanWords, 0);
     for (int round = 0; round < 4; ++round) {
-      for (int i = 0; i < kPlannedPasses; ++i) {
-        enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G);
-        cl::Kernel k = build::kernel(*prog, "select_plan", qi);
-        k.setArg(0, totals);
-        k.setArg(1, planb);
-        k.setArg(2, static_cast<cl_ulong>(cap_));
-        k.setArg(3, static_cast<cl_uint>(lcap_));
-        ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
-      }
+      for (int i = 0; i < kPlannedPasses; ++i) enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G, 2);
       cl::Kernel f = build::kernel(*prog, "select_finish_plan", qi);
       f.setArg(0, cand0);
       f.setArg(1, cand1);
@@ -252,7 +234,7 @@ bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, s
 template <class T>
 void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen,
                                   unsigned bits, const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest,
-                                  std::size_t& G) {
+                                  std::size_t& G, unsigned plan, const std::vector<std::uint64_t>& hint) {
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(kind, compact, from_keys);
     const std::size_t qi = q_.index();
@@ -317,6 +299,13 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     s.setArg(8, static_cast<cl_uint>(kind == Kind::first ? 1 : 0));
     s.setArg(9, static_cast<cl_uint>(kind == Kind::planned ? 1 : 0));
     s.setArg(10, planb);
+    s.setArg(11, static_cast<cl_uint>(plan));
+    s.setArg(12, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
+    s.setArg(13, static_cast<cl_uint>(hint.size()));
+    for (int t = 0; t < 4; ++t)
+      s.setArg(14 + t, static_cast<cl_ulong>(hint.empty() ? 0 : hint[std::min<std::size_t>(t, hint.size() - 1)]));
+    s.setArg(18, static_cast<cl_ulong>(cap_));
+    s.setArg(19, static_cast<cl_uint>(lcap_));
     ::clstat::detail::launch(q_, s, cl::NDRange((entries + bins - 1) / bins * 256), cl::NDRange(256), {}, kOp);
   });
 }

@@ -71,8 +71,11 @@ class RadixSelect final : public Selector<T> {
   void run_planned(const std::vector<std::uint64_t>& sorted_hint);
   bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
   void enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi);
+  // `plan`: the device plan the pass's select_sum then makes in its last group (0 none, 1 the
+  // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass).
   void enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
-                    const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G);
+                    const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G,
+                    unsigned plan = 0, const std::vector<std::uint64_t>& hint = {});
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
