@@ -570,7 +570,7 @@ inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
 // every key in it twice (its copy, and the passes over the copies), so select_sample2 (many
 // groups) then takes a second sample of s2 keys, which nobody sorts: it counts those below the
 // first bracket and histograms those inside it in 4096 equal buckets of its key range, and
-// select_sample_end makes the bracket the buckets from sample rank r_lo's minus margin2 to
+// sample_end_body makes the bracket the buckets from sample rank r_lo's minus margin2 to
 // r_hi's plus margin2: about 10 / sqrt(s2) of n (2% for 2^16). A target outside the bracket
 // (probability below 1e-6) costs the plain passes, not a wrong answer. With s2 = 0 the first
 // bracket stands. bracket[0..1] = {lo, hi}; bracket[2..] (as uint) = the count below and the
@@ -611,40 +611,15 @@ void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ul
 
 // s2 keys, one or a few per work-item: the count below the first bracket (one local sum, one
 // global atomic per group) and the histogram inside it (global atomics: a few thousand in all).
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket) {
-  __local uint lbelow;
-  const uint l = get_local_id(0);
+// The bracket from the second sample, by one group of G work-items (see select_sample2): the
+// buckets that hold sample ranks slo and shi become the bracket; an end whose rank no bucket holds
+// (below or past the first bracket's keys) stays the first bracket's.
+inline void sample_end_body(__global skey* bracket, __global volatile const uint* h, ulong n, ulong r_lo, ulong r_hi,
+                            uint s2, uint margin2, __local uint* part, __local skey* edge, uint l, uint G) {
   const skey lo = bracket[0], hi = bracket[1];
-  const uint shift = sample_shift(lo, hi);
-  __global uint* h = (__global uint*)(bracket + 2);
-  if (l == 0) lbelow = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong stretch = n / s2;
-  uint below = 0;
-  if (lo < hi)
-    for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
-      const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
-      if (k < lo) ++below;
-      else if (k <= hi) atomic_inc(&h[1 + (uint)((k - lo) >> shift)]);
-    }
-  if (below) atomic_add(&lbelow, below);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0 && lbelow) atomic_add(&h[0], lbelow);
-}
-
-// One group: the buckets that hold sample ranks slo and shi become the bracket; an end whose
-// rank no bucket holds (below or past the first bracket's keys) stays the first bracket's.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_sample_end(__global skey* bracket, ulong n, ulong r_lo, ulong r_hi, uint s2, uint margin2) {
-  __local uint part[WG];
-  __local skey edge[2];
-  const uint l = get_local_id(0);
-  const skey lo = bracket[0], hi = bracket[1];
-  __global const uint* h = (__global const uint*)(bracket + 2);
   const uint shift = sample_shift(lo, hi);
   const uint nbins = lo < hi ? (uint)min((skey)SAMPLE_BINS, ((hi - lo) >> shift) + 1) : 0;
-  const uint per = (nbins + WG - 1) / WG;
+  const uint per = (nbins + G - 1) / G;
   const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
   uint sum = 0;
   for (uint b = b0; b < b1; ++b) sum += h[1 + b];
@@ -656,7 +631,7 @@ void select_sample_end(__global skey* bracket, ulong n, ulong r_lo, ulong r_hi, 
   barrier(CLK_LOCAL_MEM_FENCE);
   if (l == 0) {  // exclusive prefix sums of the runs, after the keys below
     uint acc = h[0];
-    for (uint t = 0; t < WG; ++t) {
+    for (uint t = 0; t < G; ++t) {
       const uint v = part[t];
       part[t] = acc;
       acc += v;
@@ -680,6 +655,44 @@ void select_sample_end(__global skey* bracket, ulong n, ulong r_lo, ulong r_hi, 
     bracket[0] = edge[0];
     bracket[1] = edge[1];
   }
+}
+
+// The second sample's counts (many groups, global atomics), then, in the group that finishes
+// last, the bracket from them (sample_end_body): one launch instead of two. Each group's
+// atomics are fenced before it counts itself done on `done` (left at zero), and the last reads
+// the counts volatile, as reduce_slots_last does.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
+                    ulong r_hi, uint margin2, __global uint* done) {
+  __local uint lbelow;
+  __local uint part[WG];
+  __local skey edge[2];
+  __local int last;
+  const uint l = get_local_id(0);
+  const skey lo = bracket[0], hi = bracket[1];
+  const uint shift = sample_shift(lo, hi);
+  __global uint* h = (__global uint*)(bracket + 2);
+  if (l == 0) lbelow = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong stretch = n / s2;
+  uint below = 0;
+  if (lo < hi)
+    for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
+      const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
+      if (k < lo) ++below;
+      else if (k <= hi) atomic_inc(&h[1 + (uint)((k - lo) >> shift)]);
+    }
+  if (below) atomic_add(&lbelow, below);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0 && lbelow) atomic_add(&h[0], lbelow);
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (l == 0) last = atomic_inc(done) == get_num_groups(0) - 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!last) return;  // uniform in the group
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  sample_end_body(bracket, (__global volatile const uint*)h, n, r_lo, r_hi, s2, margin2, part, edge, l, WG);
+  if (l == 0) *done = 0;
 }
 
 // Gathers into buf the keys among kin[0, m) in [lo, hi] and sorts them; returns their count (at

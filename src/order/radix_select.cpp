@@ -90,11 +90,6 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   filter_vec_ = std::min<std::size_t>(4, std::max<std::size_t>(1, lb / sizeof(T)));
   if (offset_ % filter_vec_ != 0) filter_vec_ = 1;
   filter_items_ = ::clstat::detail::tuned(t, "order.filter_items", gpu && filter_vec_ > 1 ? 2 : items_);
-  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
-    static const cl_uint zero = 0;  // select_sum re-zeroes the cursor after every pass
-    ::clstat::detail::queue_of(q_).enqueueWriteBuffer(::clstat::detail::scratch(q_, RadixScratch::cursor, sizeof(cl_uint)), CL_FALSE,
-                                                      0, sizeof zero, &zero);
-  });
 }
 
 template <class T>
@@ -176,16 +171,12 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
     k2.setArg(2, static_cast<cl_ulong>(n_));
     k2.setArg(3, s2);
     k2.setArg(4, bracket);
+    k2.setArg(5, static_cast<cl_ulong>(r_lo));
+    k2.setArg(6, static_cast<cl_ulong>(r_hi));
+    k2.setArg(7, margin_of(static_cast<double>(s2)));
+    k2.setArg(8, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
     const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(kSample2Groups, s2 / wg_));
     ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
-    cl::Kernel k3 = build::kernel(*prog, "select_sample_end", qi);
-    k3.setArg(0, bracket);
-    k3.setArg(1, static_cast<cl_ulong>(n_));
-    k3.setArg(2, static_cast<cl_ulong>(r_lo));
-    k3.setArg(3, static_cast<cl_ulong>(r_hi));
-    k3.setArg(4, s2);
-    k3.setArg(5, margin_of(static_cast<double>(s2)));
-    ::clstat::detail::launch(q_, k3, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
   });
 }
 
@@ -252,7 +243,8 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (row + kExtra) * sizeof(cl_ulong));
     cl::Buffer minmax = ::clstat::detail::scratch(q_, RadixScratch::minmax, 2 * G * sizeof(Key));
     cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
-    cl::Buffer cursor = ::clstat::detail::scratch(q_, RadixScratch::cursor, sizeof(cl_uint));
+    // Zero when made; select_sum re-zeroes it after every pass (a write per call cost a transfer).
+    cl::Buffer cursor = ::clstat::detail::scratch_zeroed(q_, RadixScratch::cursor, sizeof(cl_uint));
     cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, kBracketBytes);
     cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
     if (jobs.size() > 1) {
