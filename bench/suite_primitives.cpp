@@ -1,5 +1,8 @@
 #include "suite_primitives.hpp"
 
+#include "clstat/order.hpp"
+
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -100,6 +103,36 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
     simple("moments", [&] { clstat::moments_async(q, dev, 0, n).get(); });
     simple("count_if(x>0)", [&] { clstat::count_if_async(q, dev, 0, n, clstat::Predicate::greater, T(0), T(0)).get(); });
     simple("transform(|x-c|)", [&] { clstat::transform_reduce_async(q, dev, 0, n, clstat::Transform::abs_dev, T(0.5)).get(); });
+    // Many small arrays in one call: the first 2^24 values as 4096 rows of 4096.
+    if (n < (std::size_t(1) << 24)) continue;
+    const std::size_t R = 4096, C = 4096;
+    auto batched = [&](const char* name, std::function<void()> dev_run, std::function<bool()> check) {
+      Row s{"reduce", std::string(name) + " 4096 x 4096", prec<T>(), R * C};
+      s.work = static_cast<double>(R * C) * sizeof(T);
+      s.unit = "GB/s";
+      s.ceiling_name = "copy";
+      s.ceiling = c.copy_gbs;
+      time_row(ctx, s, o.repeats, dev_run, nullptr);
+      s.check = "rows 0 and 4095 == the single call on each row, bit for bit";
+      s.pass = check();
+      rows.push_back(s);
+    };
+    auto same = [](auto a, auto b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+    std::vector<T> sr;
+    batched("sum_rows", [&] { sr = clstat::sum_rows_async(q, dev, 0, R, C).get(); }, [&] {
+      return same(sr[0], clstat::sum_async(q, dev, 0, C).get()) &&
+             same(sr[R - 1], clstat::sum_async(q, dev, (R - 1) * C, C).get());
+    });
+    std::vector<clstat::Moments<T>> mr;
+    batched("moments_rows", [&] { mr = clstat::moments_rows_async(q, dev, 0, R, C).get(); }, [&] {
+      const auto a = clstat::moments_async(q, dev, 0, C).get(), b = clstat::moments_async(q, dev, (R - 1) * C, C).get();
+      return same(mr[0].mean, a.mean) && same(mr[0].m2, a.m2) && same(mr[R - 1].mean, b.mean) && same(mr[R - 1].m2, b.m2);
+    });
+    std::vector<double> md;
+    batched("median_rows", [&] { md = clstat::order::median_rows_async(q, dev, 0, R, C).get(); }, [&] {
+      return same(md[0], clstat::order::median_async(q, dev, 0, C).get()) &&
+             same(md[R - 1], clstat::order::median_async(q, dev, (R - 1) * C, C).get());
+    });
   }
 }
 

@@ -2,6 +2,8 @@
 // values, bad input.
 #include <doctest/doctest.h>
 
+#include <limits>
+
 #include "reference/exact_sum.hpp"
 #include "support.hpp"
 
@@ -114,4 +116,41 @@ TEST_CASE("reduce.bad_input") {
     std::vector<double> d(4, 1.0);
     CHECK_THROWS_AS(sum(ctx(), d.data(), d.size()), UnsupportedFeature);
   }
+}
+
+TEST_CASE_TEMPLATE("reduce.rows_equal_each_row_alone", T, float, double) {
+  // Every row's sum and moments are the single reduction's of that row, bit for bit: rows of a
+  // few slots, of exactly one work-group's slots, and of more slots than a work-group has
+  // work-items (each item then merges a run of slots as the tree's subtree).
+  if (!clstat_test::type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<std::pair<std::size_t, std::size_t>> shapes{{1, 1}, {3, 5}, {7, 4096}, {64, 33}, {3, 100003}, {2, 1u << 20}};
+  for (const auto& [rows, cols] : shapes) {
+    INFO(rows << " x " << cols);
+    auto x = clstat_test::normal<T>(rows * cols, seed + cols, 3, 2);
+    if (rows > 2) x[cols + 1] = std::numeric_limits<T>::infinity();  // row 1 overflows to inf
+    const auto s = sum_rows(ctx(), x.data(), rows, cols);
+    const auto m = moments_rows(ctx(), x.data(), rows, cols);
+    REQUIRE(s.size() == rows);
+    REQUIRE(m.size() == rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const T one = sum(ctx(), x.data() + r * cols, cols);
+      CHECK(clstat_test::same_bits(s[r], one));
+      const Moments<T> mo = moments(ctx(), x.data() + r * cols, cols);
+      CHECK(m[r].count == mo.count);
+      CHECK(clstat_test::same_bits(m[r].mean, mo.mean));
+      CHECK(clstat_test::same_bits(m[r].m2, mo.m2));
+    }
+  }
+  // The queue form at an offset.
+  const std::size_t rows = 5, cols = 300;
+  const auto x = clstat_test::normal<T>(rows * cols + 7, seed);
+  const Buffer<T> b(ctx(), x.data(), x.size());
+  const auto s = sum_rows_async(ctx().queue(0), b, 7, rows, cols).get();
+  for (std::size_t r = 0; r < rows; ++r) CHECK(clstat_test::same_bits(s[r], sum(ctx(), x.data() + 7 + r * cols, cols)));
+  CHECK_THROWS_AS(sum_rows_async(ctx().queue(0), b, 8, rows, cols), std::invalid_argument);
+  CHECK_THROWS_AS(sum_rows(ctx(), x.data(), 0, cols), std::invalid_argument);
+  CHECK_THROWS_AS(moments_rows(ctx(), x.data(), rows, 0), std::invalid_argument);
+  CHECK_THROWS_AS(sum_rows<T>(ctx(), nullptr, rows, cols), std::invalid_argument);
 }

@@ -109,6 +109,26 @@ template <class T> CLSTAT_EXPORT Future<Moments<T>> moments_async(const Queue& q
                                                                   std::size_t n, const std::vector<Event>& wait = {});
 
 // ----------------------------------------------------------------------------------------------
+// Batched reductions: x is a row-major rows x cols matrix and each row is reduced on its own, all
+// rows in one launch (a work-group a row), for the many small reductions of a bootstrap or a
+// fit. Row r's result is what sum / moments of that row alone return, bit for bit (same slots,
+// same tree). rows >= 1, cols >= 1 (std::invalid_argument otherwise, or when the matrix runs past
+// the buffer). O(rows cols) work, one read of the matrix; the host forms upload it first (rows x
+// cols elements must fit one allocation of the device: UnsupportedFeature otherwise). The
+// *_async forms read rows x cols elements of `x` from element `offset`.
+
+template <class T> CLSTAT_EXPORT std::vector<T> sum_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols);
+template <class T> CLSTAT_EXPORT Future<std::vector<T>> sum_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                                       std::size_t rows, std::size_t cols,
+                                                                       const std::vector<Event>& wait = {});
+template <class T> CLSTAT_EXPORT std::vector<Moments<T>> moments_rows(const Context& ctx, const T* x, std::size_t rows,
+                                                                      std::size_t cols);
+template <class T> CLSTAT_EXPORT Future<std::vector<Moments<T>>> moments_rows_async(const Queue& q, const Buffer<T>& x,
+                                                                                    std::size_t offset, std::size_t rows,
+                                                                                    std::size_t cols,
+                                                                                    const std::vector<Event>& wait = {});
+
+// ----------------------------------------------------------------------------------------------
 // Pairwise sums. O(n^2 d / 2) work (triangle) or O(m n d) (points); each point is read once per
 // tile of 512, 256 or 128 points (d <= 4, <= 16, <= 64).
 

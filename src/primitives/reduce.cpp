@@ -2,7 +2,9 @@
 // the result type.
 #include <cmath>
 
+#include "clstat/error.hpp"
 #include "primitives/reduce_plan.hpp"
+#include "runtime/lease.hpp"
 
 namespace clstat {
 using namespace primitives;
@@ -88,8 +90,67 @@ Future<Moments<T>> moments_async(const Queue& q, const Buffer<T>& x, std::size_t
   return Future<Moments<T>>(f.event(), [f]() mutable { return to_moments(f.get()); });
 }
 
+namespace {
+// The host forms of the batched reductions: the matrix uploaded whole, then the queue form.
+template <class R, class T, class F>
+std::vector<R> rows_on_host(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const char* op, F&& f) {
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(std::string(op) + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (cols > static_cast<std::size_t>(-1) / rows / sizeof(T))
+    throw std::invalid_argument(std::string(op) + ": rows * cols overflows");
+  if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer");
+  if (rows * cols * sizeof(T) > ctx.info().max_alloc_bytes)
+    throw UnsupportedFeature(op, ctx.info().name,
+                             std::to_string(rows * cols * sizeof(T)) + " bytes exceed the largest allocation, " +
+                                 std::to_string(ctx.info().max_alloc_bytes) + " bytes");
+  detail::Lease lease = detail::Lease::any(ctx);
+  const Buffer<T> dev(ctx, rows * cols);
+  dev.write(lease.queue(), x, rows * cols);
+  return f(lease.queue(), dev).get();
+}
+}  // namespace
+
+template <class T>
+Future<std::vector<T>> sum_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t rows,
+                                      std::size_t cols, const std::vector<Event>& wait) {
+  auto f = reduce_each_row_async<CSumState<T>>(q, x, offset, rows, cols, sum_kind(Transform::identity, 0, "clstat::sum"), wait);
+  return Future<std::vector<T>>(f.event(), [f]() mutable {
+    std::vector<T> out;
+    for (const auto& s : f.get()) out.push_back(csum_value(s));
+    return out;
+  });
+}
+template <class T>
+std::vector<T> sum_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols) {
+  return rows_on_host<T>(ctx, x, rows, cols, "clstat::sum_rows",
+                         [&](const Queue& q, const Buffer<T>& b) { return sum_rows_async(q, b, 0, rows, cols); });
+}
+
+template <class T>
+Future<std::vector<Moments<T>>> moments_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                   std::size_t rows, std::size_t cols, const std::vector<Event>& wait) {
+  auto f = reduce_each_row_async<MomentsState<T>>(q, x, offset, rows, cols, k_moments, wait);
+  return Future<std::vector<Moments<T>>>(f.event(), [f]() mutable {
+    std::vector<Moments<T>> out;
+    for (const auto& s : f.get()) out.push_back(to_moments(s));
+    return out;
+  });
+}
+template <class T>
+std::vector<Moments<T>> moments_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols) {
+  return rows_on_host<Moments<T>>(ctx, x, rows, cols, "clstat::moments_rows",
+                                  [&](const Queue& q, const Buffer<T>& b) { return moments_rows_async(q, b, 0, rows, cols); });
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                   \
   template CLSTAT_EXPORT T sum(const Context&, const T*, std::size_t);                                         \
+  template CLSTAT_EXPORT std::vector<T> sum_rows(const Context&, const T*, std::size_t, std::size_t);           \
+  template CLSTAT_EXPORT Future<std::vector<T>> sum_rows_async(const Queue&, const Buffer<T>&, std::size_t,     \
+                                                               std::size_t, std::size_t, const std::vector<Event>&); \
+  template CLSTAT_EXPORT std::vector<Moments<T>> moments_rows(const Context&, const T*, std::size_t, std::size_t); \
+  template CLSTAT_EXPORT Future<std::vector<Moments<T>>> moments_rows_async(const Queue&, const Buffer<T>&,     \
+                                                                            std::size_t, std::size_t, std::size_t, \
+                                                                            const std::vector<Event>&);         \
   template CLSTAT_EXPORT Future<T> sum_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t,         \
                                              const std::vector<Event>&);                                       \
   template CLSTAT_EXPORT T transform_reduce(const Context&, const T*, std::size_t, Transform, T);              \

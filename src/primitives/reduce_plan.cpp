@@ -144,6 +144,46 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
 }
 
 template <class State, class T>
+Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                 std::size_t rows, std::size_t cols, const ReduceKind& kind,
+                                                 const std::vector<Event>& wait) {
+  const std::string op = kind.operation + "_rows";
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (cols > static_cast<std::size_t>(-1) / rows)
+    throw std::invalid_argument(op + ": rows * cols overflows (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (offset > x.size() || rows * cols > x.size() - offset)
+    throw std::invalid_argument(op + ": a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                " matrix at element " + std::to_string(offset) + " runs past the buffer's " +
+                                std::to_string(x.size()));
+  auto ctx = q.context().impl();
+  detail::Lease lease = detail::Lease::named(q);
+  return detail::cl_guard(op, *ctx, [&] {
+    const bool dbl = std::is_same<T, double>::value;
+    const std::string options =
+        build::base_options(*ctx, dbl, op) + kind.options + " -DROW_SLOTS=" + std::to_string(k_row_slots);
+    std::size_t wg = 0;
+    auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
+    cl::Kernel k = build::kernel(*prog, "reduce_each_row", q.index());
+    // The states go straight into the host's vector (a read the Future waits for).
+    cl::Buffer out = detail::scratch(q, ReduceScratch::states, rows * sizeof(State));
+    k.setArg(0, x.raw().impl()->buffer);
+    k.setArg(1, static_cast<cl_ulong>(offset));
+    k.setArg(2, static_cast<cl_ulong>(cols));
+    k.setArg(3, static_cast<cl_ulong>(slot_count(cols)));
+    k.setArg(4, static_cast<T>(kind.pa));
+    k.setArg(5, static_cast<T>(kind.pb));
+    k.setArg(6, out);
+    const Event ev = detail::launch(q, k, cl::NDRange(rows * wg), cl::NDRange(wg), wait, op);
+    auto host = std::make_shared<std::vector<State>>(rows);
+    cl::Event read;
+    const std::vector<cl::Event> after = detail::to_cl({ev});
+    detail::queue_of(q).enqueueReadBuffer(out, CL_FALSE, 0, rows * sizeof(State), host->data(), &after, &read);
+    return Future<std::vector<State>>(detail::from_cl(read), [host] { return std::move(*host); });
+  });
+}
+
+template <class State, class T>
 State reduce_host(const Context& ctx, const T* x, std::size_t n, const ReduceKind& kind) {
   if (n == 0) throw std::invalid_argument(kind.operation + ": empty input (n = 0)");
   if (x == nullptr) throw std::invalid_argument(kind.operation + ": null input pointer with n = " + std::to_string(n));
@@ -183,7 +223,13 @@ State reduce_host(const Context& ctx, const T* x, std::size_t n, const ReduceKin
   template CSumState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);               \
   template ExtremaState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);            \
   template MomentsState<T> reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);            \
-  template std::uint64_t reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);
+  template std::uint64_t reduce_host(const Context&, const T*, std::size_t, const ReduceKind&);              \
+  template Future<std::vector<CSumState<T>>> reduce_each_row_async(const Queue&, const Buffer<T>&, std::size_t, \
+                                                                   std::size_t, std::size_t, const ReduceKind&,  \
+                                                                   const std::vector<Event>&);                   \
+  template Future<std::vector<MomentsState<T>>> reduce_each_row_async(                                          \
+      const Queue&, const Buffer<T>&, std::size_t, std::size_t, std::size_t, const ReduceKind&,                 \
+      const std::vector<Event>&);
 CLSTAT_INSTANTIATE(float)
 CLSTAT_INSTANTIATE(double)
 #undef CLSTAT_INSTANTIATE

@@ -43,6 +43,13 @@ template <class State, class T>
 Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
                            const ReduceKind& kind, const std::vector<Event>& wait);
 
+/// Every row of the rows x cols matrix at x[offset ..) reduced on its own (one work-group a row):
+/// row r's state is reduce_async's for that row, bit for bit. Returns the rows' final states.
+template <class State, class T>
+Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                                 std::size_t rows, std::size_t cols, const ReduceKind& kind,
+                                                 const std::vector<Event>& wait);
+
 /// Host-array form: chunks, uploads, reduces, merges chunk states in order.
 template <class State, class T>
 State reduce_host(const Context& ctx, const T* x, std::size_t n, const ReduceKind& kind);
