@@ -343,13 +343,18 @@ TEST_CASE("order.top_k_nan_policies") {
 }
 
 TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int32_t, std::int64_t) {
-  // Short rows (a work-group sorts each) and rows longer than local memory (radix row by row).
+  // Short rows (a work-group sorts each), rows past local memory within 32 keys a work-item
+  // (radix descents on keys in registers; values drawn from 50 so that ties run across targets)
+  // and longer rows (radix row by row). Which path a size takes depends on the device's local
+  // memory: 4500 and 8192 are past it on GPUs and on PoCL.
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{500, 37}, {64, 1024}, {3, 9000}}) {
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{500, 37}, {64, 1024}, {45, 4500}, {4, 8192}, {3, 9000}}) {
     INFO(rows << " x " << cols);
     auto x = clstat_ref::order_data<T>("mixture3", rows * cols, seed + cols);
+    if (cols == 8192)
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>((i * 2654435761u) % 50);
     if constexpr (std::is_floating_point_v<T>)
       for (std::size_t r = 0; r < rows; r += 7) x[r * cols + (r % cols)] = std::numeric_limits<T>::quiet_NaN();
     const std::vector<std::uint64_t> ks{1, cols / 3, cols - 20};

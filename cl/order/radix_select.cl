@@ -809,6 +809,103 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
   for (uint j = l; j < R; j += WG) out[r * R + j] = buf[ranks[r * R + j]];
 }
 
+// select_rows_radix (LCAP < cols <= RITEMS * WG): the row's keys stay in registers, RITEMS a
+// work-item (coalesced: item u of work-item l is element u WG + l; padding is KEY_MAX, past every
+// rank asked for), and each rank is found by an MSD descent of 8-bit digits: a local histogram of
+// the digits of the keys that share the prefix found so far, and the digit whose bucket holds
+// the rank (16 partial sums of 16 bins, then the bins of one). A rank one past the previous
+// target's is the same key while equal keys remain, else the smallest key above it (one
+// reduction instead of a descent): a median of an even row costs one descent.
+#ifndef RITEMS
+#define RITEMS 16
+#endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_rows_radix(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* ranks, uint R,
+                       __global skey* out) {
+  __local uint hist[256];
+  __local uint part[16];
+  __local uint sel_digit, sel_below;
+  __local skey red[WG];
+  const uint l = get_local_id(0);
+  const ulong r = get_group_id(0);
+  skey k[RITEMS];
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint i = u * WG + l;
+    k[u] = i < cols ? to_key(x[xoff + r * ld + i]) : KEY_MAX;
+  }
+  skey prev = 0;
+  uint prev_rank = 0, prev_left = 0;  // the previous target's rank, and keys equal to it above it
+  for (uint j = 0; j < R; ++j) {
+    const uint rank0 = ranks[r * R + j];
+    skey key;
+    if (j > 0 && rank0 == prev_rank + 1 && prev_left > 0) {
+      key = prev;
+      --prev_left;
+    } else if (j > 0 && rank0 == prev_rank + 1) {
+      skey m = KEY_MAX;
+#pragma unroll
+      for (uint u = 0; u < RITEMS; ++u)
+        if (k[u] > prev) m = min(m, k[u]);
+      red[l] = m;
+      for (uint h = WG / 2; h > 0; h >>= 1) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < h) red[l] = min(red[l], red[l + h]);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      key = red[0];
+      // The keys equal to it past this rank: count them.
+      uint c = 0;
+#pragma unroll
+      for (uint u = 0; u < RITEMS; ++u) c += k[u] == key;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (l == 0) sel_below = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (c) atomic_add(&sel_below, c);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      prev_left = sel_below - 1;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    } else {
+      uint rank = rank0;
+      skey prefix = 0;
+      uint last = 0;
+      for (int shift = KEYBITS - 8; shift >= 0; shift -= 8) {
+        for (uint b = l; b < 256; b += WG) hist[b] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const skey hmask = shift + 8 >= KEYBITS ? (skey)0 : (KEY_MAX << (shift + 8));
+#pragma unroll
+        for (uint u = 0; u < RITEMS; ++u)
+          if ((k[u] & hmask) == prefix) atomic_inc(&hist[(uint)(k[u] >> shift) & 255u]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < 16) {
+          uint sum = 0;
+          for (uint b = 0; b < 16; ++b) sum += hist[l * 16 + b];
+          part[l] = sum;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0) {
+          uint acc = 0, c = 0;
+          while (acc + part[c] <= rank) acc += part[c++];
+          uint d = c * 16;
+          while (acc + hist[d] <= rank) acc += hist[d++];
+          sel_digit = d;
+          sel_below = acc;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        prefix |= (skey)sel_digit << shift;
+        rank -= sel_below;
+        last = hist[sel_digit];
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      key = prefix;
+      prev_left = last - 1 - rank;  // the bucket of the last digit holds only this key
+    }
+    prev = key;
+    prev_rank = rank0;
+    if (l == 0) out[r * R + j] = key;
+  }
+}
+
 // The cutting-plane method's copy of its bracket: the values whose keys lie strictly between
 // lo and hi, compacted by tiles of 8 WG elements with one local counter and one global atomic per
 // tile (a global atomic per value serialises on one address). The order of the output varies;

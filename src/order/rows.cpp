@@ -58,7 +58,15 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   RowOutcome<T> out;
   out.nan_result.assign(rows, 0);
   out.n_eff.assign(rows, cols);
-  if (cols > lcap) {  // long rows: the radix selection, row by row
+  const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
+  // Rows past the local sort but within kMaxRowItems keys a work-item: the keys in registers,
+  // radix descents (select_rows_radix). H100, median_rows of 4096 x 4096 floats: <radix> against
+  // 462 ms on PoCL one row at a time before.
+  constexpr std::size_t kMaxRowItems = 32;
+  std::size_t items = 1;
+  while (items * wg < cols) items *= 2;
+  const bool radix = cols > lcap;
+  if (radix && items > kMaxRowItems) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
       auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, off + r * cols, cols, o, need);
@@ -73,12 +81,14 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
         out.values[r * out.width + j] = per[r][std::min(j, per[r].size() - 1)];
     return out;
   }
-  const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
   ::clstat::detail::cl_guard(op, *ci, [&] {
     std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
-                      std::to_string(elem_kind<T>()) + " -DLCAP=" + std::to_string(lcap);
+                      std::to_string(elem_kind<T>()) + " -DLCAP=" + std::to_string(lcap) +
+                      (radix ? " -DRITEMS=" + std::to_string(items) : "");
     std::size_t chosen = 0;
-    auto prog = build::program_for_wg(*ci, "order/radix_select", opt, "select_rows", wg, chosen);
+    auto prog = build::program_for_wg(*ci, "order/radix_select", opt, radix ? "select_rows_radix" : "select_rows", wg, chosen);
+    if (radix && items * chosen < cols)
+      throw std::logic_error(op + ": the rows kernel took " + std::to_string(chosen) + " work-items, too few for a row");
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
     std::vector<cl_uint> nan(rows, 0);
     if constexpr (std::is_floating_point_v<T>) {
@@ -115,7 +125,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     const cl::Buffer rb =
         ::clstat::detail::staged(q, RowsScratch::ranks, flat.data(), flat.size() * sizeof(cl_uint));
     const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, flat.size() * sizeof(Key));
-    cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
+    cl::Kernel k = build::kernel(*prog, radix ? "select_rows_radix" : "select_rows", q.index());
     k.setArg(0, b.raw().impl()->buffer);
     k.setArg(1, static_cast<cl_ulong>(off));
     k.setArg(2, static_cast<cl_uint>(cols));
