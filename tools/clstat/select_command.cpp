@@ -11,6 +11,9 @@
 
 #include "clstat/group.hpp"
 #include "clstat/order.hpp"
+#ifdef CLSTAT_CLI_MPI
+#include "clstat/mpi.hpp"
+#endif
 #include "cli_common.hpp"
 #include "table_input.hpp"
 
@@ -31,6 +34,9 @@ const char* k_usage =
     "  --nan P            propagate (default: any NaN makes the result NaN), omit, or raise\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
     "                     or a comma-separated list splits the data over those devices\n"
+    "  --mpi              under mpirun: each process reads its share of the rows (a raw file from\n"
+    "                     its offset) and uses its own device (--device, else the host's GPUs by\n"
+    "                     rank); process 0 prints the answer, the same as one process gives\n"
     "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
     "statistic,value (median), k,value (kth) or p,quantile.\n";
 
@@ -41,29 +47,86 @@ std::string number(double v) {
 }
 
 
-// The statistic asked for, printed as CSV, on one device (a Context) or a DeviceGroup.
-template <class On>
-int answer(const On& ctx, const std::string& what, const std::vector<double>& x, const std::string& ks_text,
-           const std::string& ps_text, int type, const clstat::order::Options& o) {
+// The statistic asked for, printed as CSV (when `print`), by the order statistics `ord` (one
+// device, a DeviceGroup or the processes of an MPI run) over x, of n values in all.
+template <class Ord>
+int answer(Ord&& ord, const std::string& what, const std::vector<double>& x, std::size_t n, const std::string& ks_text,
+           const std::string& ps_text, int type, bool print) {
   if (what == "median") {
-    const double m = clstat::order::median(ctx, x.data(), x.size(), o);
-    std::cout << "statistic,value\nmedian," << number(m) << "\n";
+    const double m = ord.median(x);
+    if (print) std::cout << "statistic,value\nmedian," << number(m) << "\n";
   } else if (what == "kth") {
     if (ks_text.empty()) throw std::invalid_argument("kth needs --k K1,K2,...");
     std::vector<std::uint64_t> ks;
-    for (auto k : parse_counts("--k", ks_text, 1, x.size())) ks.push_back(k);
-    const auto v = clstat::order::kth_smallest(ctx, x.data(), x.size(), ks, o);
-    std::cout << "k,value\n";
-    for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
+    for (auto k : parse_counts("--k", ks_text, 1, n)) ks.push_back(k);
+    const auto v = ord.kth(x, ks);
+    if (print) {
+      std::cout << "k,value\n";
+      for (std::size_t i = 0; i < ks.size(); ++i) std::cout << ks[i] << "," << number(v[i]) << "\n";
+    }
   } else {
     if (ps_text.empty()) throw std::invalid_argument("quantile needs --p P1,P2,...");
     const auto ps = parse_list("--p", ps_text);
-    const auto q = clstat::order::quantiles(ctx, x.data(), x.size(), ps, type, o);
-    std::cout << "p,quantile\n";
-    for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";
+    const auto q = ord.quantiles(x, ps, type);
+    if (print) {
+      std::cout << "p,quantile\n";
+      for (std::size_t i = 0; i < ps.size(); ++i) std::cout << number(ps[i]) << "," << number(q[i]) << "\n";
+    }
   }
   return 0;
 }
+
+// One device (a Context) or a DeviceGroup: all the values here.
+template <class On>
+struct Local {
+  const On& on;
+  clstat::order::Options o;
+  double median(const std::vector<double>& x) const { return clstat::order::median(on, x.data(), x.size(), o); }
+  std::vector<double> kth(const std::vector<double>& x, const std::vector<std::uint64_t>& ks) const {
+    return clstat::order::kth_smallest(on, x.data(), x.size(), ks, o);
+  }
+  std::vector<double> quantiles(const std::vector<double>& x, const std::vector<double>& ps, int type) const {
+    return clstat::order::quantiles(on, x.data(), x.size(), ps, type, o);
+  }
+};
+
+#ifdef CLSTAT_CLI_MPI
+// This process's share of the values, the others' on theirs.
+struct OverMpi {
+  const clstat::Context& ctx;
+  clstat::order::Options o;
+  double median(const std::vector<double>& x) const {
+    return clstat::mpi::median(ctx, MPI_COMM_WORLD, x.data(), x.size(), o);
+  }
+  std::vector<double> kth(const std::vector<double>& x, const std::vector<std::uint64_t>& ks) const {
+    return clstat::mpi::kth_smallest(ctx, MPI_COMM_WORLD, x.data(), x.size(), ks, o);
+  }
+  std::vector<double> quantiles(const std::vector<double>& x, const std::vector<double>& ps, int type) const {
+    return clstat::mpi::quantiles(ctx, MPI_COMM_WORLD, x.data(), x.size(), ps, type, o);
+  }
+};
+
+// Runs f under MPI_Init / MPI_Finalize; an error on any process is printed by that process and
+// makes the run's status 1 everywhere (the library raises it on every process).
+template <class F>
+int with_mpi(F&& f) {
+  int argc = 0;
+  char** argv = nullptr;
+  MPI_Init(&argc, &argv);
+  int rc = 0;
+  try {
+    rc = f();
+  } catch (const std::exception& e) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::cerr << "clstat select (process " << rank << "): " << e.what() << "\n";
+    rc = 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}
+#endif
 }  // namespace
 
 int select_command(int argc, char** argv) {
@@ -78,6 +141,7 @@ int select_command(int argc, char** argv) {
   }
   std::string data, column = "1", device, ks_text, ps_text;
   int type = 7;
+  bool mpi = false;
   clstat::order::Options o;
   SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
@@ -89,6 +153,7 @@ int select_command(int argc, char** argv) {
     else if (a == "--p") ps_text = next_value(i, argc, argv);
     else if (a == "--type") type = static_cast<int>(parse_count("--type", next_value(i, argc, argv), 1, 9));
     else if (a == "--device") device = next_value(i, argc, argv);
+    else if (a == "--mpi") mpi = true;
     else if (a == "--method") {
       const std::string m = next_value(i, argc, argv);
       if (m == "auto") o.method = clstat::order::Method::automatic;
@@ -115,11 +180,31 @@ int select_command(int argc, char** argv) {
     return 2;
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");
+  if (mpi) {
+#ifdef CLSTAT_CLI_MPI
+    return with_mpi([&] {
+      int rank = 0, size = 1;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
+      const std::vector<double> x =
+          read_table_part(data, raw ? "" : column, raw ? 1 : 0, static_cast<std::size_t>(rank), static_cast<std::size_t>(size)).values;
+      std::uint64_t n = x.size();
+      MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      return answer(OverMpi{ctx, o}, what, x, n, ks_text, ps_text, type, rank == 0);
+    });
+#else
+    throw std::invalid_argument("--mpi: this clstat was built without MPI (CMake found no MPI; Debian: libopenmpi-dev)");
+#endif
+  }
   const std::vector<double> x = read_table(data, raw ? "" : column, raw ? 1 : 0).values;
   // "all" or a list of devices: the data split over them (clstat/group.hpp), the same answer.
-  if (device == "all" || device.find(',') != std::string::npos)
-    return answer(clstat::DeviceGroup::from_spec(device), what, x, ks_text, ps_text, type, o);
-  return answer(context_for(device), what, x, ks_text, ps_text, type, o);
+  if (device == "all" || device.find(',') != std::string::npos) {
+    const clstat::DeviceGroup g = clstat::DeviceGroup::from_spec(device);
+    return answer(Local<clstat::DeviceGroup>{g, o}, what, x, x.size(), ks_text, ps_text, type, true);
+  }
+  const clstat::Context ctx = context_for(device);
+  return answer(Local<clstat::Context>{ctx, o}, what, x, x.size(), ks_text, ps_text, type, true);
 }
 
 }  // namespace clstat_cli

@@ -40,19 +40,27 @@ bool number(const std::string& s, double& v) {
   return end && *end == '\0';
 }
 
+// Rows [part rows / parts, (part + 1) rows / parts) of a raw file, read from their offset: a
+// process of an MPI run reads only its share.
 template <class T>
-Table read_binary(const std::string& path, std::size_t dims) {
+Table read_binary(const std::string& path, std::size_t dims, std::size_t part = 0, std::size_t parts = 1) {
   if (dims == 0) throw std::runtime_error(path + ": raw binary input needs --dims d");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot open " + path);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (bytes.size() % (sizeof(T) * dims) != 0)
-    throw std::runtime_error(path + ": " + std::to_string(bytes.size()) + " bytes is not a whole number of rows of " +
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (size % (sizeof(T) * dims) != 0)
+    throw std::runtime_error(path + ": " + std::to_string(size) + " bytes is not a whole number of rows of " +
                              std::to_string(dims) + " values of " + std::to_string(sizeof(T)) + " bytes");
-  if (bytes.empty()) throw std::runtime_error(path + ": the file is empty (no values)");
+  if (size == 0) throw std::runtime_error(path + ": the file is empty (no values)");
+  const std::size_t all = size / (sizeof(T) * dims);
+  const std::size_t r0 = all * part / parts, r1 = all * (part + 1) / parts;
+  std::vector<char> bytes((r1 - r0) * dims * sizeof(T));
+  in.seekg(static_cast<std::streamoff>(r0 * dims * sizeof(T)));
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    throw std::runtime_error("cannot read " + path);
   Table t;
   t.cols = dims;
-  t.rows = bytes.size() / (sizeof(T) * dims);
+  t.rows = r1 - r0;
   t.values.resize(t.rows * dims);
   for (std::size_t i = 0; i < t.values.size(); ++i) {
     T v;
@@ -126,6 +134,19 @@ Table read_table(const std::string& path, const std::string& columns, std::size_
     ++t.rows;
   }
   if (t.rows == 0) throw std::runtime_error(path + ": a header but no data rows");
+  return t;
+}
+
+Table read_table_part(const std::string& path, const std::string& columns, std::size_t dims, std::size_t part,
+                      std::size_t parts) {
+  if (parts == 0 || part >= parts) throw std::invalid_argument("read_table_part: part outside 0..parts-1");
+  if (ends_with(path, ".f64")) return read_binary<double>(path, dims, part, parts);
+  if (ends_with(path, ".f32")) return read_binary<float>(path, dims, part, parts);
+  Table t = read_table(path, columns, dims);
+  const std::size_t r0 = t.rows * part / parts, r1 = t.rows * (part + 1) / parts;
+  t.values = std::vector<double>(t.values.begin() + static_cast<std::ptrdiff_t>(r0 * t.cols),
+                                 t.values.begin() + static_cast<std::ptrdiff_t>(r1 * t.cols));
+  t.rows = r1 - r0;
   return t;
 }
 

@@ -22,4 +22,9 @@ struct Table {
 /// line and field on anything else.
 Table read_table(const std::string& path, const std::string& columns, std::size_t dims);
 
+/// Part `part` of `parts` of the rows, as read_table reads them (rows [part rows / parts,
+/// (part + 1) rows / parts)): a raw file is read from that offset only; a CSV is read whole.
+Table read_table_part(const std::string& path, const std::string& columns, std::size_t dims, std::size_t part,
+                      std::size_t parts);
+
 }  // namespace clstat_cli
