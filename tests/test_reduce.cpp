@@ -125,13 +125,17 @@ TEST_CASE_TEMPLATE("reduce.rows_equal_each_row_alone", T, float, double) {
   if (!clstat_test::type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
+  // Both first-stage forms for sums (a work-group a row; a work-item a run of slots, then passes
+  // per row).
   const std::vector<std::pair<std::size_t, std::size_t>> shapes{{1, 1}, {3, 5}, {7, 4096}, {64, 33}, {3, 100003}, {2, 1u << 20}};
+  for (std::size_t form : {0, 1})
   for (const auto& [rows, cols] : shapes) {
-    INFO(rows << " x " << cols);
+    INFO(rows << " x " << cols << ", reduce.rows = " << form);
+    const Context c = clstat_test::tuned_ctx({{"reduce.rows", form}});
     auto x = clstat_test::normal<T>(rows * cols, seed + cols, 3, 2);
     if (rows > 2) x[cols + 1] = std::numeric_limits<T>::infinity();  // row 1 overflows to inf
-    const auto s = sum_rows(ctx(), x.data(), rows, cols);
-    const auto m = moments_rows(ctx(), x.data(), rows, cols);
+    const auto s = sum_rows(c, x.data(), rows, cols);
+    const auto m = moments_rows(c, x.data(), rows, cols);
     REQUIRE(s.size() == rows);
     REQUIRE(m.size() == rows);
     for (std::size_t r = 0; r < rows; ++r) {
