@@ -622,8 +622,6 @@ void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ul
   for (uint b = l; b < SAMPLE_BINS + 1; b += WG) h[b] = 0;
 }
 
-// s2 keys, one or a few per work-item: the count below the first bracket (one local sum, one
-// global atomic per group) and the histogram inside it (global atomics: a few thousand in all).
 // The bracket from the second sample, by one group of G work-items (see select_sample2): the
 // buckets that hold sample ranks slo and shi become the bracket; an end whose rank no bucket holds
 // (below or past the first bracket's keys) stays the first bracket's.
@@ -670,10 +668,12 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
   }
 }
 
-// The second sample's counts (many groups, global atomics), then, in the group that finishes
-// last, the bracket from them (sample_end_body): one launch instead of two. Each group's
-// atomics are fenced before it counts itself done on `done` (left at zero), and the last reads
-// the counts volatile, as reduce_slots_last does.
+// The second sample: s2 keys, one or a few per work-item: the count below the first bracket (one
+// local sum, one global atomic per group) and the histogram inside it (global atomics: a few
+// thousand in all); then, in the group that finishes last, the bracket from them
+// (sample_end_body): one launch instead of two. Each group's atomics are fenced before it counts
+// itself done on `done` (left at zero), and the last reads the counts volatile, as
+// reduce_slots_last does.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
                     ulong r_hi, uint margin2, __global uint* done) {
