@@ -145,6 +145,17 @@ int main(int argc, char** argv) {
     if (devs.empty()) throw std::runtime_error("no OpenCL device found");
     std::vector<bench::DeviceReport> reports;
     bool all_pass = true;
+    // The JSON, CSV and (with --report) HTML of every device reported so far.
+    auto write_outputs = [&] {
+      const bench::Json doc = bench::result_json(reports, command);
+      bench::write_json(out + ".json", doc);
+      bench::write_csv(out + ".csv", reports);
+      if (!report.empty()) {
+        std::vector<bench::LabelledResult> page{{"this run", doc}};
+        page.insert(page.end(), pages.begin(), pages.end());
+        bench::write_html_report(report, page);
+      }
+    };
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
       // Seconds each suite took at the default sizes, with its peers: on the CI-sized machine
@@ -272,15 +283,7 @@ int main(int argc, char** argv) {
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);
       reports.push_back(rep);
-      // Written after every device, so a run cut short keeps the devices it finished.
-      const bench::Json doc = bench::result_json(reports, command);
-      bench::write_json(out + ".json", doc);
-      bench::write_csv(out + ".csv", reports);
-      if (!report.empty()) {
-        std::vector<bench::LabelledResult> page{{"this run", doc}};
-        page.insert(page.end(), pages.begin(), pages.end());
-        bench::write_html_report(report, page);
-      }
+      write_outputs();  // after every device, so a run cut short keeps the devices it finished
     }
     // The devices together: one call split over all of them, against each alone.
     if (want("scaling") && devs.size() > 1) {
@@ -290,14 +293,7 @@ int main(int argc, char** argv) {
       for (const auto& r : rows) all_pass = all_pass && r.pass;
       rep.rows.insert(rep.rows.end(), rows.begin(), rows.end());
       bench::print_table(rep);
-      const bench::Json doc = bench::result_json(reports, command);
-      bench::write_json(out + ".json", doc);
-      bench::write_csv(out + ".csv", reports);
-      if (!report.empty()) {
-        std::vector<bench::LabelledResult> page{{"this run", doc}};
-        page.insert(page.end(), pages.begin(), pages.end());
-        bench::write_html_report(report, page);
-      }
+      write_outputs();
     }
     std::cout << "\nwrote " << out << ".json and " << out << ".csv" << (report.empty() ? "" : " and " + report) << "\n";
     return all_pass ? 0 : 1;

@@ -22,6 +22,8 @@
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
 // pass reads its job from the device plan); LCAP keys sorted by one group in select_finish,
 // select_sample and select_rows (a power of two).
+#include "last_group.clh"
+
 #if ELEM_KIND == 1 || defined(CLSTAT_FP64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
@@ -538,16 +540,9 @@ void select_sum(__global const uint* partials, uint groups, uint row, uint bins,
     }
   }
   if (then == 0) return;  // a kernel argument: uniform
-  // The device plan after this pass, by the group that finishes last (each launch costs a GPU
-  // several microseconds, and a median's tail is a dozen small kernels): every group's totals
-  // are written and fenced before it counts itself done, and the last reads them volatile, as
-  // reduce_slots_last does; it leaves the counter at zero.
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (l == 0) last = atomic_inc(done) == get_num_groups(0) - 1;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (!last) return;  // uniform in the group
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  // The device plan after this pass, by the group that finishes last (last_group.clh): a
+  // median's tail is a dozen small kernels otherwise.
+  if (!finished_last(done, &last)) return;
   __global volatile const ulong* vt = (__global volatile const ulong*)totals;
   if (then == 1) {
     if (l == 0) plan_start_body(vt, row, plan, bracket, nt, r0, r1, r2, r3, cap);
@@ -671,9 +666,7 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
 // The second sample: s2 keys, one or a few per work-item: the count below the first bracket (one
 // local sum, one global atomic per group) and the histogram inside it (global atomics: a few
 // thousand in all); then, in the group that finishes last, the bracket from them
-// (sample_end_body): one launch instead of two. Each group's atomics are fenced before it counts
-// itself done on `done` (left at zero), and the last reads the counts volatile, as
-// reduce_slots_last does.
+// (sample_end_body, see last_group.clh): one launch instead of two.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
                     ulong r_hi, uint margin2, __global uint* done) {
@@ -698,12 +691,7 @@ void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __gl
   if (below) atomic_add(&lbelow, below);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (l == 0 && lbelow) atomic_add(&h[0], lbelow);
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-  if (l == 0) last = atomic_inc(done) == get_num_groups(0) - 1;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (!last) return;  // uniform in the group
-  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  if (!finished_last(done, &last)) return;
   sample_end_body(bracket, (__global volatile const uint*)h, n, r_lo, r_hi, s2, margin2, part, edge, l, WG);
   if (l == 0) *done = 0;
 }

@@ -12,7 +12,9 @@
 // same sequence of them, each on its own thread of control.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,26 @@ class CLSTAT_EXPORT Exchange {
   /// Every process's bytes, concatenated in rank order; the same on every process. Collective.
   virtual std::vector<unsigned char> gather(const std::vector<unsigned char>& mine) = 0;
 };
+
+/// FNV-1a of the `bytes` bytes at p, continuing from h (start from hash_seed): the processes of
+/// a split call compare their arguments by it. O(bytes).
+constexpr std::uint64_t hash_seed = 1469598103934665603ull;
+inline std::uint64_t hash_bytes(std::uint64_t h, const void* p, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ static_cast<const unsigned char*>(p)[i]) * 1099511628211ull;
+  return h;
+}
+
+/// The agreement before a split call does its work, collective: every process passes the error
+/// its own preparation raised (or none), the hash of the arguments that must be the same on every
+/// process, and its own bytes (its shard's size, a partial result). Returns every process's bytes,
+/// in rank order, when no process failed. Otherwise throws on every process: on a failed one its
+/// own exception; on the others std::invalid_argument naming each process whose input was bad
+/// (its error was a std::invalid_argument) or whose arguments differ, else std::runtime_error
+/// naming the failed processes. `op` names the call in the messages. Thread safety: as ex.
+/// O(processes + bytes) on each process; one gather.
+CLSTAT_EXPORT std::vector<std::vector<unsigned char>> agree_before(Exchange& ex, const std::string& op,
+                                                                  std::exception_ptr err, std::uint64_t args,
+                                                                  const std::vector<unsigned char>& mine);
 
 namespace order {
 

@@ -124,6 +124,8 @@ TEST_CASE("mpi.bad_input_on_one_process_raises_on_all") {
   if (size() > 1) CHECK_THROWS_AS(mpi::kth_smallest(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, ks), std::invalid_argument);
   // A k past the data on every process (as on one device).
   CHECK_THROWS_AS(mpi::kth_smallest(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, {n + 1}), std::invalid_argument);
+  // A device specification that names nothing, on every process.
+  CHECK_THROWS_AS(mpi::rank_device(MPI_COMM_WORLD, "no-such-device-anywhere"), std::invalid_argument);
   // No data anywhere.
   CHECK_THROWS_AS(mpi::median(ctx(), MPI_COMM_WORLD, x.data(), 0), std::invalid_argument);
   // Every process is still in step, and the device still works.

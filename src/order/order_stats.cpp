@@ -16,10 +16,6 @@
 #include "order/sharded_select.hpp"
 #include "runtime/lease.hpp"
 
-namespace clstat {
-Exchange::~Exchange() = default;
-}  // namespace clstat
-
 namespace clstat::order {
 
 namespace {
@@ -205,17 +201,9 @@ auto on_group(const DeviceGroup& g, const T* x, std::size_t n, const Options& o,
   };
 }
 
-// FNV-1a over the bytes of v: the processes of an exchange compare their arguments by it.
-template <class V>
-std::uint64_t fnv(std::uint64_t h, const V& v) {
-  const auto* p = reinterpret_cast<const unsigned char*>(&v);
-  for (std::size_t i = 0; i < sizeof v; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 // A selection over shards held by several processes (clstat/exchange.hpp): this process's shard
-// uploaded to ctx's device. Before any pass the processes gather each one's shard size, the hash
-// of its arguments and its error, if any, so that bad input anywhere stops every process here.
+// uploaded to ctx's device. Before any pass the processes agree (agree_before, which also gathers
+// the shard sizes), so that bad input anywhere stops every process here.
 // Sets n to the size over all processes.
 template <class T>
 auto on_exchange(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local, const Options& o,
@@ -223,8 +211,6 @@ auto on_exchange(const Context& ctx, Exchange& ex, const T* x, std::size_t n_loc
   auto lease = std::make_shared<std::vector<Lease>>();
   std::vector<ShardRef<T>> shards;
   std::exception_ptr err;
-  std::uint64_t kind = 0;  // 0: fine, 1: bad input, 2: another failure
-  std::string what;
   try {
     check_policy(o, op);
     if (o.method != Method::automatic && o.method != Method::radix)
@@ -233,37 +219,21 @@ auto on_exchange(const Context& ctx, Exchange& ex, const T* x, std::size_t n_loc
       lease->push_back(Lease::any(ctx));
       shards.push_back(ShardRef<T>{lease->back().queue(), upload(ctx, x, n_local, op), 0, n_local});
     }
-  } catch (const std::invalid_argument& e) {
-    err = std::current_exception(), kind = 1, what = e.what();
-  } catch (const std::exception& e) {
-    err = std::current_exception(), kind = 2, what = e.what();
+  } catch (...) {
+    err = std::current_exception();
   }
-  args = fnv(fnv(fnv(args, o.method), o.nan), sizeof(T));
-  // Each process's record: its shard size, argument hash, error kind, message length, message.
-  std::vector<std::uint64_t> head{n_local, args, kind, what.size()};
-  std::vector<unsigned char> mine(reinterpret_cast<const unsigned char*>(head.data()),
-                                  reinterpret_cast<const unsigned char*>(head.data() + head.size()));
-  mine.insert(mine.end(), what.begin(), what.end());
-  const std::vector<unsigned char> all = ex.gather(mine);
+  const int method = static_cast<int>(o.method), nan = static_cast<int>(o.nan);
+  const std::size_t width = sizeof(T);
+  args = hash_bytes(hash_bytes(hash_bytes(args, &method, sizeof method), &nan, sizeof nan), &width, sizeof width);
+  // Each process's shard size travels with the agreement.
+  const std::uint64_t mine = n_local;
+  const auto* p = reinterpret_cast<const unsigned char*>(&mine);
   n = 0;
-  std::string bad, failed;
-  std::size_t at = 0;
-  for (int r = 0; r < ex.size(); ++r) {
-    std::uint64_t h[4];
-    std::memcpy(h, all.data() + at, sizeof h);
-    at += sizeof h;
-    const std::string msg(reinterpret_cast<const char*>(all.data() + at), static_cast<std::size_t>(h[3]));
-    at += static_cast<std::size_t>(h[3]);
-    n += h[0];
-    const std::string who = "process " + std::to_string(r) + " of " + std::to_string(ex.size());
-    if (h[2] == 1) bad += (bad.empty() ? "" : "; ") + who + ": " + msg;
-    if (h[2] == 2) failed += (failed.empty() ? "" : "; ") + who + ": " + msg;
-    if (h[1] != args && h[2] == 0 && kind == 0)
-      bad += (bad.empty() ? "" : "; ") + who + " was called with other arguments than process " + std::to_string(ex.rank());
+  for (const auto& part : agree_before(ex, op, err, args, std::vector<unsigned char>(p, p + sizeof mine))) {
+    std::uint64_t v;
+    std::memcpy(&v, part.data(), sizeof v);
+    n += v;
   }
-  if (err) std::rethrow_exception(err);
-  if (!bad.empty()) throw std::invalid_argument(op + ": " + bad);
-  if (!failed.empty()) throw std::runtime_error(op + ": " + failed);
   if (n == 0) throw std::invalid_argument(op + ": empty input (n = 0 on every process)");
   return [lease, shards, n, o, &ex](const std::string& name, const Need& need) {
     ShardedSelect<T> sel(shards, &ex);
@@ -315,8 +285,8 @@ std::vector<double> quantiles(const DeviceGroup& g, const T* x, std::size_t n, c
 template <class T>
 std::vector<T> kth_smallest(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
                             const std::vector<std::uint64_t>& ks, const Options& o) {
-  std::uint64_t h = 1469598103934665603ull, n = 0;
-  for (auto k : ks) h = fnv(h, k);
+  std::uint64_t n = 0;
+  const std::uint64_t h = hash_bytes(hash_seed, ks.data(), ks.size() * sizeof(std::uint64_t));
   auto sel = on_exchange(ctx, ex, x, n_local, o, "clstat::order::kth_smallest", h, n);
   return kth_with<T>(sel, n, ks);
 }
@@ -324,15 +294,15 @@ std::vector<T> kth_smallest(const Context& ctx, Exchange& ex, const T* x, std::s
 template <class T>
 double median(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local, const Options& o) {
   std::uint64_t n = 0;
-  return median_with<T>(on_exchange(ctx, ex, x, n_local, o, "clstat::order::median", 1469598103934665603ull, n));
+  return median_with<T>(on_exchange(ctx, ex, x, n_local, o, "clstat::order::median", hash_seed, n));
 }
 
 template <class T>
 std::vector<double> quantiles(const Context& ctx, Exchange& ex, const T* x, std::size_t n_local,
                               const std::vector<double>& probs, int type, const Options& o) {
   const std::string op = "clstat::order::quantiles";
-  std::uint64_t h = fnv(1469598103934665603ull, type), n = 0;
-  for (double p : probs) h = fnv(h, p);
+  std::uint64_t n = 0;
+  const std::uint64_t h = hash_bytes(hash_bytes(hash_seed, &type, sizeof type), probs.data(), probs.size() * sizeof(double));
   // Checked after the processes agree, so that bad probabilities on one stop all of them.
   auto sel = on_exchange(ctx, ex, x, n_local, o, op, h, n);
   check_probs(probs, type, op);

