@@ -152,7 +152,7 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   if (o.large) eval_rows(10000000, 1.5, 0.5);
   // Quantiles at N probabilities uniform in (0, 1), checked by the round trip through cdf.
   std::vector<std::size_t> qsizes{100};
-  if (o.large) qsizes = {10000, 100000};
+  if (o.large) qsizes = {10000, 100000, 10000000};
   for (std::size_t n : qsizes) {
     std::vector<double> pr(n);
     for (std::size_t i = 0; i < n; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(n);
@@ -160,7 +160,8 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
       for (double b : kBetas) {
         const st::Params p{a, b, 1, 0, st::Param::S0};
         std::vector<double> q;
-        const int reps = n >= 100000 ? 1 : o.repeats;
+        // From 1e7 points the median of three: the first builds the law's interpolant.
+        const int reps = n >= 10000000 ? 3 : n >= 100000 ? 1 : o.repeats;
         const Stats t = wall_stats([&] { q = st::quantile(ctx, pr.data(), n, p); }, reps);
         const std::vector<double> F = st::cdf(ctx, q.data(), n, p);
         double worst = 0;
@@ -181,6 +182,72 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
         std::cerr << "[clstat-bench]   " << r.name << " n=" << n << ": " << r.wall_ms.median << " ms\n";
         rows.push_back(std::move(r));
       }
+  }
+  // Many points of one law on the device, through the law's interpolant: each law in a new
+  // context (whose memo is empty, its programs loaded before timing), so the first call's time
+  // includes building the interpolant; then the warm calls. Data: the law's own samples.
+  {
+    const std::size_t nr = o.large ? 100000000 : 1000000;
+    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}, {1.2, 0.0}};
+    if (o.large) {
+      rl.clear();
+      for (double a : kAlphas)
+        for (double b : kBetas) rl.emplace_back(a, b);
+    }
+    const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});
+    for (const auto& [a, b] : rl) {
+      const st::Params p{a, b, 1, 0, st::Param::S0};
+      const clstat::Context fc(ctx.device());
+      const clstat::Queue fq = fc.queue(0);
+      const clstat::Buffer<double> xb(fc, nr), yb(fc, nr);
+      st::sample_async(fq, xb, 0, nr, p, 99).wait();
+      const double z0 = 0;
+      (void)st::evaluate(fc, st::fn_pdf | st::fn_cdf | st::fn_sf, &z0, 1, p, true);
+      (void)st::pdf(fc, &z0, 1, p);
+      // 2000 of the points, to check against the quadrature.
+      std::vector<double> xs(2000);
+      const std::size_t stride = nr / xs.size();
+      for (std::size_t i = 0; i < xs.size(); ++i) xb.read(fq, &xs[i], 1, i * stride);
+      const st::Values ref = st::evaluate(quad, st::fn_pdf | st::fn_cdf | st::fn_logpdf, xs.data(), xs.size(), p);
+      std::ostringstream law;
+      law << " a=" << a << " b=" << b;
+      struct Fn {
+        const char* name;
+        unsigned fn;
+        const std::vector<double>* ref;
+      } fns[] = {{"pdf", st::fn_pdf, &ref.pdf}, {"cdf", st::fn_cdf, &ref.cdf}, {"logpdf", st::fn_logpdf, &ref.logpdf}};
+      bool first = true;
+      for (const Fn& f : fns) {
+        auto call = [&] { st::evaluate_async(fq, f.fn, xb, 0, nr, p, yb, 0).wait(); };
+        std::vector<Row> made;
+        if (first) {  // the first call: the build and the evaluation
+          made.push_back(throughput_row(std::string(f.name) + " resident, first call" + law.str(), nr, 1,
+                                        wall_stats(call, 1)));
+          first = false;
+        }
+        made.push_back(throughput_row(std::string(f.name) + " resident" + law.str(), nr, o.repeats,
+                                      wall_stats(call, o.repeats)));
+        double worst = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+          double y = 0;
+          yb.read(fq, &y, 1, i * stride);
+          const double r = (*f.ref)[i];
+          const double d = f.fn == st::fn_cdf ? std::abs(y - r)
+                           : f.fn == st::fn_logpdf ? std::abs(y - r) / std::max(1.0, std::abs(r))
+                                                   : (r > 0 ? std::abs(y - r) / r : std::abs(y - r));
+          if (!(y == r) && std::isfinite(r)) worst = std::max(worst, d);
+        }
+        for (Row& r : made) {
+          r.check = std::string("max difference from the quadrature on 2000 of the points (") +
+                    (f.fn == st::fn_cdf ? "absolute, < 1e-12)" : "relative, < 1e-11)");
+          r.error = worst;
+          r.pass = worst < (f.fn == st::fn_cdf ? 1e-12 : 1e-11);
+          std::cerr << "[clstat-bench]   " << r.name << " n=" << nr << ": " << r.wall_ms.median << " ms, "
+                    << r.throughput << " Mpoints/s\n";
+          rows.push_back(std::move(r));
+        }
+      }
+    }
   }
   // Random numbers: throughput at 1e6 ... 1e8 samples (1e5 on CPUs), and a Kolmogorov-Smirnov
   // test of 1e6 samples (2e4 on CPUs) against our cdf for 12 laws.

@@ -320,12 +320,19 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
   double W, lead, pdf_scale;  // lead: the constant term of F on the z' > zeta' side
   int flip, tail_done = 0;
   double ec = 0.0;  // the rounding of log g, as a relative error (see the end)
+  double ep = 0.0;  // alpha = 1: the same for the density alone
   if (alpha == 1.0) {
     flip = beta < 0;
     const double b = flip ? -beta : beta, zz = flip ? -z : z;
     s.one = 1, s.alpha = 1.0, s.beta = b, s.theta0 = 0, s.a1 = 0, s.c0 = 0, s.lxi = 0, s.E = 0, s.D = 0, s.F0 = 0;
     s.sh = 0;
     s.ez = -PI * zz / (2.0 * b) + log(2.0 / PI);
+    // At the peak of g e^-g, log g = 0 is the difference of ez and (pi/2 + beta theta) tan(theta)
+    // / beta, both of size |ez|: their rounding, |ez| ulps, moves the peak's steep flank, and the
+    // density (the flank's slope) carries it as a relative error; the probabilities (where the
+    // flank is) do not. Far out (|z| of 1e5 and more) this is the density's largest error, and
+    // beyond 1e15 the density has no correct digit: the estimate says so.
+    ep = DBL_EPSILON * (2.0 * fabs(s.ez) + 1.0);
     W = PI;
     lead = 0.0;
     pdf_scale = 1.0 / (2.0 * b);
@@ -436,7 +443,7 @@ inline Values stable_core(double z, double alpha, double beta, double rel, int w
   // amplified: a1 log xi and c0 are of order log|alpha - 1| / (alpha - 1) and cancel at the peak.
   // Their rounding, as a relative error of every integral, is added to the estimates (at
   // alpha = 0.999 about 3e-12, where the errors measured were 1e-13; 1e-15 at alpha = 1.5).
-  r.epdf += ec * r.pdf, r.elpdf += ec, r.ecdf += ec * r.cdf, r.esf += ec * r.sf;
+  r.epdf += (ec + ep) * r.pdf, r.elpdf += ec + ep, r.ecdf += ec * r.cdf, r.esf += ec * r.sf;
   return r;
 }
 
@@ -547,6 +554,15 @@ inline Values stable_unit(double z, double alpha, double beta, double rel, int w
   return r;
 }
 
+#include "stable_interp.clh"
+
+// The unit law at z from the law's interpolant ip where it covers z, else stable_unit.
+inline Values unit_values(__global const double* ip, double z, double alpha, double beta, double rel, int want) {
+  Values v = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (ip_values(ip, z, want, &v)) return v;
+  return stable_unit(z, alpha, beta, rel, want);
+}
+
 // Per-law parameters, PRM values each: alpha and beta; the scale gamma; the origin of the kernel's
 // coordinate (delta0 for alpha = 1, 2 and near 1, else delta1; see stable_unit) as a double-double hi + lo,
 // so a point 1e-12 from zeta keeps its digits whatever the size of delta (x - hi is exact there).
@@ -560,10 +576,11 @@ inline __global const double* law_of(__global const double* prm, __global const 
 // Element i's parameters: prm[0] (laws = 0), prm[PRM pid[i]] (laws = 1) or prm[PRM i] (laws = 2,
 // a law per element, with no index array to upload). Outputs, n apart, in
 // this order and only those asked for in `want`: pdf, cdf, sf, logpdf, then with WANT_ERROR their
-// error estimates in the same order (logpdf's is the pdf's relative error).
+// error estimates in the same order (logpdf's is the pdf's relative error). ip: the law's
+// interpolant (stable_interp.clh; one law for all elements), or a table of no cells.
 __kernel void stable_eval(__global const double* x, ulong n, __global const double* prm,
                           __global const uint* pid, int laws, double rel, int want,
-                          __global double* out) {
+                          __global const double* ip, __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
   __global const double* p = law_of(prm, pid, laws, i);
@@ -572,7 +589,7 @@ __kernel void stable_eval(__global const double* x, ulong n, __global const doub
   // turn it into 0), for every output and error estimate.
   Values v;
   if (isnan(z)) v.pdf = v.cdf = v.sf = v.lpdf = v.epdf = v.ecdf = v.esf = v.elpdf = NAN;
-  else v = stable_unit(z, p[0], p[1], rel, want);
+  else v = unit_values(ip, z, p[0], p[1], rel, want);
   const double inv = 1.0 / p[2];
   const double val[4] = {v.pdf * inv, v.cdf, v.sf, v.lpdf - log(p[2])};
   const double err[4] = {v.epdf * inv, v.ecdf, v.esf, v.elpdf};
@@ -600,7 +617,7 @@ inline double residual(const Values* v, double t, int up) { return up ? t - v->s
 // slope 1/pdf), so Newton needs two to four steps. Beyond the
 // table's last node on a side, and without a table, the bracket is grown outwards by factors of 4.
 inline double unit_quantile(double t, double alpha, double beta, double rel, double tol, int upper,
-                            __global const double* tab, int K) {
+                            __global const double* tab, int K, __global const double* ip) {
   int up = upper;
   if (!(t >= 0 && t <= 1)) {
     return NAN;
@@ -647,7 +664,7 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
       if (!(x > lo && x < hi)) x = 0.5 * (lo + hi);
     }
   } else {
-    v = stable_unit(0.0, alpha, beta, rel, want);
+    v = unit_values(ip, 0.0, alpha, beta, rel, want);
     const double g0 = residual(&v, t, up);
     if (g0 == 0) return 0.0;
     if (g0 > 0) hi = 0.0, grow = -1;
@@ -659,7 +676,7 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
       lo = hi - d;
       if (lo_edge == 0.0 && lo <= 0.0) { lo = 0.0; break; }
       if (lo < -1e300) break;
-      v = stable_unit(lo, alpha, beta, rel, want);
+      v = unit_values(ip, lo, alpha, beta, rel, want);
       if (residual(&v, t, up) <= 0) break;
       hi = lo, d *= 4;
     }
@@ -669,7 +686,7 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
       hi = lo + d;
       if (hi_edge == 0.0 && hi >= 0.0) { hi = 0.0; break; }
       if (hi > 1e300) break;
-      v = stable_unit(hi, alpha, beta, rel, want);
+      v = unit_values(ip, hi, alpha, beta, rel, want);
       if (residual(&v, t, up) >= 0) break;
       lo = hi, d *= 4;
     }
@@ -680,7 +697,7 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
   // |F(Q(p)) - p| below 1e-12 (1.65e-12 was measured with tol itself, alpha = 1, beta = 0.5).
   const double tx = 0.125 * tol;
   for (int it = 0; it < 300; ++it) {
-    v = stable_unit(x, alpha, beta, rel, want);
+    v = unit_values(ip, x, alpha, beta, rel, want);
     const double g = residual(&v, t, up);
     if (g == 0) break;
     if (g > 0) hi = x;
@@ -712,14 +729,15 @@ inline double unit_quantile(double t, double alpha, double beta, double rel, dou
 
 
 // Element i: probability q[i], parameters as in stable_eval; out[i] = origin + scale z. With
-// K > 0, tab is the unit law's table of unit_quantile (one law for all elements).
+// K > 0, tab is the unit law's table of unit_quantile; ip as in stable_eval (both for one law).
 __kernel void stable_quantile(__global const double* q, ulong n, __global const double* prm,
                               __global const uint* pid, int laws, double rel, double tol, int upper,
-                              __global const double* tab, int K, __global double* out) {
+                              __global const double* tab, int K, __global const double* ip,
+                              __global double* out) {
   const ulong i = get_global_id(0);
   if (i >= n) return;
   __global const double* p = law_of(prm, pid, laws, i);
-  out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper, tab, K));
+  out[i] = p[3] + (p[4] + p[2] * unit_quantile(q[i], p[0], p[1], rel, tol, upper, tab, K, ip));
 }
 
 // Random numbers: Chambers, Mallows and Stuck (1976) with Weron's (1996) correction, S1 unit law,

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -130,6 +131,11 @@ struct ContextImpl {
   void give_pinned(std::shared_ptr<PinnedBlock> block);
   std::mutex pinned_mutex;
   std::vector<std::shared_ptr<PinnedBlock>> pinned_pool;
+
+  // Data derived once and reused between calls (a stable law's interpolant), by key, the most
+  // recently used first; runtime/memo.hpp keeps at most a few.
+  std::mutex memo_mutex;
+  std::list<std::pair<std::string, std::shared_ptr<const void>>> memo;
 
   const DeviceInfo& info() const { return device.info(); }
   /// A queue of no operation: maps and unmaps of pinned memory, so they never wait behind leased work.

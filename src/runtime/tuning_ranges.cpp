@@ -42,6 +42,9 @@ bool range_of(const std::string& key, Range& r) {
       {"order.filter_items", {1, 64, false}},          // and loads per step
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"stable.wg", {1, 1024, true}},
+      // From this many points of one law, its interpolant answers (src/stable/evaluate.cpp): the one
+      // tunable that moves result bits, within the accuracy stable.hpp states for both paths.
+      {"stable.interp_points", {1, std::size_t{1} << 62, false}},
       {"grid.ppi", {1, 8, false}},             // points per work-item along the last dimension
       {"grid.rows_max", {1, 256, false}},      // rows staged together (at most the tile's items)
       {"grid.max_cells", {1, 1u << 24, false}},  // cells the samples are binned into, at most

@@ -1,6 +1,8 @@
 // Host side of the per-point kernels (cl/stable/stable_point.cl): each law's parameters and
 // coordinate origin, the launch, and the read-back; one work-item per point.
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -9,7 +11,9 @@
 #include "clstat/stable.hpp"
 #include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/memo.hpp"
 #include "stable/fit_internal.hpp"
+#include "stable/interpolant.hpp"
 #include "stable/near_one.hpp"
 
 namespace clstat::stable {
@@ -60,18 +64,19 @@ struct Laws {
   std::vector<double> prm;
   std::vector<cl_uint> pid;
   bool each_element = false;
+  cl::Buffer ip;  // the one law's interpolant (stable_interp.clh); none when null
   int mode() const { return !pid.empty() ? 1 : each_element ? 2 : 0; }  // the kernel's `laws`
 };
 
 Laws one_law(const Params& p) {
-  Laws l{std::vector<double>(k_prm), {}};
+  Laws l{std::vector<double>(k_prm), {}, false, {}};
   law_params(p, l.prm.data());
   return l;
 }
 
 Laws each_law(const char* op, const Params* params, std::size_t n) {
   if (n > 0 && !params) throw std::invalid_argument(std::string(op) + ": null parameters");
-  Laws l{std::vector<double>(k_prm * n), {}, true};
+  Laws l{std::vector<double>(k_prm * n), {}, true, {}};
   for (std::size_t i = 0; i < n; ++i) {
     try {
       law_params(params[i], &l.prm[k_prm * i]);
@@ -99,6 +104,18 @@ void set_law_args(cl::Kernel& k, const cl::Buffer& in, std::size_t n, const cl::
   k.setArg(4, static_cast<cl_int>(mode));
 }
 
+// The kernels' interpolant argument when there is none: a table of no cells, one per context.
+struct NoTable {
+  cl::Buffer buffer;
+};
+cl::Buffer no_table(detail::ContextImpl& ci) {
+  return detail::memo<NoTable>(ci, "stable.interp.none", 64, [&] {
+    std::vector<double> zero(interp::k_head, 0.0);
+    return std::make_shared<const NoTable>(NoTable{cl::Buffer(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                                              zero.size() * sizeof(double), zero.data())});
+  })->buffer;
+}
+
 // Work-group size: the tuning table's stable.wg (a speed setting: each point is independent).
 std::size_t group_size(const detail::ContextImpl& ci) {
   return detail::tuned(ci.tuning, "stable.wg", ci.info().type == DeviceType::gpu ? 64 : 8);
@@ -122,7 +139,8 @@ bool paired_fns(unsigned fns) {
 }
 
 // One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
-// trailing arguments set by `tail` from index 5 (it returns the output's index), and `slots`
+// trailing arguments set by `tail` from index 5 (it returns the next index: the interpolant's,
+// then the output's), and `slots`
 // n-value outputs read back, on a queue it holds (the caller's when it holds one). Uses that
 // queue's scratch, so repeated calls allocate nothing.
 
@@ -145,7 +163,9 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
     q.enqueueWriteBuffer(pb, CL_FALSE, 0, laws.prm.size() * sizeof(double), laws.prm.data());
     if (!laws.pid.empty()) q.enqueueWriteBuffer(xb, CL_FALSE, 0, laws.pid.size() * sizeof(cl_uint), laws.pid.data());
     set_law_args(k, ib, n, pb, xb, laws.mode());
-    k.setArg(tail(qu, k), ob);
+    const unsigned at = tail(qu, k);
+    k.setArg(at, laws.ip() ? laws.ip : no_table(*ci));
+    k.setArg(at + 1, ob);
     const std::size_t wg = group_size(*ci);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
     detail::read_wait(q, ob, 0, out.size() * sizeof(double), out.data());
@@ -185,7 +205,7 @@ Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* 
   return unpack(v, fns, errors, n);
 }
 
-// Sets stable_quantile's arguments 5..9 and returns the output's index; the table (empty: none)
+// Sets stable_quantile's arguments 5..9 and returns the next index; the table (empty: none)
 // goes to the scratch of q, the queue the caller holds.
 unsigned quantile_args(const Queue& q, cl::Kernel& k, double tol, bool upper, const std::vector<double>& table) {
   const std::size_t K = table.size() / 4;
@@ -216,14 +236,65 @@ std::vector<double> table_grid(double alpha) {
 // probabilities for the nodes instead took one serial bracket-and-Newton chain per node, whose
 // slowest, at p = 1e-10, dominated a 1e5-point call on the GPU.)
 std::vector<double> quantile_table(const Context& ctx, const char* op, const Params& s0,
-                                   const std::vector<double>& z) {
-  const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}};
+                                   const std::vector<double>& z, const cl::Buffer& ip = {}) {
+  const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}, false, ip};
   const Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), unit, false, k_quantile_rel);
   std::vector<double> table = z;
   table.insert(table.end(), v.cdf.begin(), v.cdf.end());
   table.insert(table.end(), v.sf.begin(), v.sf.end());
   table.insert(table.end(), v.pdf.begin(), v.pdf.end());
   return table;
+}
+
+// A law's interpolant on the device (src/stable/interpolant.hpp), and the quantile's starting
+// table made through it.
+struct LawInterp {
+  interp::Table table;
+  cl::Buffer buffer;
+  std::vector<double> quantile_table;
+};
+
+// Whether a call of n points on law p takes the interpolant: a law without a closed form, and at
+// least the tunable stable.interp_points points (a build costs a few thousand quadrature
+// evaluations). The choice depends on n and the tuning alone, never on earlier calls, so a call's
+// result does not either.
+bool takes_interp(const detail::ContextImpl& ci, const Params& p, std::size_t n) {
+  return p.alpha != 2 && !(p.alpha == 1 && p.beta == 0) &&
+         n >= detail::tuned(ci.tuning, "stable.interp_points", std::size_t{1} << 15);
+}
+
+// The interpolant of p's unit law for quadrature tolerance rel, built on first use and kept in
+// the context's memo (16 laws; scale and location do not enter).
+std::shared_ptr<const LawInterp> law_interp(const Context& ctx, const char* op, const Params& p, double rel) {
+  const Params s0 = to_s0(p);
+  char key[96];
+  std::snprintf(key, sizeof key, "stable.interp %a %a %a", s0.alpha, s0.beta, rel);
+  auto ci = ctx.impl();
+  return detail::memo<LawInterp>(*ci, key, 16, [&] {
+    const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}, false, {}};
+    auto li = std::make_shared<LawInterp>();
+    const bool s1 = s0.alpha != 1 && !near_one(s0.alpha);
+    li->table = interp::build(s0.alpha, s0.beta, s1, rel, [&](const std::vector<double>& z) {
+      Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), unit, true, rel);
+      return interp::NodeValues{std::move(v.pdf),       std::move(v.cdf),       std::move(v.sf),
+                                std::move(v.pdf_error), std::move(v.cdf_error), std::move(v.sf_error)};
+    });
+    std::vector<double>& t = li->table.data;
+    li->buffer = detail::cl_guard(op, *ci, [&] {
+      return cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.size() * sizeof(double), t.data());
+    });
+    li->quantile_table = quantile_table(ctx, op, s0, table_grid(s0.alpha), li->buffer);
+    return std::shared_ptr<const LawInterp>(std::move(li));
+  });
+}
+
+// One law for n points: with its interpolant when the call takes one (takes_interp).
+Laws law_for(const Context& ctx, const char* op, const Params& p, std::size_t n, double rel) {
+  Laws l = one_law(p);
+  check_tol(op, rel);
+  check_device(op, *ctx.impl());
+  if (takes_interp(*ctx.impl(), p, n)) l.ip = law_interp(ctx, op, p, rel)->buffer;
+  return l;
 }
 
 std::vector<double> run_quantile(const Context& ctx, const char* op, const double* prob, std::size_t n,
@@ -238,13 +309,18 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
         throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
                                     std::to_string(i) + " is outside [0, 1]");
   if (n == 0) return {};
-  // A table costs one evaluation per node: worth it from as many points as nodes.
+  // A table costs one evaluation per node: worth it from as many points as nodes. With an
+  // interpolant, the table made through it.
   std::vector<double> table;
-  if (one) {
+  Laws with = laws;
+  if (one && takes_interp(*ctx.impl(), *one, n)) {
+    const auto li = law_interp(ctx, op, *one, k_quantile_rel);
+    with.ip = li->buffer, table = li->quantile_table;
+  } else if (one) {
     const std::vector<double> z = table_grid(one->alpha);
     if (n >= z.size()) table = quantile_table(ctx, op, to_s0(*one), z);
   }
-  return per_point(ctx, op, "stable_quantile", prob, n, laws, 1, true, [&](const Queue& q, cl::Kernel& k) {
+  return per_point(ctx, op, "stable_quantile", prob, n, with, 1, true, [&](const Queue& q, cl::Kernel& k) {
     return quantile_args(q, k, tol, upper, table);
   });
 }
@@ -253,7 +329,8 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
 
 Values evaluate(const Context& ctx, unsigned fns, const double* x, std::size_t n, const Params& p, bool errors,
                 double rel_tol) {
-  return run_eval(ctx, "clstat::stable::evaluate", fns, x, n, one_law(p), errors, rel_tol);
+  const char* op = "clstat::stable::evaluate";
+  return run_eval(ctx, op, fns, x, n, law_for(ctx, op, p, n, rel_tol), errors, rel_tol);
 }
 
 Values evaluate_each(const Context& ctx, unsigned fns, const double* x, const Params* params, std::size_t n,
@@ -270,7 +347,7 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
   check_tol(op, rel_tol);
   auto ci = q.context().impl();
   check_device(op, *ci);
-  const Laws laws = one_law(p);
+  const Laws laws = law_for(q.context(), op, p, n, rel_tol);
   if (x_offset > x.size() || x.size() - x_offset < n || out_offset > out.size() ||
       out.size() - out_offset < slots * n)
     throw std::invalid_argument(std::string(op) + ": x holds " + std::to_string(x.size()) + " values and out " +
@@ -292,7 +369,8 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
     set_law_args(k, xb, n, pb, pb, 0);
     k.setArg(5, rel_tol);
     k.setArg(6, static_cast<cl_int>(fns | (errors ? k_error_bit : 0)));
-    k.setArg(7, dst);
+    k.setArg(7, laws.ip() ? laws.ip : no_table(*ci));
+    k.setArg(8, dst);
     const std::size_t wg = group_size(*ci);
     Event ev = detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), deps, op);
     if (!out_offset) return ev;
@@ -301,24 +379,29 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
 }
 
 PdfCdf pdf_cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double rel_tol) {
-  Values v = run_eval(ctx, "clstat::stable::pdf_cdf", fn_pdf | fn_cdf, x, n, one_law(p), true, rel_tol);
+  const char* op = "clstat::stable::pdf_cdf";
+  Values v = run_eval(ctx, op, fn_pdf | fn_cdf, x, n, law_for(ctx, op, p, n, rel_tol), true, rel_tol);
   return {std::move(v.pdf), std::move(v.cdf), std::move(v.pdf_error), std::move(v.cdf_error)};
 }
 
 std::vector<double> pdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return run_eval(ctx, "clstat::stable::pdf", fn_pdf, x, n, one_law(p), false, k_rel).pdf;
+  const char* op = "clstat::stable::pdf";
+  return run_eval(ctx, op, fn_pdf, x, n, law_for(ctx, op, p, n, k_rel), false, k_rel).pdf;
 }
 
 std::vector<double> logpdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return run_eval(ctx, "clstat::stable::logpdf", fn_logpdf, x, n, one_law(p), false, k_rel).logpdf;
+  const char* op = "clstat::stable::logpdf";
+  return run_eval(ctx, op, fn_logpdf, x, n, law_for(ctx, op, p, n, k_rel), false, k_rel).logpdf;
 }
 
 std::vector<double> cdf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return run_eval(ctx, "clstat::stable::cdf", fn_cdf, x, n, one_law(p), false, k_rel).cdf;
+  const char* op = "clstat::stable::cdf";
+  return run_eval(ctx, op, fn_cdf, x, n, law_for(ctx, op, p, n, k_rel), false, k_rel).cdf;
 }
 
 std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const Params& p) {
-  return run_eval(ctx, "clstat::stable::sf", fn_sf, x, n, one_law(p), false, k_rel).sf;
+  const char* op = "clstat::stable::sf";
+  return run_eval(ctx, op, fn_sf, x, n, law_for(ctx, op, p, n, k_rel), false, k_rel).sf;
 }
 
 std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,

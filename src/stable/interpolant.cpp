@@ -1,0 +1,190 @@
+// One law's piecewise Chebyshev interpolant (interpolant.hpp): nodes, coefficients, the check
+// between the nodes, refinement, and the device layout of cl/stable/stable_interp.clh.
+#include "stable/interpolant.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stable/near_one.hpp"
+
+namespace clstat::stable::interp {
+namespace {
+
+constexpr int k_max_depth = 7;
+constexpr int k_fine = 2 * k_deg;  // 33 points a piece: the 17 nodes are the even ones
+constexpr double k_pi = 3.14159265358979323846;
+constexpr double k_floor = 1e-290;  // below this a value's logarithm has lost digits (subnormal)
+
+double cheb(const double* c, double t) {
+  const double t2 = t + t;
+  double b1 = 0, b2 = 0;
+  for (int k = k_deg; k >= 1; --k) {
+    const double b0 = std::fma(t2, b1, c[k] - b2);
+    b2 = b1, b1 = b0;
+  }
+  return std::fma(t, b1, c[0] - b2);
+}
+
+// Chebyshev coefficients of the values f[2 i] at t_i = cos(pi i / k_deg), i = 0 .. k_deg (DCT-I).
+void coefficients(const double* f, double* c) {
+  for (int k = 0; k <= k_deg; ++k) {
+    double s = 0;
+    for (int i = 0; i <= k_deg; ++i) {
+      const double w = (i == 0 || i == k_deg) ? 0.5 : 1.0;
+      s += w * f[2 * i] * std::cos(k_pi * static_cast<double>(k * i) / k_deg);
+    }
+    c[k] = s * 2.0 / k_deg * ((k == 0 || k == k_deg) ? 0.5 : 1.0);
+  }
+}
+
+enum class Status { ok, uncovered, inaccurate };
+
+// One piece from its 33 points' values (offset o into v): the record of the layout and its status.
+Status piece(const NodeValues& v, std::size_t o, double rel, double* rec) {
+  const std::size_t mid = o + k_deg;
+  const int side = v.cdf[mid] <= v.sf[mid] ? 0 : 1;
+  double lf[k_fine + 1], lg[k_fine + 1];
+  double ef = 0, eg = 0;
+  for (int i = 0; i <= k_fine; ++i) {
+    const std::size_t j = o + static_cast<std::size_t>(i);
+    const double p = v.pdf[j], tail = side ? v.sf[j] : v.cdf[j], et = side ? v.sf_error[j] : v.cdf_error[j];
+    if (!(p >= k_floor && tail >= k_floor && std::isfinite(p))) return Status::uncovered;
+    lf[i] = std::log(p), lg[i] = std::log(tail);
+    ef = std::max(ef, v.pdf_error[j] / p), eg = std::max(eg, et / tail);
+  }
+  // Where the quadrature's own error estimate exceeds 1e-8 (alpha = 1 in the far tails, where
+  // the integrand's peak is narrower than doubles resolve), its values are noise that no
+  // polynomial follows: the quadrature answers there, with its estimate.
+  if (!(ef <= 1e-8 && eg <= 1e-8)) return Status::uncovered;
+  std::fill(rec, rec + k_piece, 0.0);
+  rec[0] = side;
+  double* cf = rec + 4;
+  double* cg = rec + 5 + k_deg;
+  coefficients(lf, cf);
+  coefficients(lg, cg);
+  // The check between the nodes. Tolerances: rel / 2 in log f (the density's relative error)
+  // and rel / 10 in log G (so F's absolute error stays below rel / 20 where F <= 1/2), each plus
+  // 16 ulps of the value, the rounding of a 17-term sum of numbers up to its size, plus half the
+  // quadrature's own error estimate at the nodes: where the quadrature is that uncertain (near
+  // alpha = 1, the light tail of |beta| = 1) no refinement can follow it more closely than its
+  // noise (with 2 estimates, pieces near alpha = 1 were accepted 9e-12 from it; with 1/2, 5e-13).
+  bool ok = true;
+  double df = 0, dg = 0;
+  for (int i = 1; i < k_fine; i += 2) {
+    const double t = std::cos(k_pi * i / k_fine);
+    const double a = std::abs(cheb(cf, t) - lf[i]), b = std::abs(cheb(cg, t) - lg[i]);
+    df = std::max(df, a), dg = std::max(dg, b);
+    ok = ok && a <= 0.5 * rel + 16 * 0x1p-53 * std::abs(lf[i]) + 0.5 * ef &&
+         b <= 0.1 * rel + 16 * 0x1p-53 * std::abs(lg[i]) + 0.5 * eg;
+  }
+  // Between the checks the error can be larger than at them (the 1e6-point comparisons saw up to
+  // 1.5 times): twice the largest seen, and the evaluation's own rounding.
+  double mf = 0, mg = 0;
+  for (int i = 0; i <= k_fine; ++i) mf = std::max(mf, std::abs(lf[i])), mg = std::max(mg, std::abs(lg[i]));
+  rec[1] = ef + 2 * df + 16 * 0x1p-53 * mf, rec[2] = eg + 2 * dg + 16 * 0x1p-53 * mg;
+  return ok ? Status::ok : Status::inaccurate;
+}
+
+}  // namespace
+
+double centre(double alpha, double beta, bool s1_coordinate) {
+  return s1_coordinate ? beta * tan_pi_alpha_half(alpha) : 0.0;
+}
+
+Table build(double alpha, double beta, bool s1_coordinate, double rel, const Quadrature& q) {
+  Table out;
+  const double c = centre(alpha, beta, s1_coordinate);
+  // The kernel's tail series answers beyond max(1e18 (1 + |zeta|), 10^(19 / alpha)); s = asinh(u)
+  // is log(2 u) there. Beyond |s| = 100 (|z| = 1e43) the quadrature answers.
+  const double log_t = std::max(std::log(1e18 * (1 + std::abs(c))), 19 * std::log(10.0) / alpha);
+  const int S = static_cast<int>(std::min(100.0, std::ceil(log_t + std::log(2.0) + 1)));
+  const int cells = 2 * S;
+  // Pieces are refined one by one: a piece that misses its check is replaced by its two halves,
+  // each with new nodes, so a feature costs pieces only where it is.
+  struct Piece {
+    int cell, depth, j;  // [j, j + 1) / 2^depth of the cell
+    std::vector<double> rec;
+  };
+  std::vector<std::vector<Piece>> leaves(static_cast<std::size_t>(cells));
+  std::vector<Piece> pending;
+  for (int k = 0; k < cells; ++k) pending.push_back({k, 0, 0, {}});
+  while (!pending.empty()) {
+    ++out.rounds;
+    std::vector<double> z;
+    for (const Piece& p : pending) {
+      const double w = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * w, h = 0.5 * w;
+      for (int i = 0; i <= k_fine; ++i) z.push_back(c + std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
+    }
+    out.points += z.size();
+    const NodeValues v = q(z);
+    std::vector<Piece> next;
+    std::size_t o = 0;
+    for (Piece& p : pending) {
+      p.rec.assign(k_piece, 0.0);
+      const Status st = piece(v, o, rel, p.rec.data());
+      o += k_fine + 1;
+      if (st == Status::inaccurate && p.depth < k_max_depth) {
+        next.push_back({p.cell, p.depth + 1, 2 * p.j, {}});
+        next.push_back({p.cell, p.depth + 1, 2 * p.j + 1, {}});
+        continue;
+      }
+      if (st != Status::ok) p.rec[0] = -1;
+      leaves[static_cast<std::size_t>(p.cell)].push_back(std::move(p));
+    }
+    pending = std::move(next);
+  }
+  // The layout cuts each cell into 2^D equal pieces, D its deepest leaf's depth: a shallower
+  // leaf's polynomial is re-expanded on each of its parts (a polynomial of degree 16 on a part is
+  // one of degree 16, so this is exact up to rounding) and a kept leaf's mark repeated.
+  const std::size_t head = k_head + 2 * static_cast<std::size_t>(cells);
+  out.data.assign(head, 0.0);
+  out.data[0] = cells, out.data[1] = -S, out.data[2] = c, out.data[3] = static_cast<double>(head);
+  std::size_t first = 0;
+  for (int k = 0; k < cells; ++k) {
+    auto& ls = leaves[static_cast<std::size_t>(k)];
+    int D = 0;
+    for (const Piece& p : ls) D = std::max(D, p.depth);
+    std::vector<double> recs(static_cast<std::size_t>(k_piece) << D, 0.0);
+    for (const Piece& p : ls) {
+      const int parts = 1 << (D - p.depth);
+      for (int m = 0; m < parts; ++m) {
+        double* r = &recs[static_cast<std::size_t>(k_piece) * static_cast<std::size_t>((p.j << (D - p.depth)) + m)];
+        std::copy(p.rec.begin(), p.rec.end(), r);
+        if (parts == 1 || p.rec[0] < 0) continue;
+        for (int f = 0; f < 2; ++f) {  // log f, then G
+          const double* pc = p.rec.data() + (f ? 5 + k_deg : 4);
+          double y[k_fine + 1];
+          for (int i = 0; i <= k_deg; ++i) {
+            const double t = -1 + (2.0 * m + 1 + std::cos(k_pi * i / k_deg)) / parts;
+            y[2 * i] = cheb(pc, t);
+          }
+          coefficients(y, r + (f ? 5 + k_deg : 4));
+        }
+      }
+    }
+    out.data[k_head + 2 * static_cast<std::size_t>(k)] = static_cast<double>(first);
+    out.data[k_head + 2 * static_cast<std::size_t>(k) + 1] = D;
+    out.data.insert(out.data.end(), recs.begin(), recs.end());
+    for (std::size_t j = 0; j < recs.size(); j += k_piece) out.kept += recs[j] < 0;
+    first += std::size_t{1} << D;
+  }
+  out.pieces = first;
+  return out;
+}
+
+bool evaluate(const std::vector<double>& t, double z, double* logf, double* G, int* side) {
+  if (t.empty()) return false;
+  const double r = std::asinh(z - t[2]) - t[1];
+  if (!(r >= 0 && r < t[0])) return false;
+  const int cell = static_cast<int>(r);
+  const int first = static_cast<int>(t[k_head + 2 * cell]), parts = 1 << static_cast<int>(t[k_head + 2 * cell + 1]);
+  const double f = (r - cell) * parts;
+  const int j = std::min(static_cast<int>(f), parts - 1);
+  const double* P = &t[static_cast<std::size_t>(t[3]) + static_cast<std::size_t>(k_piece) * (first + j)];
+  if (P[0] < 0) return false;
+  const double u = 2 * (f - j) - 1;
+  *logf = cheb(P + 4, u), *G = cheb(P + 5 + k_deg, u), *side = static_cast<int>(P[0]);
+  return true;
+}
+
+}  // namespace clstat::stable::interp

@@ -1,0 +1,44 @@
+// Internal: one alpha-stable law's interpolant, built from the quadrature at the pieces' nodes and
+// checked against it between them (layout and evaluation: cl/stable/stable_interp.clh).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace clstat::stable::interp {
+
+// The kernel's constants (stable_interp.clh).
+constexpr int k_head = 8, k_deg = 16, k_piece = 40;
+
+/// Quadrature values at unit-law points z (the kernel's coordinate), with their error estimates.
+struct NodeValues {
+  std::vector<double> pdf, cdf, sf, pdf_error, cdf_error, sf_error;
+};
+using Quadrature = std::function<NodeValues(const std::vector<double>& z)>;
+
+struct Table {
+  std::vector<double> data;   ///< the device layout
+  std::size_t pieces = 0;     ///< pieces in all
+  std::size_t kept = 0;       ///< pieces left to the quadrature (not covered, or not accurate)
+  std::size_t points = 0;     ///< quadrature evaluations the build took
+  std::size_t rounds = 0;     ///< device passes (one per refinement level reached)
+};
+
+/// The centre c of s = asinh(z - c): beta tan(pi alpha / 2) when the kernel's z is the S1
+/// coordinate (alpha != 1, 2, not near 1), else 0.
+double centre(double alpha, double beta, bool s1_coordinate);
+
+/// Builds the interpolant of the unit law (alpha, beta): cells of width 1 in s out to where the
+/// kernel's tail series takes over (at most |s| = 100), each cut into 2^depth pieces, depth
+/// raised (to 7 at most) until every piece matches the quadrature at the 16 points between its
+/// 17 Chebyshev-Lobatto nodes to `rel` / 2 in log f and rel / 10 in log of the smaller tail
+/// (plus the rounding of the sums). Pieces that never match, or where a value is below 1e-290 or
+/// zero, are left to the quadrature. One call of `q` per refinement level.
+Table build(double alpha, double beta, bool s1_coordinate, double rel, const Quadrature& q);
+
+/// Host evaluation of a built table at z: log f, and the smaller tail's log G with its side
+/// (0: F, 1: S); false where the table does not cover z. For tests and checks.
+bool evaluate(const std::vector<double>& table, double z, double* logf, double* G, int* side);
+
+}  // namespace clstat::stable::interp
