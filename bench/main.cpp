@@ -2,7 +2,7 @@
 // reports median / min / spread of kernel time (event profiling), wall time with transfers,
 // throughput and the fraction of the device's own ceiling.
 //
-//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python,scaling)
+//   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,scaling)
 //                [--tune kde]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
@@ -47,7 +47,7 @@ int usage(const char* msg) {
             << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
-               "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-fit,order,robust,grid,runtime,python,\n"
+               "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,\n"
                "scaling, comma-separated; all = every suite but stable-fit and scaling (one call over every --device)\n";
   return 2;
 }
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
     const std::size_t e = std::min(suite.find(',', b), suite.size());
     const std::string name = suite.substr(b, e - b);
     static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
-                                             "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling"};
+                                             "stable-law", "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling"};
     if (!known.count(name)) return usage(("bad --suite " + name).c_str());
     suites.insert(name);
     b = e + 1;
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         double cpu_s, gpu_s;
       };
       static const Typical typical[] = {{"reduce", 8, 14},    {"pairwise", 3, 30},  {"kde", 32, 175},
-                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"order", 23, 325},
+                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"stable-law", 15, 40}, {"order", 23, 325},
                                         {"grid", 11, 17},     {"runtime", 22, 20},  {"robust", 22, 140},
                                         {"python", 12, 180},  {"stable-fit", 60, 300}};
       double seconds = 0;
@@ -235,6 +235,13 @@ int main(int argc, char** argv) {
         so.peers = peers;
         so.peers_dir = peers_dir;
         for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
+      }
+      if (want("stable-law")) {
+        header(d, "stable, one law");
+        bench::StableBenchOptions so;
+        so.repeats = o.repeats;
+        so.large = !cpu;
+        for (auto& r : bench::run_stable_law(ctx, so)) rep.rows.push_back(r);
       }
       if (want("order")) {
         header(d, "order statistics");

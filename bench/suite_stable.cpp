@@ -183,72 +183,6 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
         rows.push_back(std::move(r));
       }
   }
-  // Many points of one law on the device, through the law's interpolant: each law in a new
-  // context (whose memo is empty, its programs loaded before timing), so the first call's time
-  // includes building the interpolant; then the warm calls. Data: the law's own samples.
-  {
-    const std::size_t nr = o.large ? 100000000 : 1000000;
-    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}, {1.2, 0.0}};
-    if (o.large) {
-      rl.clear();
-      for (double a : kAlphas)
-        for (double b : kBetas) rl.emplace_back(a, b);
-    }
-    const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});
-    for (const auto& [a, b] : rl) {
-      const st::Params p{a, b, 1, 0, st::Param::S0};
-      const clstat::Context fc(ctx.device());
-      const clstat::Queue fq = fc.queue(0);
-      const clstat::Buffer<double> xb(fc, nr), yb(fc, nr);
-      st::sample_async(fq, xb, 0, nr, p, 99).wait();
-      const double z0 = 0;
-      (void)st::evaluate(fc, st::fn_pdf | st::fn_cdf | st::fn_sf, &z0, 1, p, true);
-      (void)st::pdf(fc, &z0, 1, p);
-      // 2000 of the points, to check against the quadrature.
-      std::vector<double> xs(2000);
-      const std::size_t stride = nr / xs.size();
-      for (std::size_t i = 0; i < xs.size(); ++i) xb.read(fq, &xs[i], 1, i * stride);
-      const st::Values ref = st::evaluate(quad, st::fn_pdf | st::fn_cdf | st::fn_logpdf, xs.data(), xs.size(), p);
-      std::ostringstream law;
-      law << " a=" << a << " b=" << b;
-      struct Fn {
-        const char* name;
-        unsigned fn;
-        const std::vector<double>* ref;
-      } fns[] = {{"pdf", st::fn_pdf, &ref.pdf}, {"cdf", st::fn_cdf, &ref.cdf}, {"logpdf", st::fn_logpdf, &ref.logpdf}};
-      bool first = true;
-      for (const Fn& f : fns) {
-        auto call = [&] { st::evaluate_async(fq, f.fn, xb, 0, nr, p, yb, 0).wait(); };
-        std::vector<Row> made;
-        if (first) {  // the first call: the build and the evaluation
-          made.push_back(throughput_row(std::string(f.name) + " resident, first call" + law.str(), nr, 1,
-                                        wall_stats(call, 1)));
-          first = false;
-        }
-        made.push_back(throughput_row(std::string(f.name) + " resident" + law.str(), nr, o.repeats,
-                                      wall_stats(call, o.repeats)));
-        double worst = 0;
-        for (std::size_t i = 0; i < xs.size(); ++i) {
-          double y = 0;
-          yb.read(fq, &y, 1, i * stride);
-          const double r = (*f.ref)[i];
-          const double d = f.fn == st::fn_cdf ? std::abs(y - r)
-                           : f.fn == st::fn_logpdf ? std::abs(y - r) / std::max(1.0, std::abs(r))
-                                                   : (r > 0 ? std::abs(y - r) / r : std::abs(y - r));
-          if (!(y == r) && std::isfinite(r)) worst = std::max(worst, d);
-        }
-        for (Row& r : made) {
-          r.check = std::string("max difference from the quadrature on 2000 of the points (") +
-                    (f.fn == st::fn_cdf ? "absolute, < 1e-12)" : "relative, < 1e-11)");
-          r.error = worst;
-          r.pass = worst < (f.fn == st::fn_cdf ? 1e-12 : 1e-11);
-          std::cerr << "[clstat-bench]   " << r.name << " n=" << nr << ": " << r.wall_ms.median << " ms, "
-                    << r.throughput << " Mpoints/s\n";
-          rows.push_back(std::move(r));
-        }
-      }
-    }
-  }
   // Random numbers: throughput at 1e6 ... 1e8 samples (1e5 on CPUs), and a Kolmogorov-Smirnov
   // test of 1e6 samples (2e4 on CPUs) against our cdf for 12 laws.
   std::vector<std::size_t> rsizes{100000};
@@ -399,6 +333,127 @@ std::vector<Row> run_stable_fit_study(const clstat::Context& ctx, const StableBe
         }
       }
     }
+  return rows;
+}
+
+std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOptions& o) {
+  std::vector<Row> rows;
+  if (!ctx.info().fp64) {
+    std::cerr << "[clstat-bench]   stable-law: the device has no fp64; suite skipped\n";
+    return rows;
+  }
+  namespace st = clstat::stable;
+  auto throughput_row = [&](const std::string& name, std::size_t n, int reps, const Stats& t) {
+    Row r{"stable-law", name, "f64", n};
+    r.repeats = reps;
+    r.wall_ms = t;
+    r.work = static_cast<double>(n);
+    r.unit = "Mpoints/s";
+    r.throughput = t.median > 0 ? static_cast<double>(n) / (t.median * 1e-3) * 1e-6 : 0;
+    r.ceiling_name = "none";
+    return r;
+  };
+  // Many points of one law on the device, through the law's interpolant: each law in a new
+  // context (whose memo is empty, its programs loaded before timing), so the first call's time
+  // includes building the interpolant; then the warm calls. Data: the law's own samples.
+  {
+    const std::size_t nr = o.large ? 100000000 : 1000000;
+    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}, {1.2, 0.0}};
+    if (o.large) {
+      rl.clear();
+      for (double a : kAlphas)
+        for (double b : kBetas) rl.emplace_back(a, b);
+    }
+    const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});
+    for (const auto& [a, b] : rl) {
+      const st::Params p{a, b, 1, 0, st::Param::S0};
+      const clstat::Context fc(ctx.device());
+      const clstat::Queue fq = fc.queue(0);
+      const clstat::Buffer<double> xb(fc, nr), yb(fc, nr);
+      st::sample_async(fq, xb, 0, nr, p, 99).wait();
+      const double z0 = 0;
+      (void)st::evaluate(fc, st::fn_pdf | st::fn_cdf | st::fn_sf, &z0, 1, p, true);
+      (void)st::pdf(fc, &z0, 1, p);
+      // 2000 of the points, to check against the quadrature.
+      std::vector<double> xs(2000);
+      const std::size_t stride = nr / xs.size();
+      for (std::size_t i = 0; i < xs.size(); ++i) xb.read(fq, &xs[i], 1, i * stride);
+      const st::Values ref = st::evaluate(quad, st::fn_pdf | st::fn_cdf | st::fn_logpdf, xs.data(), xs.size(), p);
+      std::ostringstream law;
+      law << " a=" << a << " b=" << b;
+      struct Fn {
+        const char* name;
+        unsigned fn;
+        const std::vector<double>* ref;
+      } fns[] = {{"pdf", st::fn_pdf, &ref.pdf}, {"cdf", st::fn_cdf, &ref.cdf}, {"logpdf", st::fn_logpdf, &ref.logpdf}};
+      bool first = true;
+      for (const Fn& f : fns) {
+        auto call = [&] { st::evaluate_async(fq, f.fn, xb, 0, nr, p, yb, 0).wait(); };
+        std::vector<Row> made;
+        if (first) {  // the first call, timed alone (wall_stats warms up): the build and the evaluation
+          const auto t0 = std::chrono::steady_clock::now();
+          call();
+          const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          made.push_back(throughput_row(std::string(f.name) + " resident, first call" + law.str(), nr, 1,
+                                        Stats::of({ms})));
+          first = false;
+        }
+        made.push_back(throughput_row(std::string(f.name) + " resident" + law.str(), nr, o.repeats,
+                                      wall_stats(call, o.repeats)));
+        double worst = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+          double y = 0;
+          yb.read(fq, &y, 1, i * stride);
+          const double r = (*f.ref)[i];
+          const double d = f.fn == st::fn_cdf ? std::abs(y - r)
+                           : f.fn == st::fn_logpdf ? std::abs(y - r) / std::max(1.0, std::abs(r))
+                                                   : (r > 0 ? std::abs(y - r) / r : std::abs(y - r));
+          if (!(y == r) && std::isfinite(r)) worst = std::max(worst, d);
+        }
+        for (Row& r : made) {
+          r.check = std::string("max difference from the quadrature on 2000 of the points (") +
+                    (f.fn == st::fn_cdf ? "absolute, < 1e-12)" : "relative, < 1e-11)");
+          r.error = worst;
+          r.pass = worst < (f.fn == st::fn_cdf ? 1e-12 : 1e-11);
+          std::cerr << "[clstat-bench]   " << r.name << " n=" << nr << ": " << r.wall_ms.median << " ms, "
+                    << r.throughput << " Mpoints/s\n";
+          rows.push_back(std::move(r));
+        }
+      }
+    }
+  }
+  // Quantiles of one law: host arrays (probabilities in, quantiles out), 1e8 on GPUs and 1e5 on
+  // CPUs, median of three calls (the first builds the law's interpolant); checked by the round
+  // trip through the quadrature's cdf on 2000 of them.
+  {
+    const std::size_t nq = o.large ? 100000000 : 100000;
+    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}};
+    if (o.large) {
+      rl.clear();
+      for (double a : kAlphas)
+        for (double b : kBetas) rl.emplace_back(a, b);
+    }
+    std::vector<double> pr(nq), qv;
+    for (std::size_t i = 0; i < nq; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(nq);
+    const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});
+    for (const auto& [a, b] : rl) {
+      const st::Params p{a, b, 1, 0, st::Param::S0};
+      std::ostringstream name;
+      name << "quantile a=" << a << " b=" << b;
+      Row r = throughput_row(name.str(), nq, 3, wall_stats([&] { qv = st::quantile(ctx, pr.data(), nq, p); }, 3));
+      std::vector<double> xs, ps;
+      for (std::size_t i = 0; i < nq; i += nq / 2000) xs.push_back(qv[i]), ps.push_back(pr[i]);
+      const std::vector<double> F = st::cdf(quad, xs.data(), xs.size(), p);
+      double worst = 0;
+      for (std::size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, std::abs(F[i] - ps[i]));
+      r.check = "max |cdf(quantile(p)) - p| on 2000 of them, by the quadrature (< 1e-12)";
+      r.error = worst;
+      r.pass = worst <= 1e-12;
+      std::cerr << "[clstat-bench]   " << r.name << " n=" << nq << ": " << r.wall_ms.median << " ms, " << r.throughput
+                << " Mpoints/s\n";
+      rows.push_back(std::move(r));
+    }
+  }
   return rows;
 }
 

@@ -10,6 +10,11 @@
 //    buffer only (where it fits in half the device's memory); a Kolmogorov-Smirnov
 //    test of 1e6 samples (2e4 on CPUs) against our cdf for 12 laws. MLE wall time at n = 1e3, 1e4,
 //    1e5 (300 on CPUs) for three laws.
+//  stable-law: many points of one law in device buffers (1e8 on GPUs, 1e6 on CPUs; all 18 laws on
+//    GPUs, three on CPUs), through the law's interpolant: pdf's first call in a new context (the
+//    interpolant's build included) and warm pdf, cdf and logpdf calls, each checked against the
+//    quadrature on 2000 of the points (pdf and logpdf 1e-11 relative, cdf 1e-12 absolute); and
+//    quantiles of 1e8 probabilities (1e5 on CPUs; host arrays), checked by the round trip.
 //  stable-fit: the fit study of issue 5: 200 data sets of n = 1000 per (alpha, beta) in
 //    {0.5, 1.1, 1.7} x {0, 0.7} (scale 1, loc0 0), fitted by each method (fit_many); the mean bias
 //    and RMSE of each parameter. Rows: throughput = RMSE, error = bias; an MLE row passes when
@@ -29,6 +34,7 @@ struct StableBenchOptions {
 };
 
 std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions& o);
+std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOptions& o);
 std::vector<Row> run_stable_fit_study(const clstat::Context& ctx, const StableBenchOptions& o);
 
 }  // namespace bench

@@ -37,25 +37,34 @@ void coefficients(const double* f, double* c) {
   }
 }
 
-enum class Status { ok, uncovered, inaccurate };
+// ok; edge: some values below the floor (a support's end, or the light tail's underflow), so a
+// smaller piece may be covered; outside: all of them (nothing to cover); noisy: the quadrature's own estimate is too large to follow;
+// inaccurate: missed the check.
+enum class Status { ok, edge, outside, noisy, inaccurate };
 
 // One piece from its 33 points' values (offset o into v): the record of the layout and its status.
-Status piece(const NodeValues& v, std::size_t o, double rel, double* rec) {
+Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, double half, double* rec) {
   const std::size_t mid = o + k_deg;
   const int side = v.cdf[mid] <= v.sf[mid] ? 0 : 1;
   double lf[k_fine + 1], lg[k_fine + 1];
   double ef = 0, eg = 0;
+  int low = 0;
+  for (int i = 0; i <= k_fine; ++i) {
+    const std::size_t j = o + static_cast<std::size_t>(i);
+    const double p = v.pdf[j], tail = side ? v.sf[j] : v.cdf[j];
+    low += !(p >= k_floor && tail >= k_floor && std::isfinite(p));
+  }
+  if (low) return low == k_fine + 1 ? Status::outside : Status::edge;
   for (int i = 0; i <= k_fine; ++i) {
     const std::size_t j = o + static_cast<std::size_t>(i);
     const double p = v.pdf[j], tail = side ? v.sf[j] : v.cdf[j], et = side ? v.sf_error[j] : v.cdf_error[j];
-    if (!(p >= k_floor && tail >= k_floor && std::isfinite(p))) return Status::uncovered;
     lf[i] = std::log(p), lg[i] = std::log(tail);
     ef = std::max(ef, v.pdf_error[j] / p), eg = std::max(eg, et / tail);
   }
   // Where the quadrature's own error estimate exceeds 1e-8 (alpha = 1 in the far tails, where
   // the integrand's peak is narrower than doubles resolve), its values are noise that no
   // polynomial follows: the quadrature answers there, with its estimate.
-  if (!(ef <= 1e-8 && eg <= 1e-8)) return Status::uncovered;
+  if (!(ef <= 1e-8 && eg <= 1e-8)) return Status::noisy;
   std::fill(rec, rec + k_piece, 0.0);
   rec[0] = side;
   double* cf = rec + 4;
@@ -78,26 +87,36 @@ Status piece(const NodeValues& v, std::size_t o, double rel, double* rec) {
          b <= 0.1 * rel + 16 * 0x1p-53 * std::abs(lg[i]) + 0.5 * eg;
   }
   // Between the checks the error can be larger than at them (the 1e6-point comparisons saw up to
-  // 1.5 times): twice the largest seen, and the evaluation's own rounding.
-  double mf = 0, mg = 0;
+  // 1.5 times): twice the largest seen; the sums' rounding; and the rounding of s itself, a few
+  // ulps of |s| + 2 (z's and asinh's), times the slope in s, which in a steep light tail (log f
+  // of -100 falling 100 per unit of s) is the largest term.
+  double mf = 0, mg = 0, sf = 0, sg = 0;
   for (int i = 0; i <= k_fine; ++i) mf = std::max(mf, std::abs(lf[i])), mg = std::max(mg, std::abs(lg[i]));
-  rec[1] = ef + 2 * df + 16 * 0x1p-53 * mf, rec[2] = eg + 2 * dg + 16 * 0x1p-53 * mg;
+  for (int i = 0; i < k_fine; ++i) {
+    const double ds = half * (std::cos(k_pi * i / k_fine) - std::cos(k_pi * (i + 1) / k_fine));
+    sf = std::max(sf, std::abs(lf[i + 1] - lf[i]) / ds), sg = std::max(sg, std::abs(lg[i + 1] - lg[i]) / ds);
+  }
+  const double ulps_s = 4 * 0x1p-53 * (s_max + 2);
+  rec[1] = ef + 2 * df + 16 * 0x1p-53 * mf + ulps_s * sf;
+  rec[2] = eg + 2 * dg + 16 * 0x1p-53 * mg + ulps_s * sg;
   return ok ? Status::ok : Status::inaccurate;
 }
 
 }  // namespace
 
-double centre(double alpha, double beta, bool s1_coordinate) {
-  return s1_coordinate ? beta * tan_pi_alpha_half(alpha) : 0.0;
+Mapping mapping(double alpha, double beta, bool s1_coordinate) {
+  if (s1_coordinate && alpha < 1) return {0.0, 0x1p-10};
+  return {s1_coordinate ? beta * tan_pi_alpha_half(alpha) : 0.0, 1.0};
 }
 
 Table build(double alpha, double beta, bool s1_coordinate, double rel, const Quadrature& q) {
   Table out;
-  const double c = centre(alpha, beta, s1_coordinate);
-  // The kernel's tail series answers beyond max(1e18 (1 + |zeta|), 10^(19 / alpha)); s = asinh(u)
-  // is log(2 u) there. Beyond |s| = 100 (|z| = 1e43) the quadrature answers.
-  const double log_t = std::max(std::log(1e18 * (1 + std::abs(c))), 19 * std::log(10.0) / alpha);
-  const int S = static_cast<int>(std::min(100.0, std::ceil(log_t + std::log(2.0) + 1)));
+  const Mapping mp = mapping(alpha, beta, s1_coordinate);
+  const double c = mp.c, w = mp.w;
+  // The kernel's tail series answers beyond max(1e18 (1 + |zeta|), 10^(19 / alpha)); s =
+  // asinh(u / w) is log(2 u / w) there. Beyond |u| = 1e43 the quadrature answers.
+  const double log_t = std::min(std::max(std::log(1e18 * (1 + std::abs(c))), 19 * std::log(10.0) / alpha), 99.0);
+  const int S = static_cast<int>(std::ceil(log_t + std::log(2.0 / w) + 1));
   const int cells = 2 * S;
   // Pieces are refined one by one: a piece that misses its check is replaced by its two halves,
   // each with new nodes, so a feature costs pieces only where it is.
@@ -112,8 +131,8 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, const Qua
     ++out.rounds;
     std::vector<double> z;
     for (const Piece& p : pending) {
-      const double w = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * w, h = 0.5 * w;
-      for (int i = 0; i <= k_fine; ++i) z.push_back(c + std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
+      const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
+      for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
     }
     out.points += z.size();
     const NodeValues v = q(z);
@@ -121,14 +140,15 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, const Qua
     std::size_t o = 0;
     for (Piece& p : pending) {
       p.rec.assign(k_piece, 0.0);
-      const Status st = piece(v, o, rel, p.rec.data());
+      const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width;
+      const Status st = piece(v, o, rel, std::max(std::abs(a), std::abs(a + width)), 0.5 * width, p.rec.data());
       o += k_fine + 1;
-      if (st == Status::inaccurate && p.depth < k_max_depth) {
+      if ((st == Status::inaccurate || st == Status::edge) && p.depth < k_max_depth) {
         next.push_back({p.cell, p.depth + 1, 2 * p.j, {}});
         next.push_back({p.cell, p.depth + 1, 2 * p.j + 1, {}});
         continue;
       }
-      if (st != Status::ok) p.rec[0] = -1;
+      if (st != Status::ok) p.rec[0] = -1;  // outside, noisy, or still missing at the deepest level
       leaves[static_cast<std::size_t>(p.cell)].push_back(std::move(p));
     }
     pending = std::move(next);
@@ -139,6 +159,7 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, const Qua
   const std::size_t head = k_head + 2 * static_cast<std::size_t>(cells);
   out.data.assign(head, 0.0);
   out.data[0] = cells, out.data[1] = -S, out.data[2] = c, out.data[3] = static_cast<double>(head);
+  out.data[4] = 1 / w;
   std::size_t first = 0;
   for (int k = 0; k < cells; ++k) {
     auto& ls = leaves[static_cast<std::size_t>(k)];
@@ -174,7 +195,7 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, const Qua
 
 bool evaluate(const std::vector<double>& t, double z, double* logf, double* G, int* side) {
   if (t.empty()) return false;
-  const double r = std::asinh(z - t[2]) - t[1];
+  const double r = std::asinh((z - t[2]) * t[4]) - t[1];
   if (!(r >= 0 && r < t[0])) return false;
   const int cell = static_cast<int>(r);
   const int first = static_cast<int>(t[k_head + 2 * cell]), parts = 1 << static_cast<int>(t[k_head + 2 * cell + 1]);

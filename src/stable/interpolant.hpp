@@ -25,9 +25,16 @@ struct Table {
   std::size_t rounds = 0;     ///< device passes (one per refinement level reached)
 };
 
-/// The centre c of s = asinh(z - c): beta tan(pi alpha / 2) when the kernel's z is the S1
-/// coordinate (alpha != 1, 2, not near 1), else 0.
-double centre(double alpha, double beta, bool s1_coordinate);
+/// The variable s = asinh((z - c) / w) of the pieces. alpha < 1 (z the S1 coordinate): c = 0,
+/// the point zeta, where the support ends for |beta| = 1 and where the quadrature's integrand
+/// degenerates (log xi -> -inf), and w = 2^-10, so pieces of width 2^-7 in s reach down to 1e-5
+/// of zeta and the light tail's exp(-xi^(-alpha/(1-alpha))) becomes smooth in s = log(2 xi / w).
+/// alpha > 1 in the S1 coordinate: c = beta tan(pi alpha / 2), the S0 origin (near the mode),
+/// w = 1. alpha = 1 and near 1 (z the S0 coordinate): c = 0, w = 1.
+struct Mapping {
+  double c, w;
+};
+Mapping mapping(double alpha, double beta, bool s1_coordinate);
 
 /// Builds the interpolant of the unit law (alpha, beta): cells of width 1 in s out to where the
 /// kernel's tail series takes over (at most |s| = 100), each cut into 2^depth pieces, depth
