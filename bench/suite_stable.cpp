@@ -423,8 +423,8 @@ std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOpt
     }
   }
   // Quantiles of one law: host arrays (probabilities in, quantiles out), 1e8 on GPUs and 1e5 on
-  // CPUs, median of three calls (the first builds the law's interpolant); checked by the round
-  // trip through the quadrature's cdf on 2000 of them.
+  // CPUs, median of three calls (the first builds the law's interpolant); then the same from and
+  // into device buffers; each checked by the round trip through the quadrature's cdf on 2000.
   {
     const std::size_t nq = o.large ? 100000000 : 100000;
     std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}};
@@ -441,17 +441,26 @@ std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOpt
       std::ostringstream name;
       name << "quantile a=" << a << " b=" << b;
       Row r = throughput_row(name.str(), nq, 3, wall_stats([&] { qv = st::quantile(ctx, pr.data(), nq, p); }, 3));
-      std::vector<double> xs, ps;
-      for (std::size_t i = 0; i < nq; i += nq / 2000) xs.push_back(qv[i]), ps.push_back(pr[i]);
-      const std::vector<double> F = st::cdf(quad, xs.data(), xs.size(), p);
-      double worst = 0;
-      for (std::size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, std::abs(F[i] - ps[i]));
-      r.check = "max |cdf(quantile(p)) - p| on 2000 of them, by the quadrature (< 1e-12)";
-      r.error = worst;
-      r.pass = worst <= 1e-12;
-      std::cerr << "[clstat-bench]   " << r.name << " n=" << nq << ": " << r.wall_ms.median << " ms, " << r.throughput
-                << " Mpoints/s\n";
-      rows.push_back(std::move(r));
+      const clstat::Queue q0 = ctx.queue(0);
+      const clstat::Buffer<double> pb(ctx, pr.data(), nq), qb(ctx, nq);
+      Row d = throughput_row(name.str() + " resident", nq, o.repeats, wall_stats([&] {
+                               st::quantile_async(q0, pb, 0, nq, p, qb, 0).wait();
+                             }, o.repeats));
+      auto round_trip = [&](Row& row, const std::vector<double>& values) {
+        std::vector<double> xs, ps;
+        for (std::size_t i = 0; i < nq; i += nq / 2000) xs.push_back(values[i]), ps.push_back(pr[i]);
+        const std::vector<double> F = st::cdf(quad, xs.data(), xs.size(), p);
+        double worst = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) worst = std::max(worst, std::abs(F[i] - ps[i]));
+        row.check = "max |cdf(quantile(p)) - p| on 2000 of them, by the quadrature (< 1e-12)";
+        row.error = worst;
+        row.pass = worst <= 1e-12;
+        std::cerr << "[clstat-bench]   " << row.name << " n=" << nq << ": " << row.wall_ms.median << " ms, "
+                  << row.throughput << " Mpoints/s\n";
+        rows.push_back(std::move(row));
+      };
+      round_trip(r, qv);
+      round_trip(d, qb.to_host(q0));
     }
   }
   return rows;

@@ -52,6 +52,26 @@ struct Values {
   std::vector<double> pdf_error, cdf_error, sf_error, logpdf_error;
 };
 
+/// Many points of one law (evaluate, pdf_cdf, pdf, logpdf, cdf, sf, quantile, isf and the
+/// device-resident evaluate_async, from the context's tunable stable.interp_points points, 2^15 by
+/// default; not the _each forms): the values come from the law's interpolant, a piecewise
+/// Chebyshev polynomial (degree 16) of log f and of the log of the smaller tail probability in
+/// s = asinh((z - c) / w), built on the device from the quadrature below at its pieces' nodes and
+/// checked against it between them, pieces halved until they match (rel_tol / 2 in log f,
+/// rel_tol / 10 in the log tail, plus half the quadrature's own estimate). It is built once per
+/// (alpha, beta, rel_tol) and kept by the context (16 laws; scale and location do not enter):
+/// 3e3 to 2e4 quadrature evaluations, 5 to 50 ms on an H100, 0.1 to 1 s on 16 CPU cores. Each
+/// point then costs a lookup and two sums: 2e10 points/s on the H100
+/// (bench/results/2026-11-24-h100-nvidia-stable-law.json). Where a piece never matched, a value
+/// underflows or the quadrature's own estimate exceeds 1e-8, the quadrature answers. Error
+/// estimates: three times the nodes' largest (the polynomial's Lebesgue constant is below 3) plus
+/// twice the largest deviation seen at the checks, plus the rounding of s times the slope. Against the quadrature on 1e6 points per law (the 18 bench laws
+/// and alpha = 1 +- 5e-4, tests/test_stable_interp.cpp on the H100) every value is within the two
+/// estimates plus 1e-13 relative, the pdf within 1e-12 relative wherever the quadrature's
+/// estimate is below 1e-13 and the pdf above 1e-20. The choice depends on n and the tuning only,
+/// so a call's result never depends on earlier calls; the interpolant and the quadrature differ
+/// in the last digits (within those bounds). cdf + sf is 1 to rounding from the interpolant.
+///
 /// The functions in `fns` at x[0 .. n), all in one device pass (the pdf and the cdf share the
 /// integrand's peak: the paper's PCDF), fp64, one law for all points.
 ///   pdf, logpdf: the density and its logarithm. logpdf is integrated with its own scale shift, so
@@ -79,7 +99,11 @@ struct Values {
 /// is usually far smaller: Nolan's tables are matched to 3.7e-13 relative (pdf, the tables' own
 /// precision) and 1.2e-14 absolute (cdf). Looser targets save time but lose that margin where
 /// e^-g falls steeply (at 1e-12, 2 points in 1e6 were 3e-11 off). O(n) device work of a few
-/// hundred integrand evaluations per point and function; no limit on n beyond device memory. Throws std::invalid_argument for bad
+/// hundred integrand evaluations per point and function (a lookup and two sums through the
+/// interpolant); no limit on n beyond device memory. At alpha = 1, beta != 0, the density's
+/// estimate includes the rounding of the integrand's exponent, |z| pi / (2 |beta|) ulps: beyond
+/// |z| = 1e5 it is the density's largest error, and beyond 1e15 no digit is right (the estimate
+/// exceeds the value). Throws std::invalid_argument for bad
 /// parameters, an empty `fns`, a null x with n > 0 or rel_tol outside (0, 1e-3); UnsupportedFeature
 /// on a device without fp64.
 CLSTAT_EXPORT Values evaluate(const Context& ctx, unsigned fns, const double* x, std::size_t n, const Params& p,
@@ -132,7 +156,9 @@ CLSTAT_EXPORT std::vector<double> log_likelihood(const Context& ctx, const doubl
 /// 1 - 1e-12 are both solved to full relative accuracy). p = 0 or 1 gives the support's end
 /// (+-inf, or the finite edge when alpha < 1 and beta = +-1). A probability outside [0, 1] or NaN
 /// throws std::invalid_argument naming its index, or gives NaN there with nan_for_invalid.
-/// Throws as pdf_cdf does, and for tol outside (0, 1e-3). Cost: 10 to 60 pdf/cdf evaluations a point.
+/// Throws as pdf_cdf does, and for tol outside (0, 1e-3). Cost: 10 to 60 pdf/cdf evaluations a
+/// point; from stable.interp_points probabilities, through the law's interpolant (see above), so
+/// the root is the interpolant's, within its cdf's error over the pdf of the exact one.
 CLSTAT_EXPORT std::vector<double> quantile(const Context& ctx, const double* p, std::size_t n, const Params& params,
                                            double tol = 1e-12, bool nan_for_invalid = false);
 CLSTAT_EXPORT std::vector<double> isf(const Context& ctx, const double* q, std::size_t n, const Params& params,
@@ -144,6 +170,17 @@ CLSTAT_EXPORT Future<std::vector<double>> quantile_async(const Queue& q, const d
                                                          const Params& params, bool upper = false, double tol = 1e-12,
                                                          bool nan_for_invalid = false,
                                                          const std::vector<Event>& wait = {});
+
+/// Device-resident form of quantile (upper = false) and isf (upper = true): n probabilities from
+/// element p_offset of p to n quantiles from element out_offset of out, on queue q after `wait`;
+/// returns the last command's event and transfers nothing to the host (at a nonzero offset, one
+/// device copy). A probability outside [0, 1] or NaN gives NaN (the device's data are not read
+/// on the host). The first call on a law builds its table (and, from stable.interp_points
+/// probabilities, its interpolant) on the calling thread. Throws std::invalid_argument for short
+/// buffers, else as quantile.
+CLSTAT_EXPORT Event quantile_async(const Queue& q, const Buffer<double>& p, std::size_t p_offset, std::size_t n,
+                                   const Params& params, const Buffer<double>& out, std::size_t out_offset,
+                                   bool upper = false, double tol = 1e-12, const std::vector<Event>& wait = {});
 
 /// Batched quantiles: element i solves cdf(x) = prob[i] (upper = false) or sf(x) = prob[i]
 /// (upper = true) under its own law params[i]. Same accuracy, cost and errors as quantile.

@@ -297,6 +297,20 @@ Laws law_for(const Context& ctx, const char* op, const Params& p, std::size_t n,
   return l;
 }
 
+// The starting table of a quantile call of n probabilities on one law (empty: none) and, when
+// the call takes one, the law's interpolant in `laws`. A table costs one evaluation per node:
+// worth it from as many points as nodes; with an interpolant, the table made through it.
+void quantile_start(const Context& ctx, const char* op, const Params& p, std::size_t n, Laws& laws,
+                    std::vector<double>& table) {
+  if (takes_interp(*ctx.impl(), p, n)) {
+    const auto li = law_interp(ctx, op, p, k_quantile_rel);
+    laws.ip = li->buffer, table = li->quantile_table;
+    return;
+  }
+  const std::vector<double> z = table_grid(p.alpha);
+  if (n >= z.size()) table = quantile_table(ctx, op, to_s0(p), z);
+}
+
 std::vector<double> run_quantile(const Context& ctx, const char* op, const double* prob, std::size_t n,
                                  const Laws& laws, double tol, bool upper, bool nan_for_invalid,
                                  const Params* one = nullptr) {
@@ -309,17 +323,9 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
         throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(prob[i]) + " at index " +
                                     std::to_string(i) + " is outside [0, 1]");
   if (n == 0) return {};
-  // A table costs one evaluation per node: worth it from as many points as nodes. With an
-  // interpolant, the table made through it.
   std::vector<double> table;
   Laws with = laws;
-  if (one && takes_interp(*ctx.impl(), *one, n)) {
-    const auto li = law_interp(ctx, op, *one, k_quantile_rel);
-    with.ip = li->buffer, table = li->quantile_table;
-  } else if (one) {
-    const std::vector<double> z = table_grid(one->alpha);
-    if (n >= z.size()) table = quantile_table(ctx, op, to_s0(*one), z);
-  }
+  if (one) quantile_start(ctx, op, *one, n, with, table);
   return per_point(ctx, op, "stable_quantile", prob, n, with, 1, true, [&](const Queue& q, cl::Kernel& k) {
     return quantile_args(q, k, tol, upper, table);
   });
@@ -375,6 +381,49 @@ Event evaluate_async(const Queue& q, unsigned fns, const Buffer<double>& x, std:
     Event ev = detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), deps, op);
     if (!out_offset) return ev;
     return detail::copy_out(q, dst, out.raw().impl()->buffer, out_offset * sizeof(double), slots * n * sizeof(double), ev);
+  });
+}
+
+Event quantile_async(const Queue& q, const Buffer<double>& p, std::size_t p_offset, std::size_t n,
+                     const Params& params, const Buffer<double>& out, std::size_t out_offset, bool upper, double tol,
+                     const std::vector<Event>& wait) {
+  const char* op = "clstat::stable::quantile_async";
+  check_tol(op, tol);
+  auto ci = q.context().impl();
+  check_device(op, *ci);
+  Laws laws = one_law(params);
+  if (p_offset > p.size() || p.size() - p_offset < n || out_offset > out.size() || out.size() - out_offset < n)
+    throw std::invalid_argument(std::string(op) + ": p holds " + std::to_string(p.size()) + " values and out " +
+                                std::to_string(out.size()) + "; " + std::to_string(n) + " from " +
+                                std::to_string(p_offset) + " and " + std::to_string(out_offset) + " do not fit");
+  if (n == 0) return Event();
+  std::vector<double> table;
+  quantile_start(q.context(), op, params, n, laws, table);
+  detail::Lease lease = detail::Lease::named(q);
+  return detail::cl_guard(op, *ci, [&] {
+    auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, true));
+    cl::Kernel k = build::kernel(*prog, "stable_quantile", q.index());
+    const cl::Buffer pb = detail::staged(q, StableScratch::params, laws.prm.data(), laws.prm.size() * sizeof(double));
+    const std::size_t K = table.size() / 4;
+    const cl::Buffer tb = K ? detail::staged(q, StableScratch::table, table.data(), table.size() * sizeof(double))
+                            : pb;
+    std::vector<Event> deps = wait;
+    const cl::Buffer xb =
+        detail::region_in(q, p.raw().impl()->buffer, p_offset * sizeof(double), n * sizeof(double), StableScratch::in, deps);
+    const cl::Buffer dst = out_offset ? detail::scratch(q, StableScratch::out, n * sizeof(double))
+                                      : out.raw().impl()->buffer;
+    set_law_args(k, xb, n, pb, pb, 0);
+    k.setArg(5, k_quantile_rel);
+    k.setArg(6, tol);
+    k.setArg(7, static_cast<cl_int>(upper));
+    k.setArg(8, tb);
+    k.setArg(9, static_cast<cl_int>(K));
+    k.setArg(10, laws.ip() ? laws.ip : no_table(*ci));
+    k.setArg(11, dst);
+    const std::size_t wg = group_size(*ci);
+    Event ev = detail::launch(q, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), deps, op);
+    if (!out_offset) return ev;
+    return detail::copy_out(q, dst, out.raw().impl()->buffer, out_offset * sizeof(double), n * sizeof(double), ev);
   });
 }
 
