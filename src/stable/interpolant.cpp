@@ -43,7 +43,8 @@ void coefficients(const double* f, double* c) {
 enum class Status { ok, edge, outside, noisy, inaccurate };
 
 // One piece from its 33 points' values (offset o into v): the record of the layout and its status.
-Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, double half, double* rec, double* over) {
+Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, double half, double* rec, double* over,
+             bool* noisy) {
   const std::size_t mid = o + k_deg;
   const int side = v.cdf[mid] <= v.sf[mid] ? 0 : 1;
   double lf[k_fine + 1], lg[k_fine + 1];
@@ -86,7 +87,7 @@ Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, doubl
                      b / (0.1 * rel + 16 * 0x1p-53 * std::abs(lg[i]) + 0.5 * eg)});
   }
   const bool ok = miss <= 1;
-  *over = miss;
+  *over = miss, *noisy = ef > rel || eg > rel;
   // Between the checks the error can be larger than at them (the 1e6-point comparisons saw up to
   // 1.5 times): twice the largest seen, beside three times the nodes' estimates; the sums'
   // rounding; and the rounding of s itself, 8 ulps of |s| + 2 (z's and asinh's), times the slope
@@ -155,13 +156,17 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
       p.rec.assign(k_piece, 0.0);
       const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width;
       double over = 0;
-      const Status st = piece(v, o, rel, std::max(std::abs(a), std::abs(a + width)), 0.5 * width, p.rec.data(), &over);
+      bool noisy = false;
+      const Status st =
+          piece(v, o, rel, std::max(std::abs(a), std::abs(a + width)), 0.5 * width, p.rec.data(), &over, &noisy);
       o += k_fine + 1;
-      // Halving a piece divides a smooth function's error by up to 2^17. Where the miss did not
-      // fall by 4 from the parent's, the deviation is the quadrature's noise (alpha = 1 far out,
-      // where it exceeds the estimate), not the polynomial's: refining would only cost passes,
-      // and the quadrature answers there.
-      const bool stalled = st == Status::inaccurate && over > p.parent_miss / 4;
+      // Halving a piece divides a smooth function's error by up to 2^17. Where the quadrature's
+      // estimate is above its target and the miss did not fall by 4 from the parent's, the
+      // deviation is the quadrature's noise (alpha = 1 far out, where it exceeds the estimate),
+      // not the polynomial's: refining would only cost passes, and the quadrature answers there.
+      // (Without the first condition, the steep pieces by a support's end, whose misses fall
+      // slowly at first, were left to the quadrature too: alpha = 0.8, beta = 1 ran 12x slower.)
+      const bool stalled = st == Status::inaccurate && noisy && over > p.parent_miss / 4;
       if ((st == Status::inaccurate || st == Status::edge) && p.depth < k_max_depth && !stalled) {
         const double pm = st == Status::edge ? HUGE_VAL : over;
         next.push_back({p.cell, p.depth + 1, 2 * p.j, {}, pm});
