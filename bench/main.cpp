@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
         double cpu_s, gpu_s;
       };
       static const Typical typical[] = {{"reduce", 8, 14},    {"pairwise", 3, 30},  {"kde", 32, 175},
-                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"stable-law", 15, 40}, {"order", 23, 325},
+                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"stable-law", 15, 120}, {"order", 23, 325},
                                         {"grid", 11, 17},     {"runtime", 22, 20},  {"robust", 22, 140},
                                         {"python", 12, 180},  {"stable-fit", 60, 300}};
       double seconds = 0;
