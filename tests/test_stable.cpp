@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "clstat/stable.hpp"
+#include "stable_tables.hpp"
 #include "support.hpp"
 
 namespace st = clstat::stable;
@@ -25,25 +26,8 @@ namespace {
 
 using clstat_test::ctx;
 
-struct Row {
-  double x, value, alpha, beta, pct;
-};
-
-std::vector<Row> table(const std::string& name) {
-  std::ifstream in(std::string(CLSTAT_TEST_DATA_DIR) + "/stable/" + name);
-  REQUIRE(in.good());
-  std::string line;
-  std::getline(in, line);  // header: x,value,alpha,beta,pct
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    Row r;
-    char c;
-    std::istringstream s(line);
-    s >> r.x >> c >> r.value >> c >> r.alpha >> c >> r.beta >> c >> r.pct;
-    rows.push_back(r);
-  }
-  return rows;
-}
+using clstat_test::Row;
+using clstat_test::table;
 
 // Independent 40-digit values (tools/golden/stable_near_zeta.py) for the rows within 1e-6 of zeta
 // at alpha <= 0.2, where the tables are known to be weak (tests/data/stable/README.md): keyed by
