@@ -400,6 +400,12 @@ std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOpt
         }
         made.push_back(throughput_row(std::string(f.name) + " resident" + law.str(), nr, o.repeats,
                                       wall_stats(call, o.repeats)));
+        if (o.large && f.fn == st::fn_pdf) {  // and 10^6 of the same points, the interpolant kept
+          const std::size_t small = 1000000;
+          made.push_back(throughput_row("pdf resident" + law.str(), small, o.repeats, wall_stats([&] {
+                                          st::evaluate_async(fq, st::fn_pdf, xb, 0, small, p, yb, 0).wait();
+                                        }, o.repeats)));
+        }
         double worst = 0;
         for (std::size_t i = 0; i < xs.size(); ++i) {
           double y = 0;

@@ -12,7 +12,7 @@
 //    1e5 (300 on CPUs) for three laws.
 //  stable-law: many points of one law in device buffers (1e8 on GPUs, 1e6 on CPUs; all 18 laws on
 //    GPUs, three on CPUs), through the law's interpolant: pdf's first call in a new context (the
-//    interpolant's build included) and warm pdf, cdf and logpdf calls, each checked against the
+//    interpolant's build included) and warm pdf (on GPUs also at 10^6), cdf and logpdf calls, each checked against the
 //    quadrature on 2000 of the points (pdf and logpdf 1e-11 relative, cdf 1e-12 absolute); and
 //    quantiles of 1e8 probabilities (1e5 on CPUs; host arrays), checked by the round trip.
 //  stable-fit: the fit study of issue 5: 200 data sets of n = 1000 per (alpha, beta) in
