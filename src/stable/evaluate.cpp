@@ -277,7 +277,8 @@ std::shared_ptr<const LawInterp> law_interp(const Context& ctx, const char* op, 
     // At most 2^15 quadrature evaluations (the 18 bench laws take 3e3 to 2.3e4; near alpha = 1,
     // where each costs five, a build could otherwise take a minute on two CPU cores). A constant,
     // not a share of n, so that a law's table never depends on which call made it.
-    li->table = interp::build(s0.alpha, s0.beta, s1, rel, std::size_t{1} << 15, [&](const std::vector<double>& z) {
+    const bool gpu = ci->info().type == DeviceType::gpu;
+    li->table = interp::build(s0.alpha, s0.beta, s1, rel, std::size_t{1} << 15, gpu, [&](const std::vector<double>& z) {
       Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), unit, true, rel);
       return interp::NodeValues{std::move(v.pdf),       std::move(v.cdf),       std::move(v.sf),
                                 std::move(v.pdf_error), std::move(v.cdf_error), std::move(v.sf_error)};

@@ -3,6 +3,7 @@
 #include "stable/interpolant.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "stable/near_one.hpp"
@@ -113,7 +114,8 @@ Mapping mapping(double alpha, double beta, bool s1_coordinate) {
   return {s1_coordinate ? beta * tan_pi_alpha_half(alpha) : 0.0, 1.0};
 }
 
-Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, const Quadrature& q) {
+Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, bool speculate,
+            const Quadrature& q) {
   Table out;
   const Mapping mp = mapping(alpha, beta, s1_coordinate);
   const double c = mp.c, w = mp.w;
@@ -132,6 +134,37 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
   std::vector<std::vector<Piece>> leaves(static_cast<std::size_t>(cells));
   std::vector<Piece> pending;
   for (int k = 0; k < cells; ++k) pending.push_back({k, 0, 0, {}});
+  // One piece's check at offset o of the round's values: done (a leaf, recorded) or to be halved.
+  auto settle = [&](Piece& p, const NodeValues& v, std::size_t o, double* miss) {
+    p.rec.assign(k_piece, 0.0);
+    const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width;
+    double over = 0;
+    bool noisy = false;
+    const Status st =
+        piece(v, o, rel, std::max(std::abs(a), std::abs(a + width)), 0.5 * width, p.rec.data(), &over, &noisy);
+    // Halving a piece divides a smooth function's error by up to 2^17. Where the quadrature's
+    // estimate is above its target and the miss did not fall by 4 from the parent's, the
+    // deviation is the quadrature's noise (alpha = 1 far out, where it exceeds the estimate),
+    // not the polynomial's: refining would only cost passes, and the quadrature answers there.
+    // (Without the first condition, the steep pieces by a support's end, whose misses fall
+    // slowly at first, were left to the quadrature too: alpha = 0.8, beta = 1 ran 12x slower.)
+    const bool stalled = st == Status::inaccurate && noisy && over > p.parent_miss / 4;
+    if ((st == Status::inaccurate || st == Status::edge) && p.depth < k_max_depth && !stalled) {
+      *miss = st == Status::edge ? HUGE_VAL : over;
+      return false;
+    }
+    if (st != Status::ok) p.rec[0] = -1;  // outside, noisy, stalled, or missing at the deepest level
+    leaves[static_cast<std::size_t>(p.cell)].push_back(std::move(p));
+    return true;
+  };
+  auto halves = [](const Piece& p, double miss) {
+    return std::array<Piece, 2>{Piece{p.cell, p.depth + 1, 2 * p.j, {}, miss},
+                                Piece{p.cell, p.depth + 1, 2 * p.j + 1, {}, miss}};
+  };
+  auto nodes = [&](const Piece& p, std::vector<double>& z) {
+    const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
+    for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
+  };
   while (!pending.empty()) {
     // Past the budget, the pieces still open are left to the quadrature (their parents missed).
     if (out.rounds > 0 && out.points + pending.size() * (k_fine + 1) > budget) {
@@ -143,38 +176,36 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
       break;
     }
     ++out.rounds;
+    // With speculate (on GPUs, where a pass costs its latency and points are nearly free), each
+    // piece's halves are evaluated in the same pass, ready if it misses: half the passes, the same
+    // table (the same nodes and values, the same decisions).
+    const bool spec = speculate && out.rounds > 1;
     std::vector<double> z;
     for (const Piece& p : pending) {
-      const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
-      for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
+      nodes(p, z);
+      if (spec && p.depth < k_max_depth)
+        for (const Piece& h : halves(p, 0)) nodes(h, z);
     }
     out.points += z.size();
     const NodeValues v = q(z);
     std::vector<Piece> next;
     std::size_t o = 0;
     for (Piece& p : pending) {
-      p.rec.assign(k_piece, 0.0);
-      const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width;
-      double over = 0;
-      bool noisy = false;
-      const Status st =
-          piece(v, o, rel, std::max(std::abs(a), std::abs(a + width)), 0.5 * width, p.rec.data(), &over, &noisy);
-      o += k_fine + 1;
-      // Halving a piece divides a smooth function's error by up to 2^17. Where the quadrature's
-      // estimate is above its target and the miss did not fall by 4 from the parent's, the
-      // deviation is the quadrature's noise (alpha = 1 far out, where it exceeds the estimate),
-      // not the polynomial's: refining would only cost passes, and the quadrature answers there.
-      // (Without the first condition, the steep pieces by a support's end, whose misses fall
-      // slowly at first, were left to the quadrature too: alpha = 0.8, beta = 1 ran 12x slower.)
-      const bool stalled = st == Status::inaccurate && noisy && over > p.parent_miss / 4;
-      if ((st == Status::inaccurate || st == Status::edge) && p.depth < k_max_depth && !stalled) {
-        const double pm = st == Status::edge ? HUGE_VAL : over;
-        next.push_back({p.cell, p.depth + 1, 2 * p.j, {}, pm});
-        next.push_back({p.cell, p.depth + 1, 2 * p.j + 1, {}, pm});
-        continue;
+      const std::size_t at = o;
+      const bool has_halves = spec && p.depth < k_max_depth;
+      o += (k_fine + 1) * (has_halves ? 3 : 1);
+      double miss = 0;
+      if (settle(p, v, at, &miss)) continue;
+      std::array<Piece, 2> hs = halves(p, miss);
+      for (int m = 0; m < 2; ++m) {
+        if (!has_halves) {
+          next.push_back(std::move(hs[m]));
+          continue;
+        }
+        double hm = 0;
+        if (!settle(hs[m], v, at + (k_fine + 1) * (1 + m), &hm))
+          for (Piece& g : halves(hs[m], hm)) next.push_back(std::move(g));
       }
-      if (st != Status::ok) p.rec[0] = -1;  // outside, noisy, stalled, or missing at the deepest level
-      leaves[static_cast<std::size_t>(p.cell)].push_back(std::move(p));
     }
     pending = std::move(next);
   }

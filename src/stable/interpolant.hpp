@@ -42,8 +42,11 @@ Mapping mapping(double alpha, double beta, bool s1_coordinate);
 /// 17 Chebyshev-Lobatto nodes to `rel` / 2 in log f and rel / 10 in log of the smaller tail
 /// (plus the rounding of the sums). Pieces that never match, or where a value is below 1e-290 or
 /// zero, are left to the quadrature, and so are those still open once the evaluations would pass
-/// `budget` (the first level is always made). One call of `q` per refinement level.
-Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, const Quadrature& q);
+/// `budget` (the first level is always made). One call of `q` per refinement level, or with
+/// `speculate` per two levels after the first (each piece's halves evaluated with it): the same
+/// table in fewer passes, for devices where a pass costs its latency.
+Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, bool speculate,
+            const Quadrature& q);
 
 /// Host evaluation of a built table at z: log f, and the smaller tail's log G with its side
 /// (0: F, 1: S); false where the table does not cover z. For tests and checks.
