@@ -60,7 +60,7 @@ struct Values {
 /// checked against it between them, pieces halved until they match (rel_tol / 2 in log f,
 /// rel_tol / 10 in the log tail, plus half the quadrature's own estimate). It is built once per
 /// (alpha, beta, rel_tol) and kept by the context (16 laws; scale and location do not enter):
-/// 3e3 to 2e4 quadrature evaluations, 5 to 50 ms on an H100, 0.1 to 1 s on 16 CPU cores. Each
+/// 3e3 to 3e4 quadrature evaluations, 4 to 30 ms on an H100, 0.1 to 1 s on 16 CPU cores. Each
 /// point then costs a lookup and two sums: 2e10 points/s on the H100
 /// (bench/results/2026-11-24-h100-nvidia-stable-law.json). Where a piece never matched, a value
 /// underflows or the quadrature's own estimate exceeds 1e-8, the quadrature answers. Error
