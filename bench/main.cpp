@@ -227,20 +227,17 @@ int main(int argc, char** argv) {
         bo.large = !cpu;
         for (auto& r : bench::run_bandwidth(ctx, bo)) rep.rows.push_back(r);
       }
+      bench::StableBenchOptions so;
+      so.repeats = o.repeats;
+      so.large = !cpu;
+      so.peers = peers;
+      so.peers_dir = peers_dir;
       if (want("stable")) {
         header(d, "stable");
-        bench::StableBenchOptions so;
-        so.repeats = o.repeats;
-        so.large = !cpu;
-        so.peers = peers;
-        so.peers_dir = peers_dir;
         for (auto& r : bench::run_stable(ctx, so)) rep.rows.push_back(r);
       }
       if (want("stable-law")) {
         header(d, "stable, one law");
-        bench::StableBenchOptions so;
-        so.repeats = o.repeats;
-        so.large = !cpu;
         for (auto& r : bench::run_stable_law(ctx, so)) rep.rows.push_back(r);
       }
       if (want("order")) {
@@ -283,9 +280,9 @@ int main(int argc, char** argv) {
       // The fit study is long (1200 MLE fits of n = 1000): only when asked for by name.
       if (want("stable-fit")) {
         header(d, "stable fit study");
-        bench::StableBenchOptions so;
-        so.study_sets = cpu ? 10 : 200;
-        for (auto& r : bench::run_stable_fit_study(ctx, so)) rep.rows.push_back(r);
+        bench::StableBenchOptions fit;
+        fit.study_sets = cpu ? 10 : 200;
+        for (auto& r : bench::run_stable_fit_study(ctx, fit)) rep.rows.push_back(r);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;
       bench::print_table(rep);

@@ -79,6 +79,28 @@ void add_scipy_peer(Row& r, const StableBenchOptions& o, const std::string& op, 
   r.peer_throughput = pps * 1e-6;
 }
 
+// A row of n points in wall time t, in Mpoints/s (no ceiling: the stable rows' work is not a
+// count of one operation).
+Row points_row(const std::string& suite, const std::string& name, std::size_t n, int reps, const Stats& t) {
+  Row r{suite, name, "f64", n};
+  r.repeats = reps;
+  r.wall_ms = t;
+  r.work = static_cast<double>(n);
+  r.unit = "Mpoints/s";
+  r.throughput = t.median > 0 ? static_cast<double>(n) / (t.median * 1e-3) * 1e-6 : 0;
+  r.ceiling_name = "none";
+  return r;
+}
+
+// The stable-law suite's laws: all 18 bench laws on GPUs, else `few`.
+std::vector<std::pair<double, double>> law_list(bool large, std::vector<std::pair<double, double>> few) {
+  if (!large) return few;
+  std::vector<std::pair<double, double>> all;
+  for (double a : kAlphas)
+    for (double b : kBetas) all.emplace_back(a, b);
+  return all;
+}
+
 }  // namespace
 
 std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions& o) {
@@ -90,15 +112,8 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   namespace st = clstat::stable;
   std::vector<std::size_t> sizes{1000};
   if (o.large) sizes = {10000, 100000, 1000000};
-  auto throughput_row = [&](const std::string& name, std::size_t n, int reps, const Stats& t) {
-    Row r{"stable", name, "f64", n};
-    r.repeats = reps;
-    r.wall_ms = t;
-    r.work = static_cast<double>(n);
-    r.unit = "Mpoints/s";
-    r.throughput = t.median > 0 ? static_cast<double>(n) / (t.median * 1e-3) * 1e-6 : 0;
-    r.ceiling_name = "none";
-    return r;
+  auto throughput_row = [](const std::string& name, std::size_t n, int reps, const Stats& t) {
+    return points_row("stable", name, n, reps, t);
   };
   auto eval_rows = [&](std::size_t n, double a, double b) {
     std::vector<double> x(n);
@@ -343,27 +358,15 @@ std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOpt
     return rows;
   }
   namespace st = clstat::stable;
-  auto throughput_row = [&](const std::string& name, std::size_t n, int reps, const Stats& t) {
-    Row r{"stable-law", name, "f64", n};
-    r.repeats = reps;
-    r.wall_ms = t;
-    r.work = static_cast<double>(n);
-    r.unit = "Mpoints/s";
-    r.throughput = t.median > 0 ? static_cast<double>(n) / (t.median * 1e-3) * 1e-6 : 0;
-    r.ceiling_name = "none";
-    return r;
+  auto throughput_row = [](const std::string& name, std::size_t n, int reps, const Stats& t) {
+    return points_row("stable-law", name, n, reps, t);
   };
   // Many points of one law on the device, through the law's interpolant: each law in a new
   // context (whose memo is empty, its programs loaded before timing), so the first call's time
   // includes building the interpolant; then the warm calls. Data: the law's own samples.
   {
     const std::size_t nr = o.large ? 100000000 : 1000000;
-    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}, {1.2, 0.0}};
-    if (o.large) {
-      rl.clear();
-      for (double a : kAlphas)
-        for (double b : kBetas) rl.emplace_back(a, b);
-    }
+    const auto rl = law_list(o.large, {{1.5, 0.5}, {0.8, 1.0}, {1.2, 0.0}});
     const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});
     for (const auto& [a, b] : rl) {
       const st::Params p{a, b, 1, 0, st::Param::S0};
@@ -433,12 +436,7 @@ std::vector<Row> run_stable_law(const clstat::Context& ctx, const StableBenchOpt
   // into device buffers; each checked by the round trip through the quadrature's cdf on 2000.
   {
     const std::size_t nq = o.large ? 100000000 : 100000;
-    std::vector<std::pair<double, double>> rl{{1.5, 0.5}, {0.8, 1.0}};
-    if (o.large) {
-      rl.clear();
-      for (double a : kAlphas)
-        for (double b : kBetas) rl.emplace_back(a, b);
-    }
+    const auto rl = law_list(o.large, {{1.5, 0.5}, {0.8, 1.0}});
     std::vector<double> pr(nq), qv;
     for (std::size_t i = 0; i < nq; ++i) pr[i] = (static_cast<double>(i) + 0.5) / static_cast<double>(nq);
     const clstat::Context quad(ctx.device(), 4, {{"stable.interp_points", std::size_t{1} << 62}});

@@ -59,7 +59,8 @@ struct Values {
 /// s = asinh((z - c) / w), built on the device from the quadrature below at its pieces' nodes and
 /// checked against it between them, pieces halved until they match (rel_tol / 2 in log f,
 /// rel_tol / 10 in the log tail, plus half the quadrature's own estimate). It is built once per
-/// (alpha, beta, rel_tol) and kept by the context (16 laws; scale and location do not enter):
+/// (alpha, beta, rel_tol) and kept by the context (the 15 laws used last; scale and location do
+/// not enter; thread-safe: threads asking for a new law at once may each build it, one is kept):
 /// 3e3 to 3e4 quadrature evaluations, 4 to 30 ms on an H100, 0.1 to 1 s on 16 CPU cores. Each
 /// point then costs a lookup and two sums: 2e10 points/s on the H100
 /// (bench/results/2026-11-24-h100-nvidia-stable-law.json). Where a piece never matched, a value
@@ -176,8 +177,9 @@ CLSTAT_EXPORT Future<std::vector<double>> quantile_async(const Queue& q, const d
 /// returns the last command's event and transfers nothing to the host (at a nonzero offset, one
 /// device copy). A probability outside [0, 1] or NaN gives NaN (the device's data are not read
 /// on the host). The first call on a law builds its table (and, from stable.interp_points
-/// probabilities, its interpolant) on the calling thread. Throws std::invalid_argument for short
-/// buffers, else as quantile.
+/// probabilities, its interpolant) on the calling thread. Cost as quantile. Throws
+/// std::invalid_argument for short buffers, else as quantile (tol outside (0, 1e-3), bad
+/// parameters, UnsupportedFeature without fp64).
 CLSTAT_EXPORT Event quantile_async(const Queue& q, const Buffer<double>& p, std::size_t p_offset, std::size_t n,
                                    const Params& params, const Buffer<double>& out, std::size_t out_offset,
                                    bool upper = false, double tol = 1e-12, const std::vector<Event>& wait = {});

@@ -11,11 +11,14 @@
 namespace clstat::detail {
 
 /// The entry under `key`, made by `make()` (returning std::shared_ptr<const T>) when absent and
-/// then kept; at most `cap` entries are kept, the least recently used dropped first. `make` runs
+/// then kept; at most k_memo_entries are kept, the least recently used dropped first (a dropped
+/// entry is made again when next asked for). `make` runs
 /// without the lock, so two threads asking for a new key at once may both make it (the first
 /// stored is kept); an exception from `make` stores nothing. Thread-safe.
+constexpr std::size_t k_memo_entries = 16;
+
 template <class T, class Make>
-std::shared_ptr<const T> memo(ContextImpl& ci, const std::string& key, std::size_t cap, Make&& make) {
+std::shared_ptr<const T> memo(ContextImpl& ci, const std::string& key, Make&& make) {
   {
     std::lock_guard<std::mutex> g(ci.memo_mutex);
     for (auto it = ci.memo.begin(); it != ci.memo.end(); ++it)
@@ -29,7 +32,7 @@ std::shared_ptr<const T> memo(ContextImpl& ci, const std::string& key, std::size
   for (auto& e : ci.memo)
     if (e.first == key) return std::static_pointer_cast<const T>(e.second);
   ci.memo.emplace_front(key, made);
-  while (ci.memo.size() > cap) ci.memo.pop_back();
+  while (ci.memo.size() > k_memo_entries) ci.memo.pop_back();
   return made;
 }
 

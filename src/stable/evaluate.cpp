@@ -109,7 +109,7 @@ struct NoTable {
   cl::Buffer buffer;
 };
 cl::Buffer no_table(detail::ContextImpl& ci) {
-  return detail::memo<NoTable>(ci, "stable.interp.none", 64, [&] {
+  return detail::memo<NoTable>(ci, "stable.interp.none", [&] {
     std::vector<double> zero(interp::k_head, 0.0);
     return std::make_shared<const NoTable>(NoTable{cl::Buffer(ci.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                                               zero.size() * sizeof(double), zero.data())});
@@ -264,13 +264,13 @@ bool takes_interp(const detail::ContextImpl& ci, const Params& p, std::size_t n)
 }
 
 // The interpolant of p's unit law for quadrature tolerance rel, built on first use and kept in
-// the context's memo (16 laws; scale and location do not enter).
+// the context's memo (runtime/memo.hpp; scale and location do not enter).
 std::shared_ptr<const LawInterp> law_interp(const Context& ctx, const char* op, const Params& p, double rel) {
   const Params s0 = to_s0(p);
   char key[96];
   std::snprintf(key, sizeof key, "stable.interp %a %a %a", s0.alpha, s0.beta, rel);
   auto ci = ctx.impl();
-  return detail::memo<LawInterp>(*ci, key, 16, [&] {
+  return detail::memo<LawInterp>(*ci, key, [&] {
     const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}, false, {}};
     auto li = std::make_shared<LawInterp>();
     const bool s1 = s0.alpha != 1 && !near_one(s0.alpha);

@@ -242,26 +242,9 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
     out.data[k_head + 2 * static_cast<std::size_t>(k)] = static_cast<double>(first);
     out.data[k_head + 2 * static_cast<std::size_t>(k) + 1] = D;
     out.data.insert(out.data.end(), recs.begin(), recs.end());
-    for (std::size_t j = 0; j < recs.size(); j += k_piece) out.kept += recs[j] < 0;
     first += std::size_t{1} << D;
   }
-  out.pieces = first;
   return out;
-}
-
-bool evaluate(const std::vector<double>& t, double z, double* logf, double* G, int* side) {
-  if (t.empty()) return false;
-  const double r = std::asinh((z - t[2]) * t[4]) - t[1];
-  if (!(r >= 0 && r < t[0])) return false;
-  const int cell = static_cast<int>(r);
-  const int first = static_cast<int>(t[k_head + 2 * cell]), parts = 1 << static_cast<int>(t[k_head + 2 * cell + 1]);
-  const double f = (r - cell) * parts;
-  const int j = std::min(static_cast<int>(f), parts - 1);
-  const double* P = &t[static_cast<std::size_t>(t[3]) + static_cast<std::size_t>(k_piece) * (first + j)];
-  if (P[0] < 0) return false;
-  const double u = 2 * (f - j) - 1;
-  *logf = cheb(P + 4, u), *G = cheb(P + 5 + k_deg, u), *side = static_cast<int>(P[0]);
-  return true;
 }
 
 }  // namespace clstat::stable::interp

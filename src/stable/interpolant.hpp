@@ -19,10 +19,8 @@ using Quadrature = std::function<NodeValues(const std::vector<double>& z)>;
 
 struct Table {
   std::vector<double> data;   ///< the device layout
-  std::size_t pieces = 0;     ///< pieces in all
-  std::size_t kept = 0;       ///< pieces left to the quadrature (not covered, or not accurate)
   std::size_t points = 0;     ///< quadrature evaluations the build took
-  std::size_t rounds = 0;     ///< device passes (one per refinement level reached)
+  std::size_t rounds = 0;     ///< device passes
 };
 
 /// The variable s = asinh((z - c) / w) of the pieces. alpha < 1 (z the S1 coordinate): c = 0,
@@ -47,9 +45,5 @@ Mapping mapping(double alpha, double beta, bool s1_coordinate);
 /// table in fewer passes, for devices where a pass costs its latency.
 Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, bool speculate,
             const Quadrature& q);
-
-/// Host evaluation of a built table at z: log f, and the smaller tail's log G with its side
-/// (0: F, 1: S); false where the table does not cover z. For tests and checks.
-bool evaluate(const std::vector<double>& table, double z, double* logf, double* G, int* side);
 
 }  // namespace clstat::stable::interp
