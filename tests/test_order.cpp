@@ -196,6 +196,51 @@ TEST_CASE_TEMPLATE("order.bracketed_median_on_every_distribution", T, float, dou
   }
 }
 
+TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, double, std::int32_t, std::int64_t) {
+  // n >= 2^20 and targets in 2..16 clusters: a bracket per cluster, one pass counting against
+  // all of them, and radix passes over the copies alone (the keys between brackets are counted,
+  // not copied). Brackets that overlap merge; a bracket of one key (a quantile inside a block of
+  // ties) answers without copies; a target outside its bracket takes the plain passes.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::uint64_t n = (1u << 20) + 3;
+  auto quantile_ranks = [n](const std::vector<double>& probs) {
+    std::vector<std::uint64_t> ks;
+    for (double p : probs) {
+      const double index = 1 + (static_cast<double>(n) - 1) * p;
+      ks.push_back(static_cast<std::uint64_t>(std::floor(index)));
+      ks.push_back(static_cast<std::uint64_t>(std::ceil(index)));
+    }
+    return ks;
+  };
+  std::vector<double> sixteen;
+  for (int i = 1; i <= 16; ++i) sixteen.push_back(i / 17.0);
+  const std::vector<std::vector<std::uint64_t>> sets{
+      quantile_ranks({0.01, 0.1, 0.5, 0.9, 0.99}),
+      quantile_ranks(sixteen),
+      {1, n},                                      // the extremes: brackets open at the ends
+      {n / 2, n / 2 + n / 50 + 1, n / 2 + n / 25},  // clusters whose brackets overlap
+      {n / 3, n / 3 + 5, 2 * n / 3, 2 * n / 3 + 70000}};
+  for (const char* d : {"uniform", "mixture2", "sorted", "equal", "outliers"}) {
+    INFO(d);
+    const auto x = clstat_ref::order_data<T>(d, n, seed);
+    for (const auto& ks : sets) check_ks(x, ks, order::Method::radix);
+  }
+  std::vector<T> ties(n);
+  std::mt19937_64 g(seed);
+  for (auto& v : ties) v = T(g() % 10);  // every quantile inside a block of one value
+  for (const auto& ks : sets) check_ks(ties, ks, order::Method::radix);
+  if constexpr (std::is_floating_point_v<T>) {
+    // 30% NaNs under omit move every target below its bracket: the plain passes answer.
+    auto x = clstat_ref::order_data<T>("normal", n, seed);
+    for (auto& v : x)
+      if (g() % 10 < 3) v = std::numeric_limits<T>::quiet_NaN();
+    const auto kept = static_cast<std::uint64_t>(std::count_if(x.begin(), x.end(), [](T v) { return !std::isnan(v); }));
+    check_ks(x, {kept / 20, kept / 2, kept - kept / 20}, order::Method::radix);
+  }
+}
+
 TEST_CASE("order.bracket_missed_by_nans_under_omit") {
   // The bracket is placed for a NaN-free input; 30% NaNs move the omit median out of it.
   const std::uint64_t seed = clstat_test::fresh_seed();

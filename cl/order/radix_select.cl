@@ -17,10 +17,18 @@
 // it are planned on the device (plan_body): the job is a key interval that shrinks to the
 // targets' buckets each pass, and the host waits once, for the answer.
 //
+// Spread targets (quantiles at 1% and 99%, say) take one bracket per cluster of close targets,
+// each from its own samples (slot s of `bracket`), and a bracket pass with NBR > 1: it merges
+// the slots' brackets where they overlap, counts for each merged bracket the keys below it and
+// the keys up to its top, and copies the keys inside any bracket of more than one key. The host
+// then ranks the targets among the copies alone (the keys between the brackets are counted, not
+// copied), so 5 or 16 quantiles read the data once, as a median does.
+//
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
-// pass reads its job from the device plan); LCAP keys sorted by one group in select_finish,
+// pass reads its job from the device plan); NBR (with FILTER: the merged brackets the pass
+// counts against, 1 for the single bracket); LCAP keys sorted by one group in select_finish,
 // select_sample and select_rows (a power of two).
 #include "last_group.clh"
 
@@ -88,7 +96,14 @@ typedef ulong skey;
 #ifndef VEC
 #define VEC 1
 #endif
+#ifndef NBR
+#define NBR 1
+#endif
 #define FILTER_CHECK 4
+// A slot of the bracket buffer, in keys: {lo, hi}, then (as uint) the second sample's count
+// below and its histogram (select_sample2).
+#define SAMPLE_BINS 4096
+#define BRACKET_WORDS (2 + (4 * (SAMPLE_BINS + 1) + (KEYBITS / 8) - 1) / (KEYBITS / 8))
 
 // The key's unsigned order is IEEE totalOrder on the values: -Inf < ... < -0 < +0 < ... < +Inf,
 // with every NaN (either sign) mapped to the largest key, so NaNs sort last as in R and NumPy.
@@ -147,6 +162,9 @@ inline uint plan_shift(skey lo, skey hi) {
 // jobs and the shift argument. With DEVICE_PLAN the pass's job, source and compaction come from
 // the plan that plan_body left in `plan` (kin and kout are then the two candidate buffers,
 // `bits` only sets the row layout), and the pass does nothing unless the plan is running.
+// With FILTER and NBR > 1, `plen` is the number of bracket slots; the row is NBR counts of the
+// keys below each merged bracket, then NBR counts of the keys up to its top, and group 0 writes
+// the merged brackets to minmax ({lo, hi} each, then their number).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong m,
                  uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
@@ -168,7 +186,56 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   uint pnan = 0, pbelow = 0, pin = 0;
 #endif
   const uint nb = njobs << bits;  // the row layout
-#if FILTER
+#if FILTER && NBR > 1
+  // The slots' brackets sorted by their low ends and merged where they overlap, the same in
+  // every group; padded with empty brackets (lo > hi) that count nothing.
+  __local skey mlo[NBR], mhi[NBR];
+  __local uint mcount;
+  if (get_local_id(0) == 0) {
+    uint c = 0;
+    for (uint s = 0; s < plen; ++s) {
+      const skey lo = bracket[(ulong)s * BRACKET_WORDS], hi = bracket[(ulong)s * BRACKET_WORDS + 1];
+      uint i = c++;
+      for (; i > 0 && mlo[i - 1] > lo; --i) {
+        mlo[i] = mlo[i - 1];
+        mhi[i] = mhi[i - 1];
+      }
+      mlo[i] = lo;
+      mhi[i] = hi;
+    }
+    uint mc = 0;
+    for (uint i = 0; i < c; ++i) {
+      if (mc > 0 && mlo[i] <= mhi[mc - 1]) {
+        mhi[mc - 1] = max(mhi[mc - 1], mhi[i]);
+      } else {
+        mlo[mc] = mlo[i];
+        mhi[mc] = mhi[i];
+        ++mc;
+      }
+    }
+    mcount = mc;
+    if (get_group_id(0) == 0) {
+      for (uint i = 0; i < mc; ++i) {
+        minmax[2 * i] = mlo[i];
+        minmax[2 * i + 1] = mhi[i];
+      }
+      minmax[2 * NBR] = (skey)mc;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  skey blo[NBR], bhi[NBR];
+  uint cbelow[NBR], cupto[NBR];
+  int bwide[NBR];
+#pragma unroll
+  for (int b = 0; b < NBR; ++b) {
+    blo[b] = b < (int)mcount ? mlo[b] : KEY_MAX;
+    bhi[b] = b < (int)mcount ? mhi[b] : KEY_MAX - 1;
+    // A bracket of one key (a quantile inside a run of ties): its keys are counted, not copied.
+    bwide[b] = blo[b] < bhi[b] ? -1 : 0;
+    cbelow[b] = cupto[b] = 0;
+  }
+  const uint dbits = bits;
+#elif FILTER
   const skey blo = bracket[0], bhi = bracket[1];
   // A bracket of one key (a median inside a run of ties, constant data): its keys are all that
   // key, so they are counted, not copied (copying every key of constant data took 2.8 ms for
@@ -272,7 +339,18 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         pmin = min(pmin, k[e]);
         pmax = max(pmax, k[e]);
 #endif
-#if FILTER
+#if FILTER && NBR > 1
+        // The brackets are disjoint: (k <= hi) - (k < lo) summed over them is 1 inside one.
+        int copy = 0;
+#pragma unroll
+        for (int b = 0; b < NBR; ++b) {
+          const int lt = k[e] < blo[b], le = k[e] <= bhi[b];
+          cbelow[b] += lt;
+          cupto[b] += le;
+          copy |= (le - lt) & bwide[b];
+        }
+        const int j = copy ? 0 : -1;
+#elif FILTER
         pbelow += k[e] < blo;
         const int j = (k[e] >= blo && k[e] <= bhi) ? 0 : -1;
 #elif DEVICE_PLAN
@@ -288,7 +366,9 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
           RUN_ADD((j << bits) + (int)((k[e] >> shift) & dmask));
 #endif
 #endif
-#if FILTER
+#if FILTER && NBR > 1
+          {
+#elif FILTER
           pin += !copy_keys;
           if (copy_keys) {
 #elif COMPACT || DEVICE_PLAN
@@ -334,6 +414,13 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #endif
   }
   RUN_FLUSH();
+#if FILTER && NBR > 1
+#pragma unroll
+  for (int b = 0; b < NBR; ++b) {
+    if (cbelow[b]) atomic_add(&hist[b], cbelow[b]);
+    if (cupto[b]) atomic_add(&hist[NBR + b], cupto[b]);
+  }
+#endif
 #if FIRST
   lmin[l] = pmin;
   lmax[l] = pmax;
@@ -581,12 +668,11 @@ inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
 // sample_end_body makes the bracket the buckets from sample rank r_lo's minus margin2 to
 // r_hi's plus margin2: about 10 / sqrt(s2) of n (2% for 2^16). A target outside the bracket
 // (probability below 1e-6) costs the plain passes, not a wrong answer. With s2 = 0 the first
-// bracket stands. bracket[0..1] = {lo, hi}; bracket[2..] (as uint) = the count below and the
-// histogram, zeroed by select_sample.
+// bracket stands. Slot `slot` of bracket (BRACKET_WORDS keys each): [0..1] = {lo, hi}; [2..] (as
+// uint) = the count below and the histogram, zeroed by select_sample.
 #ifndef S1
 #define S1 1024
 #endif
-#define SAMPLE_BINS 4096
 inline uint sample_hash(uint t) {
   uint h = t * 2654435761u;
   h ^= h >> 15;
@@ -599,8 +685,9 @@ inline uint sample_shift(skey lo, skey hi) { return lo < hi ? plan_shift(lo, hi)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ulong r_hi, uint margin,
-                   __global skey* bracket) {
+                   __global skey* bracket, uint slot) {
   __local skey buf[S1];
+  bracket += (ulong)slot * BRACKET_WORDS;
   const uint l = get_local_id(0);
   const ulong stretch = n / S1;
   for (uint t = l; t < S1; t += WG)
@@ -669,12 +756,13 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
 // (sample_end_body, see last_group.clh): one launch instead of two.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
-                    ulong r_hi, uint margin2, __global uint* done) {
+                    ulong r_hi, uint margin2, __global uint* done, uint slot) {
   __local uint lbelow;
   __local uint part[WG];
   __local skey edge[2];
   __local int last;
   const uint l = get_local_id(0);
+  bracket += (ulong)slot * BRACKET_WORDS;
   const skey lo = bracket[0], hi = bracket[1];
   const uint shift = sample_shift(lo, hi);
   __global uint* h = (__global uint*)(bracket + 2);

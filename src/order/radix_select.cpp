@@ -30,21 +30,29 @@ constexpr unsigned kFilterRow = 3;    // the bracket pass's row: one bin, the Na
 constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few keys per work-item)
 constexpr const char* kOp = "clstat::order::select";
 
+// The per-group extrema of a pass of G groups; the bracket pass of spread targets leaves its
+// merged brackets there.
+template <class Key>
+std::size_t minmax_bytes_of(std::size_t G, std::size_t max_brackets) {
+  return std::max<std::size_t>(2 * G, 2 * max_brackets + 1) * sizeof(Key);
+}
+
 
 }  // namespace
 
 template <class T>
-std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kind, bool compact, bool from_keys) {
+std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kind, bool compact, bool from_keys, unsigned nbr) {
   std::string o = build::base_options(*ctx_, std::is_same_v<T, double>, kOp);
   o += " -DELEM_KIND=" + std::to_string(elem_kind<T>());
   o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
-       (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0");
+       (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0") +
+       " -DNBR=" + std::to_string(nbr);
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
   // The bracket pass histograms nothing: without the 16 KB of counters, more groups fit a unit.
   const bool wide = kind == Kind::filter && !from_keys;
   o += " -DVEC=" + std::to_string(wide ? filter_vec_ : 1);
-  o += " -DS1=" + std::to_string(s1_) + " -DITEMS=" + std::to_string(wide ? filter_items_ : items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kind == Kind::filter ? 1 : kHBins) +
+  o += " -DS1=" + std::to_string(s1_) + " -DITEMS=" + std::to_string(wide ? filter_items_ : items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kind == Kind::filter ? std::max(1u, 2 * nbr) : kHBins) +
        " -DLCAP=" + std::to_string(lcap_);
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
@@ -110,17 +118,24 @@ void RadixSelect<T>::wait(cl::Event& e) {
 
 template <class T>
 void RadixSelect<T>::prepare(const std::vector<std::uint64_t>& hint) {
-  bool close = !hint.empty() && hint.size() <= kMaxJobs && n_ >= (1u << 20) && n_ >= lcap_;
-  if (close) {
-    const auto [lo, hi] = std::minmax_element(hint.begin(), hint.end());
-    close = *hi - *lo <= n_ / 50;
+  if (hint.empty() || hint.size() > kMaxJobs || n_ < (1u << 20) || n_ < lcap_) {
+    run_first();
+    return;
   }
-  if (close && hint.size() <= 4) {
-    std::vector<std::uint64_t> sorted = hint;
-    std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint64_t> sorted = hint;
+  std::sort(sorted.begin(), sorted.end());
+  // Clusters of targets within 2% of n of their first: one sampled bracket each.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> clusters;
+  for (auto r : sorted) {
+    if (clusters.empty() || r - clusters.back().first > n_ / 50) clusters.push_back({r, r});
+    clusters.back().second = r;
+  }
+  if (clusters.size() == 1 && hint.size() <= 4) {
     run_planned(sorted);
-  } else if (close) {
+  } else if (clusters.size() == 1) {
     run_filter(hint);
+  } else if (clusters.size() <= kMaxBrackets) {
+    run_filter_multi(clusters);
   } else {
     run_first();
   }
@@ -145,13 +160,109 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 }
 
 template <class T>
-void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
+void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
+  const auto K = static_cast<unsigned>(clusters.size());
+  unsigned nbr = 2;  // NBR: the kernel's bracket count, a power of two (few program variants)
+  while (nbr < K) nbr <<= 1;
+  for (unsigned s = 0; s < K; ++s) enqueue_sample(clusters[s].first, clusters[s].second, s, K);
+  // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n (2% at the median), so sixteen
+  // spread quantiles can copy a quarter of the data: more room than one bracket's cap.
+  multi_ = Brackets{};
+  multi_.cap = std::min<std::uint64_t>(std::max<std::uint64_t>(cap_, n_ / 4),
+                                       ctx_->info().max_alloc_bytes / sizeof(Key));
+  cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, multi_.cap * sizeof(Key));
+  // The row: nbr counts of the keys below each merged bracket, nbr of the keys up to its top.
+  const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
+  std::size_t G = 0;
+  enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
+  std::vector<Key> merged(2 * nbr + 1);
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+    // Non-blocking: read_pass's wait, behind it on the queue, covers it.
+    ::clstat::detail::queue_of(q_).enqueueReadBuffer(
+        ::clstat::detail::scratch(q_, RadixScratch::minmax, minmax_bytes_of<Key>(G, kMaxBrackets)), CL_FALSE, 0,
+        merged.size() * sizeof(Key), merged.data());
+  });
+  const Pass p = read_pass(Kind::filter, 2 * nbr, 0, kNoCheck);
+  nan_ = p.nan;
+  const auto mc = static_cast<std::size_t>(merged[2 * nbr]);
+  if (mc == 0 || mc > K) throw std::logic_error(std::string(kOp) + ": the bracket pass merged " +
+                                                 std::to_string(mc) + " of " + std::to_string(K) + " brackets");
+  for (std::size_t i = 0; i < mc; ++i) {
+    multi_.lo.push_back(merged[2 * i]);
+    multi_.hi.push_back(merged[2 * i + 1]);
+    multi_.below.push_back(p.totals[i]);
+    multi_.upto.push_back(p.totals[nbr + i]);
+  }
+  multi_.written = p.written;
+  multi_.done = true;
+}
+
+// Answers sorted ranks from the brackets of run_filter_multi when each lies in one: the copied
+// keys of the brackets of more than one key are ranked as one data set (the keys between the
+// brackets were counted, not copied), and a bracket of one key is its own answer. Returns false
+// otherwise (the caller takes the plain passes).
+template <class T>
+bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
+  constexpr unsigned KB = 8 * sizeof(Key);
+  const Brackets& b = multi_;
+  if (!b.done || b.written > b.cap) return false;
+  const std::size_t nb = b.lo.size();
+  std::vector<std::uint64_t> before(nb + 1, 0);  // copied keys in the brackets below each
+  bool any = false;
+  Key lo = 0, hi = 0;  // the copies' key range
+  for (std::size_t i = 0; i < nb; ++i) {
+    const bool wide = b.lo[i] < b.hi[i];
+    before[i + 1] = before[i] + (wide ? b.upto[i] - b.below[i] : 0);
+    if (wide) {
+      if (!any) lo = b.lo[i];
+      hi = b.hi[i];
+      any = true;
+    }
+  }
+  if (before[nb] != b.written)
+    throw std::logic_error(std::string(kOp) + ": the bracket pass copied " + std::to_string(b.written) +
+                           " keys, its counts say " + std::to_string(before[nb]));
+  Job root{0, b.written, {}, {}};
+  std::vector<std::size_t> sub;  // the targets ranked among the copies
+  for (std::size_t t = 0; t < ranks.size(); ++t) {
+    const std::uint64_t r = ranks[t];
+    std::size_t i = 0;
+    while (i < nb && b.upto[i] <= r) ++i;
+    if (i == nb || r < b.below[i]) return false;  // between brackets or past them: a miss
+    if (b.lo[i] == b.hi[i]) {
+      out[t] = b.lo[i];
+    } else {
+      root.targets.push_back(sub.size());
+      root.rank.push_back(r - b.below[i] + before[i]);
+      sub.push_back(t);
+    }
+  }
+  if (sub.empty()) return true;
+  const unsigned common = static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(lo ^ hi))) - (64 - KB);
+  root.prefix = common ? static_cast<Key>(lo >> (KB - common)) : Key(0);
+  Descent d;
+  d.jobs = {root};
+  d.plen = common;
+  d.src = ::clstat::detail::scratch(q_, RadixScratch::candidates, b.cap * sizeof(Key));
+  d.from_keys = true;
+  d.m = b.written;
+  d.cand = 1;
+  std::vector<Key> got(sub.size());
+  descend(std::move(d), sub.size(), got);
+  for (std::size_t j = 0; j < sub.size(); ++j) out[sub[j]] = got[j];
+  return true;
+}
+
+template <class T>
+void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi, unsigned slot, unsigned slots) {
   // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
   // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
   const double p = std::min(std::max((r_lo + r_hi) / 2.0 / static_cast<double>(n_), 1.0 / s1_), 1 - 1.0 / s1_);
   auto margin_of = [p](double s) { return static_cast<cl_uint>(std::ceil(5 * std::sqrt(s * p * (1 - p)))) + 2; };
-  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(sample2_, n_ / 16));
-  const cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, kBracketBytes);
+  // Spread targets take a four times larger second sample: half as wide brackets, so sixteen
+  // quantiles copy about a tenth of the data, not a quarter.
+  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(slots > 1 ? 4 * sample2_ : sample2_, n_ / 16));
+  const cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, slots * kBracketBytes);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::filter, true, false);
     const std::size_t qi = q_.index();
@@ -163,6 +274,7 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
     k.setArg(4, static_cast<cl_ulong>(r_hi));
     k.setArg(5, margin_of(static_cast<double>(s1_)));
     k.setArg(6, bracket);
+    k.setArg(7, static_cast<cl_uint>(slot));
     ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
     if (s2 == 0) return;
     cl::Kernel k2 = build::kernel(*prog, "select_sample2", qi);
@@ -175,6 +287,7 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi) {
     k2.setArg(6, static_cast<cl_ulong>(r_hi));
     k2.setArg(7, margin_of(static_cast<double>(s2)));
     k2.setArg(8, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
+    k2.setArg(9, static_cast<cl_uint>(slot));
     const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(kSample2Groups, s2 / wg_));
     ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
   });
@@ -225,9 +338,10 @@ bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, s
 template <class T>
 void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen,
                                   unsigned bits, const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest,
-                                  std::size_t& G, unsigned plan, const std::vector<std::uint64_t>& hint) {
+                                  std::size_t& G, unsigned plan, const std::vector<std::uint64_t>& hint,
+                                  unsigned nbr) {
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
-    auto prog = program(kind, compact, from_keys);
+    auto prog = program(kind, compact, from_keys, nbr);
     const std::size_t qi = q_.index();
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
     const bool wide = kind == Kind::filter && !from_keys;
@@ -241,7 +355,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     const unsigned row = nb + 2;
     cl::Buffer partials = ::clstat::detail::scratch(q_, RadixScratch::partials, G * row * sizeof(cl_uint));
     cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (row + kExtra) * sizeof(cl_ulong));
-    cl::Buffer minmax = ::clstat::detail::scratch(q_, RadixScratch::minmax, 2 * G * sizeof(Key));
+    cl::Buffer minmax = ::clstat::detail::scratch(q_, RadixScratch::minmax, minmax_bytes_of<Key>(G, kMaxBrackets));
     cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
     // Zero when made; select_sum re-zeroes it after every pass (a write per call cost a transfer).
     cl::Buffer cursor = ::clstat::detail::scratch_zeroed(q_, RadixScratch::cursor, sizeof(cl_uint));
@@ -268,7 +382,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     k.setArg(11, dest ? *dest : partials);
     k.setArg(12, cursor);
     k.setArg(13, minmax);
-    k.setArg(14, static_cast<cl_uint>(cap_));
+    k.setArg(14, static_cast<cl_uint>(nbr > 1 ? multi_.cap : cap_));
     k.setArg(15, bracket);
     k.setArg(16, jobs.front().prefix);
     k.setArg(17, planb);
@@ -434,6 +548,8 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
   if (ranks.empty()) return;
   Job root{0, 0, {}, {}};
   for (std::size_t t = 0; t < ranks.size(); ++t) root.targets.push_back(t);
+
+  if (multi_.done && ranks.size() <= kMaxJobs && select_from_brackets(ranks, out)) return;
 
   // The bracket holds every target: descend from its candidates, which share the common prefix
   // of the bracket's ends.

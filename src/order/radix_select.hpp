@@ -17,8 +17,10 @@ namespace clstat::order::detail {
 ///  prepare(hint): for at most 64 targets within 2% of n of each other (n >= 2^20), a sampled
 ///    bracket and one filtering pass (cl/order/radix_select.cl). With at most 4 such targets the
 ///    passes after it are planned on the device and enqueued at once: one wait for the host
-///    (run_planned). Otherwise, or when select() asks for ranks the bracket does not hold, a
-///    first histogram pass over the top 12 bits, which also gives the NaN count and key range.
+///    (run_planned). Targets in 2..16 such clusters (spread quantiles) take a bracket per
+///    cluster and one filtering pass against all of them (run_filter_multi). Otherwise, or when
+///    select() asks for ranks the brackets do not hold, a first histogram pass over the top 12
+///    bits, which also gives the NaN count and key range.
 ///  select(ranks): histogram passes over the candidates until each target's bucket fits one
 ///    work-group, which sorts it in local memory. Up to 64 targets share each pass; the host
 ///    waits for each pass's histogram (GPUs poll the event rather than sleep in the driver's
@@ -30,9 +32,12 @@ template <class T>
 class RadixSelect final : public Selector<T> {
  public:
   using Key = key_t<T>;
-  // The bracket {lo, hi}, then (as uint) the second sample's count below it and its 4096-bucket
-  // histogram (select_sample in cl/order/radix_select.cl).
-  static constexpr std::size_t kBracketBytes = 2 * sizeof(key_t<T>) + (4096 + 1) * 4;
+  // A slot of the bracket buffer: {lo, hi}, then (as uint) the second sample's count below it
+  // and its 4096-bucket histogram (select_sample2 in cl/order/radix_select.cl), in keys.
+  static constexpr std::size_t kBracketWords = 2 + ((4096 + 1) * 4 + sizeof(key_t<T>) - 1) / sizeof(key_t<T>);
+  static constexpr std::size_t kBracketBytes = kBracketWords * sizeof(key_t<T>);
+  // Clusters of close targets that one bracket pass serves (NBR in the kernel, at most).
+  static constexpr std::size_t kMaxBrackets = 16;
   RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offset, std::uint64_t n);
 
   void prepare(const std::vector<std::uint64_t>& hint) override;
@@ -68,14 +73,18 @@ class RadixSelect final : public Selector<T> {
 
   void run_first();
   void run_filter(const std::vector<std::uint64_t>& hint);
+  void run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters);
+  bool select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void run_planned(const std::vector<std::uint64_t>& sorted_hint);
   bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
-  void enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi);
+  // Samples the bracket of ranks r_lo..r_hi into slot `slot` of `slots`.
+  void enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi, unsigned slot = 0, unsigned slots = 1);
   // `plan`: the device plan the pass's select_sum then makes in its last group (0 none, 1 the
   // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass).
+  // `nbr` > 1: the bracket pass against the brackets of `plen` slots (NBR in the kernel).
   void enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
                     const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G,
-                    unsigned plan = 0, const std::vector<std::uint64_t>& hint = {});
+                    unsigned plan = 0, const std::vector<std::uint64_t>& hint = {}, unsigned nbr = 1);
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
@@ -91,7 +100,7 @@ class RadixSelect final : public Selector<T> {
   void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
               std::size_t ntargets, std::vector<Key>& out_batch);
   void wait(cl::Event& e);
-  std::shared_ptr<::clstat::detail::BuiltProgram> program(Kind kind, bool compact, bool from_keys);
+  std::shared_ptr<::clstat::detail::BuiltProgram> program(Kind kind, bool compact, bool from_keys, unsigned nbr = 1);
 
   Queue q_;
   std::shared_ptr<::clstat::detail::ContextImpl> ctx_;
@@ -101,6 +110,14 @@ class RadixSelect final : public Selector<T> {
   std::uint64_t nan_ = 0;
   Key kmin_ = 0, kmax_ = 0;
   bool first_done_ = false, filtered_ = false, spin_ = false;
+  // The bracket pass of spread targets (run_filter_multi): the merged brackets, the keys below
+  // each and up to its top, the keys it copied and the room it had.
+  struct Brackets {
+    bool done = false;
+    std::vector<Key> lo, hi;
+    std::vector<std::uint64_t> below, upto;
+    std::uint64_t written = 0, cap = 0;
+  } multi_;
   Pass first_, filter_;
   std::size_t groups_ = 0, filter_groups_ = 0, wg_ = 0, lcap_ = 0, sample2_ = 0, s1_ = 0;
   std::uint64_t cap_ = 0;
