@@ -685,8 +685,14 @@ inline uint sample_shift(skey lo, skey hi) { return lo < hi ? plan_shift(lo, hi)
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample(__global const elem_t* x, ulong xoff, ulong n, ulong r_lo, ulong r_hi, uint margin,
-                   __global skey* bracket, uint slot) {
+                   __global skey* bracket, uint nslots, __global const ulong* spec) {
   __local skey buf[S1];
+  const uint slot = get_group_id(0);
+  if (nslots > 1) {
+    r_lo = spec[4 * slot];
+    r_hi = spec[4 * slot + 1];
+    margin = (uint)spec[4 * slot + 2];
+  }
   bracket += (ulong)slot * BRACKET_WORDS;
   const uint l = get_local_id(0);
   const ulong stretch = n / S1;
@@ -750,37 +756,58 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
   }
 }
 
-// The second sample: s2 keys, one or a few per work-item: the count below the first bracket (one
-// local sum, one global atomic per group) and the histogram inside it (global atomics: a few
-// thousand in all); then, in the group that finishes last, the bracket from them
-// (sample_end_body, see last_group.clh): one launch instead of two.
+// The second sample: s2 keys, one or a few per work-item: for each of the nslots brackets, the
+// count below it (one local sum, one global atomic per group) and the histogram inside it
+// (global atomics: a few thousand in all); then, in the group that finishes last, the brackets
+// from them (sample_end_body, see last_group.clh): one launch instead of two, and one read of
+// the sample for every slot. With nslots > 1, spec holds {r_lo, r_hi, margin, margin2} per slot;
+// with one, the arguments do.
+#define MAX_SLOTS 16
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
-                    ulong r_hi, uint margin2, __global uint* done, uint slot) {
-  __local uint lbelow;
+                    ulong r_hi, uint margin2, __global uint* done, uint nslots, __global const ulong* spec) {
+  __local uint lbelow[MAX_SLOTS];
+  __local skey slo[MAX_SLOTS], shi[MAX_SLOTS];
   __local uint part[WG];
   __local skey edge[2];
   __local int last;
   const uint l = get_local_id(0);
-  bracket += (ulong)slot * BRACKET_WORDS;
-  const skey lo = bracket[0], hi = bracket[1];
-  const uint shift = sample_shift(lo, hi);
-  __global uint* h = (__global uint*)(bracket + 2);
-  if (l == 0) lbelow = 0;
+  for (uint s = l; s < nslots; s += WG) {
+    slo[s] = bracket[(ulong)s * BRACKET_WORDS];
+    shi[s] = bracket[(ulong)s * BRACKET_WORDS + 1];
+    lbelow[s] = 0;
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong stretch = n / s2;
-  uint below = 0;
-  if (lo < hi)
-    for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
-      const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
-      if (k < lo) ++below;
-      else if (k <= hi) atomic_inc(&h[1 + (uint)((k - lo) >> shift)]);
+  uint below[MAX_SLOTS];
+#pragma unroll
+  for (int s = 0; s < MAX_SLOTS; ++s) below[s] = 0;
+  for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
+    const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
+#pragma unroll
+    for (int s = 0; s < MAX_SLOTS; ++s) {
+      if (s < (int)nslots && slo[s] < shi[s]) {
+        if (k < slo[s]) {
+          ++below[s];
+        } else if (k <= shi[s]) {
+          __global uint* h = (__global uint*)(bracket + (ulong)s * BRACKET_WORDS + 2);
+          atomic_inc(&h[1 + (uint)((k - slo[s]) >> sample_shift(slo[s], shi[s]))]);
+        }
+      }
     }
-  if (below) atomic_add(&lbelow, below);
+  }
+#pragma unroll
+  for (int s = 0; s < MAX_SLOTS; ++s)
+    if (below[s]) atomic_add(&lbelow[s], below[s]);
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0 && lbelow) atomic_add(&h[0], lbelow);
+  if (l < nslots && lbelow[l]) atomic_add((__global uint*)(bracket + (ulong)l * BRACKET_WORDS + 2), lbelow[l]);
   if (!finished_last(done, &last)) return;
-  sample_end_body(bracket, (__global volatile const uint*)h, n, r_lo, r_hi, s2, margin2, part, edge, l, WG);
+  for (uint s = 0; s < nslots; ++s) {
+    __global skey* b = bracket + (ulong)s * BRACKET_WORDS;
+    const int many = nslots > 1;
+    sample_end_body(b, (__global volatile const uint*)(b + 2), n, many ? spec[4 * s] : r_lo,
+                    many ? spec[4 * s + 1] : r_hi, s2, many ? (uint)spec[4 * s + 3] : margin2, part, edge, l, WG);
+  }
   if (l == 0) *done = 0;
 }
 

@@ -21,8 +21,9 @@ namespace {
 constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the kernel)
 // The selection's scratch: per-group digit counts, their totals, per-group extrema, the jobs of
 // the final sorts and their cursor, the two candidate buffers (part 0 and 1), the final sorts'
-// job indices, ranks and outputs, the sampled bracket and the pass plan.
-enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done };
+// job indices, ranks and outputs, the sampled brackets, the pass plan, the last-group counter
+// and the brackets' ranks and margins.
+enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done, spec };
 constexpr unsigned kPlanWords = 19;   // see select_plan
 constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan before the host looks
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
@@ -151,7 +152,7 @@ void RadixSelect<T>::run_first() {
 
 template <class T>
 void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
-  enqueue_sample(*std::min_element(hint.begin(), hint.end()), *std::max_element(hint.begin(), hint.end()));
+  enqueue_sample({{*std::min_element(hint.begin(), hint.end()), *std::max_element(hint.begin(), hint.end())}});
   Job all{0, n_, {}, {}};
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
   filter_ = run_pass(Kind::filter, false, x_, n_, 0, 0, {all}, true, &dest);
@@ -162,9 +163,9 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 template <class T>
 void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
   const auto K = static_cast<unsigned>(clusters.size());
-  unsigned nbr = 2;  // NBR: the kernel's bracket count, a power of two (few program variants)
-  while (nbr < K) nbr <<= 1;
-  for (unsigned s = 0; s < K; ++s) enqueue_sample(clusters[s].first, clusters[s].second, s, K);
+  // NBR: the brackets the kernel compares each key with (merging may leave fewer).
+  const unsigned nbr = K;
+  enqueue_sample(clusters);
   // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n (2% at the median), so sixteen
   // spread quantiles can copy a quarter of the data: more room than one bracket's cap.
   multi_ = Brackets{};
@@ -254,28 +255,42 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
 }
 
 template <class T>
-void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi, unsigned slot, unsigned slots) {
-  // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
-  // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
-  const double p = std::min(std::max((r_lo + r_hi) / 2.0 / static_cast<double>(n_), 1.0 / s1_), 1 - 1.0 / s1_);
-  auto margin_of = [p](double s) { return static_cast<cl_uint>(std::ceil(5 * std::sqrt(s * p * (1 - p)))) + 2; };
+void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots) {
+  const auto K = static_cast<cl_uint>(slots.size());
   // Spread targets take a four times larger second sample: half as wide brackets, so sixteen
   // quantiles copy about a tenth of the data, not a quarter.
-  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(slots > 1 ? 4 * sample2_ : sample2_, n_ / 16));
-  const cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, slots * kBracketBytes);
+  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(K > 1 ? 4 * sample2_ : sample2_, n_ / 16));
+  // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
+  // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
+  spec_host_.clear();
+  for (const auto& [r_lo, r_hi] : slots) {
+    const double p = std::min(std::max((r_lo + r_hi) / 2.0 / static_cast<double>(n_), 1.0 / s1_), 1 - 1.0 / s1_);
+    auto margin_of = [p](double s) { return static_cast<cl_ulong>(std::ceil(5 * std::sqrt(s * p * (1 - p)))) + 2; };
+    spec_host_.insert(spec_host_.end(), {r_lo, r_hi, margin_of(static_cast<double>(s1_)), margin_of(s2)});
+  }
+  const cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, K * kBracketBytes);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::filter, true, false);
     const std::size_t qi = q_.index();
+    // One slot: the kernels take its ranks as arguments (no upload); several: from `spec`.
+    cl::Buffer spec = bracket;
+    if (K > 1) {
+      spec = ::clstat::detail::scratch(q_, RadixScratch::spec, spec_host_.size() * sizeof(cl_ulong));
+      // Non-blocking: spec_host_ outlives the selection's waits.
+      ::clstat::detail::queue_of(q_).enqueueWriteBuffer(spec, CL_FALSE, 0, spec_host_.size() * sizeof(cl_ulong),
+                                                        spec_host_.data());
+    }
     cl::Kernel k = build::kernel(*prog, "select_sample", qi);
     k.setArg(0, x_);
     k.setArg(1, static_cast<cl_ulong>(offset_));
     k.setArg(2, static_cast<cl_ulong>(n_));
-    k.setArg(3, static_cast<cl_ulong>(r_lo));
-    k.setArg(4, static_cast<cl_ulong>(r_hi));
-    k.setArg(5, margin_of(static_cast<double>(s1_)));
+    k.setArg(3, static_cast<cl_ulong>(spec_host_[0]));
+    k.setArg(4, static_cast<cl_ulong>(spec_host_[1]));
+    k.setArg(5, static_cast<cl_uint>(spec_host_[2]));
     k.setArg(6, bracket);
-    k.setArg(7, static_cast<cl_uint>(slot));
-    ::clstat::detail::launch(q_, k, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+    k.setArg(7, K);
+    k.setArg(8, spec);
+    ::clstat::detail::launch(q_, k, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp);
     if (s2 == 0) return;
     cl::Kernel k2 = build::kernel(*prog, "select_sample2", qi);
     k2.setArg(0, x_);
@@ -283,11 +298,12 @@ void RadixSelect<T>::enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi, unsi
     k2.setArg(2, static_cast<cl_ulong>(n_));
     k2.setArg(3, s2);
     k2.setArg(4, bracket);
-    k2.setArg(5, static_cast<cl_ulong>(r_lo));
-    k2.setArg(6, static_cast<cl_ulong>(r_hi));
-    k2.setArg(7, margin_of(static_cast<double>(s2)));
+    k2.setArg(5, static_cast<cl_ulong>(spec_host_[0]));
+    k2.setArg(6, static_cast<cl_ulong>(spec_host_[1]));
+    k2.setArg(7, static_cast<cl_uint>(spec_host_[3]));
     k2.setArg(8, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
-    k2.setArg(9, static_cast<cl_uint>(slot));
+    k2.setArg(9, K);
+    k2.setArg(10, spec);
     const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(kSample2Groups, s2 / wg_));
     ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
   });
@@ -297,7 +313,7 @@ template <class T>
 void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   // Everything up to the answer is enqueued at once; the host waits once, at the end (again
   // only for inputs that need more than kPlannedPasses passes after the bracket).
-  enqueue_sample(hint.front(), hint.back());
+  enqueue_sample({{hint.front(), hint.back()}});
   Job all{0, n_, {}, {}};
   const std::size_t qi = q_.index();
   cl::Buffer cand0 = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));

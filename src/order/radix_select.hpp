@@ -77,8 +77,8 @@ class RadixSelect final : public Selector<T> {
   bool select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void run_planned(const std::vector<std::uint64_t>& sorted_hint);
   bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
-  // Samples the bracket of ranks r_lo..r_hi into slot `slot` of `slots`.
-  void enqueue_sample(std::uint64_t r_lo, std::uint64_t r_hi, unsigned slot = 0, unsigned slots = 1);
+  // Samples the bracket of ranks {r_lo, r_hi} of each slot (at most kMaxBrackets) into its slot.
+  void enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots);
   // `plan`: the device plan the pass's select_sum then makes in its last group (0 none, 1 the
   // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass).
   // `nbr` > 1: the bracket pass against the brackets of `plen` slots (NBR in the kernel).
@@ -125,6 +125,7 @@ class RadixSelect final : public Selector<T> {
   std::size_t filter_vec_ = 1;    // elements per load of the bracket pass (order.filter_load_bytes)
   std::size_t filter_items_ = 8;  // its loads per thread per step (order.filter_items)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
+  std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
   std::vector<std::uint64_t> plan_ranks_;
   std::vector<cl_ulong> plan_;
