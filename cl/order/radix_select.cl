@@ -27,7 +27,8 @@
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
-// pass reads its job from the device plan); NBR (with FILTER: the merged brackets the pass
+// pass reads its job from the device plan); IVJOBS (the jobs are key intervals, `jobs` holding
+// {lo, hi} pairs, and a key's digit is its offset in its interval in 2^bits equal steps); NBR (with FILTER: the merged brackets the pass
 // counts against, 1 for the single bracket); LCAP keys sorted by one group in select_finish,
 // select_sample and select_rows (a power of two).
 #include "last_group.clh"
@@ -99,7 +100,19 @@ typedef ulong skey;
 #ifndef NBR
 #define NBR 1
 #endif
+#ifndef IVJOBS
+#define IVJOBS 0
+#endif
 #define FILTER_CHECK 4
+#if NBR <= 2
+#define NBR_POW2 2
+#elif NBR <= 4
+#define NBR_POW2 4
+#elif NBR <= 8
+#define NBR_POW2 8
+#else
+#define NBR_POW2 16
+#endif
 // A slot of the bracket buffer, in keys: {lo, hi}, then (as uint) the second sample's count
 // below and its histogram (select_sample2).
 #define SAMPLE_BINS 4096
@@ -129,6 +142,23 @@ inline int is_nan_elem(elem_t v) {
 #else
   return 0;
 #endif
+}
+
+// Index of the interval [jlo[j], jhi[j]] that holds k (intervals disjoint, sorted), or -1.
+inline int find_interval(skey k, uint njobs, __local const skey* jlo, __local const skey* jhi) {
+  int lo = 0, hi = (int)njobs - 1;
+  if (k < jlo[0]) return -1;
+  while (lo < hi) {  // the last interval starting at or below k
+    const int mid = (lo + hi + 1) >> 1;
+    if (jlo[mid] <= k) lo = mid; else hi = mid - 1;
+  }
+  return k <= jhi[lo] ? lo : -1;
+}
+
+// The shift that maps offsets within [lo, hi] to at most 2^bits buckets.
+inline uint interval_shift(skey lo, skey hi, uint bits) {
+  const uint span_bits = lo < hi ? KEYBITS - (uint)clz(hi - lo) : 0;
+  return span_bits > bits ? span_bits - bits : 0;
 }
 
 // Index of the job whose prefix the key has (jobs sorted ascending), or -1.
@@ -163,8 +193,8 @@ inline uint plan_shift(skey lo, skey hi) {
 // the plan that plan_body left in `plan` (kin and kout are then the two candidate buffers,
 // `bits` only sets the row layout), and the pass does nothing unless the plan is running.
 // With FILTER and NBR > 1, `plen` is the number of bracket slots; the row is NBR counts of the
-// keys below each merged bracket, then NBR counts of the keys up to its top, and group 0 writes
-// the merged brackets to minmax ({lo, hi} each, then their number).
+// keys below each merged bracket, then NBR counts of the keys inside it, and group 0 writes the
+// merged brackets to minmax ({lo, hi} each, then their number).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong m,
                  uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
@@ -173,6 +203,10 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
                  __global const ulong* plan) {
   __local uint hist[HBINS];
   __local skey jp[64];
+#if IVJOBS
+  __local skey jhi[64];
+  __local uint jsh[64];
+#endif
 #if COMPACT || DEVICE_PLAN
   __local skey stage[STAGE];
   __local uint lcount, lbase;
@@ -223,17 +257,10 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  skey blo[NBR], bhi[NBR];
-  uint cbelow[NBR], cupto[NBR];
-  int bwide[NBR];
+  const uint mc = mcount;  // the search below never looks past the merged brackets
+  uint cbelow[NBR];
 #pragma unroll
-  for (int b = 0; b < NBR; ++b) {
-    blo[b] = b < (int)mcount ? mlo[b] : KEY_MAX;
-    bhi[b] = b < (int)mcount ? mhi[b] : KEY_MAX - 1;
-    // A bracket of one key (a quantile inside a run of ties): its keys are counted, not copied.
-    bwide[b] = blo[b] < bhi[b] ? -1 : 0;
-    cbelow[b] = cupto[b] = 0;
-  }
+  for (int b = 0; b < NBR; ++b) cbelow[b] = 0;
   const uint dbits = bits;
 #elif FILTER
   const skey blo = bracket[0], bhi = bracket[1];
@@ -270,7 +297,15 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #endif
   const uint l = get_local_id(0);
   for (uint b = l; b < nb; b += WG) hist[b] = 0;
+#if IVJOBS
+  for (uint j = l; j < njobs; j += WG) {
+    jp[j] = jobs[2 * j];
+    jhi[j] = jobs[2 * j + 1];
+    jsh[j] = interval_shift(jp[j], jhi[j], bits);
+  }
+#else
   for (uint j = l; j < njobs; j += WG) jp[j] = njobs == 1 ? prefix0 : jobs[j];  // one job: no upload
+#endif
 #if COMPACT || DEVICE_PLAN
   if (l == 0) lcount = 0;
 #endif
@@ -340,21 +375,27 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         pmax = max(pmax, k[e]);
 #endif
 #if FILTER && NBR > 1
-        // The brackets are disjoint: (k <= hi) - (k < lo) summed over them is 1 inside one.
-        int copy = 0;
+        // g = the brackets starting at or below the key (a binary search of the sorted lows);
+        // the key is below bracket b for every b >= g, and inside bracket g - 1 or above it.
+        // Counting below in 32-bit registers costs one compare and add per bracket; the few
+        // keys inside a bracket are counted with a local atomic.
+        uint g = 0;
 #pragma unroll
-        for (int b = 0; b < NBR; ++b) {
-          const int lt = k[e] < blo[b], le = k[e] <= bhi[b];
-          cbelow[b] += lt;
-          cupto[b] += le;
-          copy |= (le - lt) & bwide[b];
-        }
-        const int j = copy ? 0 : -1;
+        for (uint step = NBR_POW2 / 2; step > 0; step >>= 1)
+          if (g + step <= mc && mlo[g + step - 1] <= k[e]) g += step;
+#pragma unroll
+        for (int b = 0; b < NBR; ++b) cbelow[b] += (uint)b >= g;
+        const int inside = g > 0 && k[e] <= mhi[g - 1];
+        if (inside) atomic_inc(&hist[NBR + g - 1]);
+        // A bracket of one key (a quantile inside a run of ties): its keys are counted, not copied.
+        const int j = inside && mlo[g - 1] != mhi[g - 1] ? 0 : -1;
 #elif FILTER
         pbelow += k[e] < blo;
         const int j = (k[e] >= blo && k[e] <= bhi) ? 0 : -1;
 #elif DEVICE_PLAN
         const int j = (k[e] >= plo && k[e] <= phi) ? 0 : -1;
+#elif IVJOBS
+        const int j = find_interval(k[e], njobs, jp, jhi);
 #else
         const int j = find_job(k[e], plen, njobs, jp);
 #endif
@@ -362,6 +403,8 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #if !FILTER
 #if DEVICE_PLAN
           RUN_ADD((int)((k[e] - plo) >> shift));
+#elif IVJOBS
+          RUN_ADD((j << bits) + (int)((k[e] - jp[j]) >> jsh[j]));
 #else
           RUN_ADD((j << bits) + (int)((k[e] >> shift) & dmask));
 #endif
@@ -416,10 +459,8 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   RUN_FLUSH();
 #if FILTER && NBR > 1
 #pragma unroll
-  for (int b = 0; b < NBR; ++b) {
+  for (int b = 0; b < NBR; ++b)
     if (cbelow[b]) atomic_add(&hist[b], cbelow[b]);
-    if (cupto[b]) atomic_add(&hist[NBR + b], cupto[b]);
-  }
 #endif
 #if FIRST
   lmin[l] = pmin;
@@ -847,6 +888,19 @@ void select_finish(__global const skey* kin, uint m, uint plen, __global const s
   const skey lo = plen == 0 ? (skey)0 : pre << (KEYBITS - plen);
   const skey hi = plen == 0 ? KEY_MAX : lo | (plen == KEYBITS ? (skey)0 : (KEY_MAX >> plen));
   gather_sort(kin, m, lo, hi, buf, &cnt, l);
+  for (uint t = l; t < ntargets; t += WG)
+    if (job_of[t] == job) out[t] = buf[rank_of[t]];
+}
+
+// select_finish for interval jobs: job j's keys are those in [iv[2j], iv[2j + 1]].
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_finish_iv(__global const skey* kin, uint m, __global const skey* iv, __global const uint* job_of,
+                      __global const uint* rank_of, uint ntargets, __global skey* out) {
+  __local skey buf[LCAP];
+  __local uint cnt;
+  const uint l = get_local_id(0);
+  const uint job = get_group_id(0);
+  gather_sort(kin, m, iv[2 * job], iv[2 * job + 1], buf, &cnt, l);
   for (uint t = l; t < ntargets; t += WG)
     if (job_of[t] == job) out[t] = buf[rank_of[t]];
 }

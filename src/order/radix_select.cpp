@@ -48,6 +48,7 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
   o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
        (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0") +
+       " -DIVJOBS=" + (kind == Kind::interval ? "1" : "0") +
        " -DNBR=" + std::to_string(nbr);
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
   // The bracket pass histograms nothing: without the 16 KB of counters, more groups fit a unit.
@@ -163,8 +164,10 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 template <class T>
 void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
   const auto K = static_cast<unsigned>(clusters.size());
-  // NBR: the brackets the kernel compares each key with (merging may leave fewer).
-  const unsigned nbr = K;
+  // NBR: a power of two at least K (few program variants; a padded bracket costs a 32-bit
+  // compare and add per key).
+  unsigned nbr = 2;
+  while (nbr < K) nbr <<= 1;
   enqueue_sample(clusters);
   // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n (2% at the median), so sixteen
   // spread quantiles can copy a quarter of the data: more room than one bracket's cap.
@@ -172,7 +175,7 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   multi_.cap = std::min<std::uint64_t>(std::max<std::uint64_t>(cap_, n_ / 4),
                                        ctx_->info().max_alloc_bytes / sizeof(Key));
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, multi_.cap * sizeof(Key));
-  // The row: nbr counts of the keys below each merged bracket, nbr of the keys up to its top.
+  // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it.
   const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
   enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
@@ -192,7 +195,7 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
     multi_.lo.push_back(merged[2 * i]);
     multi_.hi.push_back(merged[2 * i + 1]);
     multi_.below.push_back(p.totals[i]);
-    multi_.upto.push_back(p.totals[nbr + i]);
+    multi_.upto.push_back(p.totals[i] + p.totals[nbr + i]);
   }
   multi_.written = p.written;
   multi_.done = true;
@@ -204,26 +207,17 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
 // otherwise (the caller takes the plain passes).
 template <class T>
 bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
-  constexpr unsigned KB = 8 * sizeof(Key);
   const Brackets& b = multi_;
   if (!b.done || b.written > b.cap) return false;
   const std::size_t nb = b.lo.size();
   std::vector<std::uint64_t> before(nb + 1, 0);  // copied keys in the brackets below each
-  bool any = false;
-  Key lo = 0, hi = 0;  // the copies' key range
-  for (std::size_t i = 0; i < nb; ++i) {
-    const bool wide = b.lo[i] < b.hi[i];
-    before[i + 1] = before[i] + (wide ? b.upto[i] - b.below[i] : 0);
-    if (wide) {
-      if (!any) lo = b.lo[i];
-      hi = b.hi[i];
-      any = true;
-    }
-  }
+  for (std::size_t i = 0; i < nb; ++i) before[i + 1] = before[i] + (b.lo[i] < b.hi[i] ? b.upto[i] - b.below[i] : 0);
   if (before[nb] != b.written)
     throw std::logic_error(std::string(kOp) + ": the bracket pass copied " + std::to_string(b.written) +
                            " keys, its counts say " + std::to_string(before[nb]));
-  Job root{0, b.written, {}, {}};
+  // One interval job per bracket that holds targets: its keys' ranks among the copies start
+  // at the copies below it.
+  std::vector<Job> jobs;
   std::vector<std::size_t> sub;  // the targets ranked among the copies
   for (std::size_t t = 0; t < ranks.size(); ++t) {
     const std::uint64_t r = ranks[t];
@@ -232,24 +226,19 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
     if (i == nb || r < b.below[i]) return false;  // between brackets or past them: a miss
     if (b.lo[i] == b.hi[i]) {
       out[t] = b.lo[i];
-    } else {
-      root.targets.push_back(sub.size());
-      root.rank.push_back(r - b.below[i] + before[i]);
-      sub.push_back(t);
+      continue;
     }
+    if (jobs.empty() || jobs.back().prefix != b.lo[i]) {
+      jobs.push_back(Job{b.lo[i], b.upto[i] - b.below[i], {}, {}, b.hi[i]});
+    }
+    jobs.back().targets.push_back(sub.size());
+    jobs.back().rank.push_back(r - b.below[i]);
+    sub.push_back(t);
   }
   if (sub.empty()) return true;
-  const unsigned common = static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(lo ^ hi))) - (64 - KB);
-  root.prefix = common ? static_cast<Key>(lo >> (KB - common)) : Key(0);
-  Descent d;
-  d.jobs = {root};
-  d.plen = common;
-  d.src = ::clstat::detail::scratch(q_, RadixScratch::candidates, b.cap * sizeof(Key));
-  d.from_keys = true;
-  d.m = b.written;
-  d.cand = 1;
   std::vector<Key> got(sub.size());
-  descend(std::move(d), sub.size(), got);
+  descend_intervals(std::move(jobs), ::clstat::detail::scratch(q_, RadixScratch::candidates, b.cap * sizeof(Key)),
+                    b.written, 1, sub.size(), got);
   for (std::size_t j = 0; j < sub.size(); ++j) out[sub[j]] = got[j];
   return true;
 }
@@ -372,12 +361,16 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     cl::Buffer partials = ::clstat::detail::scratch(q_, RadixScratch::partials, G * row * sizeof(cl_uint));
     cl::Buffer totals = ::clstat::detail::scratch(q_, RadixScratch::totals, (row + kExtra) * sizeof(cl_ulong));
     cl::Buffer minmax = ::clstat::detail::scratch(q_, RadixScratch::minmax, minmax_bytes_of<Key>(G, kMaxBrackets));
-    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
+    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, 2 * kMaxJobs * sizeof(Key));
     // Zero when made; select_sum re-zeroes it after every pass (a write per call cost a transfer).
     cl::Buffer cursor = ::clstat::detail::scratch_zeroed(q_, RadixScratch::cursor, sizeof(cl_uint));
     cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, kBracketBytes);
     cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
-    if (jobs.size() > 1) {
+    if (kind == Kind::interval) {
+      jobs_host_.clear();
+      for (const Job& j : jobs) jobs_host_.insert(jobs_host_.end(), {j.prefix, j.hi});
+      cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs_host_.size() * sizeof(Key), jobs_host_.data());
+    } else if (jobs.size() > 1) {
       jobs_host_.resize(jobs.size());
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
       // Non-blocking: jobs_host_ outlives the wait at the end of this pass.
@@ -503,24 +496,29 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
         job_of[jobs[j].targets[i]] = static_cast<cl_uint>(j);
         rank_of[jobs[j].targets[i]] = static_cast<cl_uint>(jobs[j].rank[i]);
       }
-    jobs_host_.resize(jobs.size());
-    for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
-    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, kMaxJobs * sizeof(Key));
+    const bool iv = plen > 8 * sizeof(Key);
+    jobs_host_.clear();
+    for (const Job& j : jobs) {
+      jobs_host_.push_back(j.prefix);
+      if (iv) jobs_host_.push_back(j.hi);
+    }
+    cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, 2 * kMaxJobs * sizeof(Key));
     cl::Buffer jb = ::clstat::detail::scratch(q_, RadixScratch::job_index, kMaxJobs * sizeof(cl_uint));
     cl::Buffer rb = ::clstat::detail::scratch(q_, RadixScratch::job_rank, kMaxJobs * sizeof(cl_uint));
     cl::Buffer ob = ::clstat::detail::scratch(q_, RadixScratch::job_out, kMaxJobs * sizeof(Key));
-    cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs.size() * sizeof(Key), jobs_host_.data());
+    cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs_host_.size() * sizeof(Key), jobs_host_.data());
     cq.enqueueWriteBuffer(jb, CL_FALSE, 0, ntargets * sizeof(cl_uint), job_of.data());
     cq.enqueueWriteBuffer(rb, CL_FALSE, 0, ntargets * sizeof(cl_uint), rank_of.data());
-    cl::Kernel k = build::kernel(*prog, "select_finish", qi);
-    k.setArg(0, src);
-    k.setArg(1, static_cast<cl_uint>(m));
-    k.setArg(2, static_cast<cl_uint>(plen));
-    k.setArg(3, jobsb);
-    k.setArg(4, jb);
-    k.setArg(5, rb);
-    k.setArg(6, static_cast<cl_uint>(ntargets));
-    k.setArg(7, ob);
+    cl::Kernel k = build::kernel(*prog, iv ? "select_finish_iv" : "select_finish", qi);
+    cl_uint a = 0;
+    k.setArg(a++, src);
+    k.setArg(a++, static_cast<cl_uint>(m));
+    if (!iv) k.setArg(a++, static_cast<cl_uint>(plen));
+    k.setArg(a++, jobsb);
+    k.setArg(a++, jb);
+    k.setArg(a++, rb);
+    k.setArg(a++, static_cast<cl_uint>(ntargets));
+    k.setArg(a++, ob);
     ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, kOp);
     cl::Event done;
     cq.enqueueReadBuffer(ob, CL_FALSE, 0, ntargets * sizeof(Key), out.data(), nullptr, &done);
@@ -648,6 +646,72 @@ void RadixSelect<T>::descend(Descent d, std::size_t ntargets, std::vector<Key>& 
     }
     d.jobs = refine(d.jobs, p);
     d.plen += bits;
+  }
+}
+
+template <class T>
+std::vector<typename RadixSelect<T>::Job> RadixSelect<T>::refine_intervals(const std::vector<Job>& jobs, const Pass& p,
+                                                                          std::vector<Key>& out) {
+  constexpr unsigned KB = 8 * sizeof(Key);
+  std::vector<Job> next;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    // As interval_shift in cl/order/radix_select.cl.
+    const unsigned span = job.prefix < job.hi
+                              ? KB - (static_cast<unsigned>(__builtin_clzll(static_cast<unsigned long long>(job.hi - job.prefix))) - (64 - KB))
+                              : 0;
+    const unsigned shift = span > p.bits ? span - p.bits : 0;
+    const std::uint64_t* tot = p.totals.data() + (j << p.bits);
+    const std::size_t nbins = static_cast<std::size_t>((job.hi - job.prefix) >> shift) + 1;
+    std::size_t bin = 0;
+    std::uint64_t below = 0;
+    for (std::size_t i = 0; i < job.targets.size(); ++i) {
+      const std::uint64_t r = job.rank[i];
+      while (bin < nbins && below + tot[bin] <= r) below += tot[bin++];
+      if (bin == nbins) throw std::logic_error(std::string(kOp) + ": histogram lost elements");
+      const Key lo = job.prefix + (static_cast<Key>(bin) << shift);
+      const Key step = static_cast<Key>((static_cast<Key>(1) << shift) - 1);
+      const Key hi = job.hi - lo <= step ? job.hi : lo + step;
+      if (lo == hi) {  // every key in it is the answer
+        out[job.targets[i]] = lo;
+        continue;
+      }
+      if (next.empty() || next.back().prefix != lo) next.push_back(Job{lo, tot[bin], {}, {}, hi});
+      next.back().targets.push_back(job.targets[i]);
+      next.back().rank.push_back(r - below);
+    }
+  }
+  return next;
+}
+
+template <class T>
+void RadixSelect<T>::descend_intervals(std::vector<Job> jobs, cl::Buffer src, std::uint64_t m, int cand,
+                                       std::size_t ntargets, std::vector<Key>& out) {
+  while (!jobs.empty()) {
+    std::uint64_t total = 0, largest = 0;
+    for (const Job& j : jobs) {
+      total += j.count;
+      largest = std::max(largest, j.count);
+    }
+    if (largest <= lcap_ && m <= std::max<std::uint64_t>(1u << 16, 4 * total)) {
+      // The sorts write every target of the batch: those answered already are kept aside.
+      std::vector<Key> got(ntargets);
+      finish(src, m, 8 * sizeof(Key) + 1, jobs, ntargets, got);
+      for (const Job& j : jobs)
+        for (std::size_t t : j.targets) out[t] = got[t];
+      return;
+    }
+    const unsigned bits = 12 - ceil_log2(jobs.size());
+    const bool compact = total <= cap_ && 4 * total <= m;
+    cl::Buffer dest;
+    if (compact) dest = candidates(cand);
+    const Pass p = run_pass(Kind::interval, true, src, m, 0, bits, jobs, compact, compact ? &dest : nullptr);
+    if (compact) {
+      src = dest;
+      m = total;
+      cand ^= 1;
+    }
+    jobs = refine_intervals(jobs, p, out);
   }
 }
 

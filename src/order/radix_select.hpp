@@ -49,10 +49,11 @@ class RadixSelect final : public Selector<T> {
   template <class U>
   friend class ShardedSelect;  // runs these passes on every shard of a device group
   struct Job {
-    Key prefix;
+    Key prefix;  // Kind::interval: the interval's low end
     std::uint64_t count;
     std::vector<std::size_t> targets;  // indices into the batch's ranks
     std::vector<std::uint64_t> rank;   // their ranks within this job, ascending
+    Key hi = 0;  // Kind::interval: the interval's high end
   };
   struct Pass {
     std::vector<std::uint64_t> totals;  // (jobs << bits) counters
@@ -61,7 +62,8 @@ class RadixSelect final : public Selector<T> {
     std::uint64_t written = 0;          // keys the compaction counted
     Key bracket[2] = {0, 0};            // FILTER: lo, hi
   };
-  enum class Kind { plain, first, filter, planned };
+  // interval: a pass over candidates whose jobs are key intervals (IVJOBS in the kernel).
+  enum class Kind { plain, first, filter, planned, interval };
   struct Descent {
     std::vector<Job> jobs;
     unsigned plen = 0;
@@ -87,6 +89,11 @@ class RadixSelect final : public Selector<T> {
                     unsigned plan = 0, const std::vector<std::uint64_t>& hint = {}, unsigned nbr = 1);
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
+  // The descent over candidates by interval jobs: each pass splits a job's interval into 2^bits
+  // equal steps, so it shrinks as fast wherever it lies against bit boundaries.
+  void descend_intervals(std::vector<Job> jobs, cl::Buffer src, std::uint64_t m, int cand, std::size_t ntargets,
+                         std::vector<Key>& out);
+  static std::vector<Job> refine_intervals(const std::vector<Job>& jobs, const Pass& p, std::vector<Key>& out);
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
   Pass run_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
                 const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest);
@@ -97,6 +104,8 @@ class RadixSelect final : public Selector<T> {
   // The wait and read of an enqueued pass's totals (nb histogram counters); with `expect` other
   // than kNoCheck, a compaction that wrote another count of keys is a logic_error.
   Pass read_pass(Kind kind, unsigned nb, unsigned bits, std::uint64_t expect);
+  // The final sorts in local memory, one group per job (prefix jobs of plen bits, or with
+  // plen > the key's bits, interval jobs).
   void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
               std::size_t ntargets, std::vector<Key>& out_batch);
   void wait(cl::Event& e);
