@@ -227,6 +227,22 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     const auto x = clstat_ref::order_data<T>(d, n, seed);
     for (const auto& ks : sets) check_ks(x, ks, order::Method::radix);
   }
+  if constexpr (std::is_floating_point_v<T>) {
+    // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
+    // whose brackets overflow the copies' room at this n): the copies were sorted by
+    // select_finish_iv, and the plain passes (a miss's fallback) did not run.
+    const auto x = clstat_ref::order_data<T>("uniform", n, seed);
+    for (std::size_t i : {0, 2, 3, 4}) {
+      INFO("set " << i);
+      ctx().take_profile();
+      ctx().set_profiling(true);
+      check_ks(x, sets[i], order::Method::radix);
+      ctx().set_profiling(false);
+      const auto rec = ctx().take_profile();
+      CHECK(std::any_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish_iv"; }));
+      CHECK(std::none_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish"; }));
+    }
+  }
   std::vector<T> ties(n);
   std::mt19937_64 g(seed);
   for (auto& v : ties) v = T(g() % 10);  // every quantile inside a block of one value

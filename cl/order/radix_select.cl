@@ -381,7 +381,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         // keys inside a bracket are counted with a local atomic.
         uint g = 0;
 #pragma unroll
-        for (uint step = NBR_POW2 / 2; step > 0; step >>= 1)
+        for (uint step = NBR_POW2; step > 0; step >>= 1)
           if (g + step <= mc && mlo[g + step - 1] <= k[e]) g += step;
 #pragma unroll
         for (int b = 0; b < NBR; ++b) cbelow[b] += (uint)b >= g;

@@ -29,6 +29,9 @@ constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan be
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
 constexpr unsigned kFilterRow = 3;    // the bracket pass's row: one bin, the NaNs, the keys below
 constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few keys per work-item)
+// Its groups for spread targets' larger sample: one key per work-item at 2^20 (its scattered
+// reads are latency-bound: 2^18 keys took 62 us on an H100 with 64 groups).
+constexpr std::size_t kSample2GroupsMulti = 4096;
 constexpr const char* kOp = "clstat::order::select";
 
 // The per-group extrema of a pass of G groups; the bracket pass of spread targets leaves its
@@ -169,12 +172,10 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   unsigned nbr = 2;
   while (nbr < K) nbr <<= 1;
   enqueue_sample(clusters);
-  // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n (2% at the median), so sixteen
-  // spread quantiles can copy a quarter of the data: more room than one bracket's cap.
+  // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n: sixteen spread quantiles copy about
+  // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8.
   multi_ = Brackets{};
-  multi_.cap = std::min<std::uint64_t>(std::max<std::uint64_t>(cap_, n_ / 4),
-                                       ctx_->info().max_alloc_bytes / sizeof(Key));
-  cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, multi_.cap * sizeof(Key));
+  cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
   // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it.
   const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
@@ -208,7 +209,7 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
 template <class T>
 bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
   const Brackets& b = multi_;
-  if (!b.done || b.written > b.cap) return false;
+  if (!b.done || b.written > cap_) return false;
   const std::size_t nb = b.lo.size();
   std::vector<std::uint64_t> before(nb + 1, 0);  // copied keys in the brackets below each
   for (std::size_t i = 0; i < nb; ++i) before[i + 1] = before[i] + (b.lo[i] < b.hi[i] ? b.upto[i] - b.below[i] : 0);
@@ -237,7 +238,7 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
   }
   if (sub.empty()) return true;
   std::vector<Key> got(sub.size());
-  descend_intervals(std::move(jobs), ::clstat::detail::scratch(q_, RadixScratch::candidates, b.cap * sizeof(Key)),
+  descend_intervals(std::move(jobs), candidates(0),
                     b.written, 1, sub.size(), got);
   for (std::size_t j = 0; j < sub.size(); ++j) out[sub[j]] = got[j];
   return true;
@@ -246,9 +247,10 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
 template <class T>
 void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots) {
   const auto K = static_cast<cl_uint>(slots.size());
-  // Spread targets take a four times larger second sample: half as wide brackets, so sixteen
-  // quantiles copy about a tenth of the data, not a quarter.
-  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(K > 1 ? 4 * sample2_ : sample2_, n_ / 16));
+  // Spread targets take a sixteen times larger second sample: brackets a quarter as wide, so
+  // sixteen quantiles copy about 6% of the data, not a quarter, and one pass over the copies
+  // of a bracket leaves few enough keys to sort.
+  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(K > 1 ? 16 * sample2_ : sample2_, n_ / 16));
   // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
   // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
   spec_host_.clear();
@@ -293,7 +295,7 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
     k2.setArg(8, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
     k2.setArg(9, K);
     k2.setArg(10, spec);
-    const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(kSample2Groups, s2 / wg_));
+    const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(K > 1 ? kSample2GroupsMulti : kSample2Groups, s2 / wg_));
     ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
   });
 }
@@ -391,7 +393,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     k.setArg(11, dest ? *dest : partials);
     k.setArg(12, cursor);
     k.setArg(13, minmax);
-    k.setArg(14, static_cast<cl_uint>(nbr > 1 ? multi_.cap : cap_));
+    k.setArg(14, static_cast<cl_uint>(cap_));
     k.setArg(15, bracket);
     k.setArg(16, jobs.front().prefix);
     k.setArg(17, planb);

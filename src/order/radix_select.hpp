@@ -120,12 +120,12 @@ class RadixSelect final : public Selector<T> {
   Key kmin_ = 0, kmax_ = 0;
   bool first_done_ = false, filtered_ = false, spin_ = false;
   // The bracket pass of spread targets (run_filter_multi): the merged brackets, the keys below
-  // each and up to its top, the keys it copied and the room it had.
+  // each and up to its top, and the keys it copied.
   struct Brackets {
     bool done = false;
     std::vector<Key> lo, hi;
     std::vector<std::uint64_t> below, upto;
-    std::uint64_t written = 0, cap = 0;
+    std::uint64_t written = 0;
   } multi_;
   Pass first_, filter_;
   std::size_t groups_ = 0, filter_groups_ = 0, wg_ = 0, lcap_ = 0, sample2_ = 0, s1_ = 0;
