@@ -801,8 +801,9 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
 // count below it (one local sum, one global atomic per group) and the histogram inside it
 // (global atomics: a few thousand in all); then, in the group that finishes last, the brackets
 // from them (sample_end_body, see last_group.clh): one launch instead of two, and one read of
-// the sample for every slot. With nslots > 1, spec holds {r_lo, r_hi, margin, margin2} per slot;
-// with one, the arguments do.
+// the sample for every slot. With nslots > 1, spec holds {r_lo, r_hi, margin, margin2} per slot,
+// and select_sample_end then makes the brackets, a group per slot (one group making sixteen
+// took 0.2 ms on an H100: each walks 4096 counters).
 #define MAX_SLOTS 16
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __global skey* bracket, ulong r_lo,
@@ -842,14 +843,21 @@ void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __gl
     if (below[s]) atomic_add(&lbelow[s], below[s]);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (l < nslots && lbelow[l]) atomic_add((__global uint*)(bracket + (ulong)l * BRACKET_WORDS + 2), lbelow[l]);
-  if (!finished_last(done, &last)) return;
-  for (uint s = 0; s < nslots; ++s) {
-    __global skey* b = bracket + (ulong)s * BRACKET_WORDS;
-    const int many = nslots > 1;
-    sample_end_body(b, (__global volatile const uint*)(b + 2), n, many ? spec[4 * s] : r_lo,
-                    many ? spec[4 * s + 1] : r_hi, s2, many ? (uint)spec[4 * s + 3] : margin2, part, edge, l, WG);
-  }
+  if (nslots > 1 || !finished_last(done, &last)) return;
+  sample_end_body(bracket, (__global volatile const uint*)(bracket + 2), n, r_lo, r_hi, s2, margin2, part, edge, l,
+                  WG);
   if (l == 0) *done = 0;
+}
+
+// The brackets of several slots from the second sample (select_sample2): group s makes slot s's.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_sample_end(__global skey* bracket, ulong n, uint s2, __global const ulong* spec) {
+  __local uint part[WG];
+  __local skey edge[2];
+  const uint s = get_group_id(0);
+  __global skey* b = bracket + (ulong)s * BRACKET_WORDS;
+  sample_end_body(b, (__global volatile const uint*)(b + 2), n, spec[4 * s], spec[4 * s + 1], s2,
+                  (uint)spec[4 * s + 3], part, edge, get_local_id(0), WG);
 }
 
 // Gathers into buf the keys among kin[0, m) in [lo, hi] and sorts them; returns their count (at

@@ -297,6 +297,13 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
     k2.setArg(10, spec);
     const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(K > 1 ? kSample2GroupsMulti : kSample2Groups, s2 / wg_));
     ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
+    if (K == 1) return;
+    cl::Kernel k3 = build::kernel(*prog, "select_sample_end", qi);
+    k3.setArg(0, bracket);
+    k3.setArg(1, static_cast<cl_ulong>(n_));
+    k3.setArg(2, s2);
+    k3.setArg(3, spec);
+    ::clstat::detail::launch(q_, k3, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp);
   });
 }
 
