@@ -20,13 +20,16 @@
 //              reads the candidates once, histograms the next 6..12-bit digit of the candidates
 //              in local memory and, once few enough remain, copies them to a small buffer that
 //              later passes read instead; a single work-group sorts the last few thousand.
-//              For up to 64 ranks within 2% of n of each other (n >= 2^20: a median, one k,
-//              close quantiles) a sampled bracket comes first, and one pass over the data copies
-//              the few percent of keys inside it, so a median reads the data once (and, for up
-//              to 4 ranks, waits for the device once). Spread ranks read the data two or three
-//              times. Memory: two candidate buffers of at most max(2^16, n/8) keys (capped at
-//              2^26) and O(4096 x compute units) counters. Exact in every case: the bracket only
-//              decides which keys are read again, and a bracket that misses is detected.
+//              For up to 64 ranks (n >= 2^20) in at most 16 clusters, each within 2% of n (a
+//              median, one k, close quantiles, or up to 16 spread quantiles), a sampled bracket
+//              per cluster comes first, and one pass over the data counts the keys below each
+//              bracket and copies the few percent inside them, so the data are read once (a
+//              median, or up to 4 close ranks, also waits for the device only once; spread ranks
+//              wait two or three times more, for passes over the copies). Other ranks read the
+//              data two or three times. Memory: two candidate buffers of at most max(2^16, n/8)
+//              keys (capped at 2^26) and O(4096 x compute units) counters. Exact in every case:
+//              the brackets only decide which keys are read again, and one that misses its
+//              targets is detected (those ranks then take the plain passes).
 //   cutting_plane  Beliakov (2011)'s method, made exact: Kelley's cutting planes on the convex
 //              F(y) = sum max(y - x_i, 0) - (k - 1/2) y (no log transform; a step outside the
 //              bracket bisects it in key space) until at most max(2^15, n/16) values lie

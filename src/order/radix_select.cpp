@@ -176,7 +176,8 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8.
   multi_ = Brackets{};
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
-  // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it.
+  // The row: nbr counts of the keys by how many merged brackets start at or below them, then
+  // nbr of the keys inside each.
   const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
   enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
@@ -192,11 +193,13 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   const auto mc = static_cast<std::size_t>(merged[2 * nbr]);
   if (mc == 0 || mc > K) throw std::logic_error(std::string(kOp) + ": the bracket pass merged " +
                                                  std::to_string(mc) + " of " + std::to_string(K) + " brackets");
+  std::uint64_t below = 0;
   for (std::size_t i = 0; i < mc; ++i) {
+    below += p.totals[i];  // the keys with exactly i brackets starting at or below them
     multi_.lo.push_back(merged[2 * i]);
     multi_.hi.push_back(merged[2 * i + 1]);
-    multi_.below.push_back(p.totals[i]);
-    multi_.upto.push_back(p.totals[i] + p.totals[nbr + i]);
+    multi_.below.push_back(below);
+    multi_.upto.push_back(below + p.totals[nbr + i]);
   }
   multi_.written = p.written;
   multi_.done = true;
