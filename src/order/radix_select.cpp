@@ -167,17 +167,14 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 template <class T>
 void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
   const auto K = static_cast<unsigned>(clusters.size());
-  // NBR: a power of two at least K (few program variants; a padded bracket costs a 32-bit
-  // compare and add per key).
-  unsigned nbr = 2;
-  while (nbr < K) nbr <<= 1;
+  // NBR: each bracket costs a compare per key, so exactly K (a program variant per K).
+  const unsigned nbr = K;
   enqueue_sample(clusters);
   // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n: sixteen spread quantiles copy about
   // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8.
   multi_ = Brackets{};
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
-  // The row: nbr counts of the keys by how many merged brackets start at or below them, then
-  // nbr of the keys inside each.
+  // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it.
   const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
   enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
@@ -193,13 +190,11 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   const auto mc = static_cast<std::size_t>(merged[2 * nbr]);
   if (mc == 0 || mc > K) throw std::logic_error(std::string(kOp) + ": the bracket pass merged " +
                                                  std::to_string(mc) + " of " + std::to_string(K) + " brackets");
-  std::uint64_t below = 0;
   for (std::size_t i = 0; i < mc; ++i) {
-    below += p.totals[i];  // the keys with exactly i brackets starting at or below them
     multi_.lo.push_back(merged[2 * i]);
     multi_.hi.push_back(merged[2 * i + 1]);
-    multi_.below.push_back(below);
-    multi_.upto.push_back(below + p.totals[nbr + i]);
+    multi_.below.push_back(p.totals[i]);
+    multi_.upto.push_back(p.totals[i] + p.totals[nbr + i]);
   }
   multi_.written = p.written;
   multi_.done = true;
