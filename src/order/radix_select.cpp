@@ -25,7 +25,7 @@ constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the 
 // and the brackets' ranks and margins.
 enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done, spec };
 constexpr unsigned kPlanWords = 19;   // see select_plan
-constexpr int kPlannedPasses = 3;     // passes enqueued behind a device plan before the host looks
+constexpr int kPlannedMax = 12;      // planned passes before the host gives up on the plan
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
 constexpr unsigned kFilterRow = 3;    // the bracket pass's row: one bin, the NaNs, the keys below
 constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few keys per work-item)
@@ -91,6 +91,11 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // select_sample). Measured, median of 2^22 floats on PoCL 3.1, 2 cores: 10.3 ms with it,
   // 25.9 ms without (and 12.6 ms with the single sorted sample of 4096 keys it replaces).
   sample2_ = ::clstat::detail::tuned(t, "order.sample2", 65536);
+  // Passes enqueued behind the device plan before the host looks: a pass the plan no longer
+  // needs still costs its launches, a pass it needs and lacks a look. The median and k-th of
+  // 2^27 values (normal, uniform, a two-component mixture; float, double, int64) on an H100
+  // took 10 to 30 us less with 2 than with 3, and 0.1 ms more with 1 (most plans need two).
+  planned_passes_ = ::clstat::detail::tuned(t, "order.planned_passes", 2);
   s1_ = std::min<std::size_t>(1024, lcap_);
   // The bracket pass only streams and copies a few percent: more groups hide its barriers.
   filter_groups_ = std::max<std::size_t>(1, info.compute_units) *
@@ -308,7 +313,7 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
 template <class T>
 void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   // Everything up to the answer is enqueued at once; the host waits once, at the end (again
-  // only for inputs that need more than kPlannedPasses passes after the bracket).
+  // only for inputs that need more than planned_passes_ passes after the bracket).
   enqueue_sample({{hint.front(), hint.back()}});
   Job all{0, n_, {}, {}};
   const std::size_t qi = q_.index();
@@ -320,8 +325,8 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::planned, false, false);
     plan_.assign(kPlanWords, 0);
-    for (int round = 0; round < 4; ++round) {
-      for (int i = 0; i < kPlannedPasses; ++i) enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G, 2);
+    for (std::size_t round = 0; round * planned_passes_ < kPlannedMax; ++round) {
+      for (std::size_t i = 0; i < planned_passes_; ++i) enqueue_pass(Kind::planned, true, cand0, 0, 0, 12, {all}, false, &cand1, G, 2);
       cl::Kernel f = build::kernel(*prog, "select_finish_plan", qi);
       f.setArg(0, cand0);
       f.setArg(1, cand1);

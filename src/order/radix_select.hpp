@@ -133,6 +133,7 @@ class RadixSelect final : public Selector<T> {
   std::size_t items_ = 8;   // loads per thread per step (the tuning entry order.items)
   std::size_t filter_vec_ = 1;    // elements per load of the bracket pass (order.filter_load_bytes)
   std::size_t filter_items_ = 8;  // its loads per thread per step (order.filter_items)
+  std::size_t planned_passes_ = 2;  // passes enqueued behind a device plan (order.planned_passes)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.

@@ -41,6 +41,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.filter_load_bytes", {4, 16, true}},      // the bracket pass's loads (an element at least)
       {"order.filter_items", {1, 64, false}},          // and loads per step
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
+      {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
       {"stable.wg", {1, 1024, true}},
       // From this many points of one law, its interpolant answers (src/stable/evaluate.cpp): the one
       // tunable that moves result bits, within the accuracy stable.hpp states for both paths.
