@@ -247,6 +247,16 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
   std::mt19937_64 g(seed);
   for (auto& v : ties) v = T(g() % 10);  // every quantile inside a block of one value
   for (const auto& ks : sets) check_ks(ties, ks, order::Method::radix);
+  if constexpr (std::is_integral_v<T>) {
+    // Brackets of a few keys (targets away from the ends, where a bracket can reach past the
+    // sample's keys): the bracket pass counts each key and answers; no other pass runs.
+    ctx().take_profile();
+    ctx().set_profiling(true);
+    check_ks(ties, sets[4], order::Method::radix);
+    ctx().set_profiling(false);
+    const auto rec = ctx().take_profile();
+    CHECK(std::count_if(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_hist"; }) == 1);
+  }
   if constexpr (std::is_floating_point_v<T>) {
     // 30% NaNs under omit move every target below its bracket: the plain passes answer.
     auto x = clstat_ref::order_data<T>("normal", n, seed);

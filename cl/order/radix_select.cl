@@ -104,6 +104,7 @@ typedef ulong skey;
 #define IVJOBS 0
 #endif
 #define FILTER_CHECK 4
+#define NARROW 64  // see the bracket pass of spread targets
 // A slot of the bracket buffer, in keys: {lo, hi}, then (as uint) the second sample's count
 // below and its histogram (select_sample2).
 #define SAMPLE_BINS 4096
@@ -184,8 +185,9 @@ inline uint plan_shift(skey lo, skey hi) {
 // the plan that plan_body left in `plan` (kin and kout are then the two candidate buffers,
 // `bits` only sets the row layout), and the pass does nothing unless the plan is running.
 // With FILTER and NBR > 1, `plen` is the number of bracket slots; the row is NBR counts of the
-// keys below each merged bracket, then NBR counts of the keys inside it, and group 0 writes the
-// merged brackets to minmax ({lo, hi} each, then their number).
+// keys below each merged bracket, NBR counts of the keys inside it (of those more than NARROW
+// keys wide), then NARROW counters per bracket: the keys lo, lo + 1, ... of a narrower one; and
+// group 0 writes the merged brackets to minmax ({lo, hi} each, then their number).
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong m,
                  uint plen, uint shift, uint bits, uint njobs, __global const skey* jobs,
@@ -300,7 +302,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
     jhi[j] = jobs[2 * j + 1];
     jsh[j] = interval_shift(jp[j], jhi[j], bits);
   }
-#else
+#elif !(FILTER && NBR > 1)  // (the bracket pass of spread targets: njobs only sets the row)
   for (uint j = l; j < njobs; j += WG) jp[j] = njobs == 1 ? prefix0 : jobs[j];  // one job: no upload
 #endif
 #if COMPACT || DEVICE_PLAN
@@ -386,9 +388,11 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         }
         g = min(g, mc);
         const int inside = g > 0 && k[e] <= mhi[g - 1];
-        if (inside) atomic_inc(&hist[NBR + g - 1]);
-        // A bracket of one key (a quantile inside a run of ties): its keys are counted, not copied.
-        const int j = inside && mlo[g - 1] != mhi[g - 1] ? 0 : -1;
+        // A bracket of at most NARROW keys (quantiles of data with few distinct values) counts
+        // each key's copies and is answered from the counts, without copies or further passes.
+        const int narrow = inside && mhi[g - 1] - mlo[g - 1] < NARROW;
+        if (inside) atomic_inc(&hist[narrow ? 2 * NBR + (g - 1) * NARROW + (uint)(k[e] - mlo[g - 1]) : NBR + g - 1]);
+        const int j = inside && !narrow ? 0 : -1;
 #elif FILTER
         pbelow += k[e] < blo;
         const int j = (k[e] >= blo && k[e] <= bhi) ? 0 : -1;

@@ -33,6 +33,7 @@ constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few ke
 // reads are latency-bound: 2^18 keys took 62 us on an H100 with 64 groups).
 constexpr std::size_t kSample2GroupsMulti = 4096;
 constexpr const char* kOp = "clstat::order::select";
+constexpr unsigned kNarrow = 64;  // NARROW in the kernel: brackets of fewer keys are counted by key
 
 // The per-group extrema of a pass of G groups; the bracket pass of spread targets leaves its
 // merged brackets there.
@@ -57,7 +58,7 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
   // The bracket pass histograms nothing: without the 16 KB of counters, more groups fit a unit.
   const bool wide = kind == Kind::filter && !from_keys;
   o += " -DVEC=" + std::to_string(wide ? filter_vec_ : 1);
-  o += " -DS1=" + std::to_string(s1_) + " -DITEMS=" + std::to_string(wide ? filter_items_ : items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kind == Kind::filter ? std::max(1u, 2 * nbr) : kHBins) +
+  o += " -DS1=" + std::to_string(s1_) + " -DITEMS=" + std::to_string(wide ? filter_items_ : items_) + " -DSTAGE=2048 -DHBINS=" + std::to_string(kind == Kind::filter ? (nbr > 1 ? (2 + kNarrow) * nbr : 1) : kHBins) +
        " -DLCAP=" + std::to_string(lcap_);
   std::size_t chosen = 0;
   auto prog = build::program_for_wg(*ctx_, "order/radix_select", o, "select_hist", wg_, chosen);
@@ -179,8 +180,9 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8.
   multi_ = Brackets{};
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
-  // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it.
-  const std::vector<Job> row(2 * nbr, Job{0, 0, {}, {}});
+  // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it, then
+  // kNarrow per bracket, the counts of each key of a bracket of at most kNarrow keys.
+  const std::vector<Job> row((2 + kNarrow) * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
   enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
   std::vector<Key> merged(2 * nbr + 1);
@@ -190,24 +192,33 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
         ::clstat::detail::scratch(q_, RadixScratch::minmax, minmax_bytes_of<Key>(G, kMaxBrackets)), CL_FALSE, 0,
         merged.size() * sizeof(Key), merged.data());
   });
-  const Pass p = read_pass(Kind::filter, 2 * nbr, 0, kNoCheck);
+  const Pass p = read_pass(Kind::filter, static_cast<unsigned>(row.size()), 0, kNoCheck);
   nan_ = p.nan;
   const auto mc = static_cast<std::size_t>(merged[2 * nbr]);
   if (mc == 0 || mc > K) throw std::logic_error(std::string(kOp) + ": the bracket pass merged " +
                                                  std::to_string(mc) + " of " + std::to_string(K) + " brackets");
   for (std::size_t i = 0; i < mc; ++i) {
-    multi_.lo.push_back(merged[2 * i]);
-    multi_.hi.push_back(merged[2 * i + 1]);
+    const Key lo = merged[2 * i], hi = merged[2 * i + 1];
+    std::uint64_t inside = p.totals[nbr + i];
+    std::vector<std::uint64_t> counts;
+    if (hi - lo < kNarrow) {
+      const auto* c = p.totals.data() + 2 * nbr + i * kNarrow;
+      counts.assign(c, c + static_cast<std::size_t>(hi - lo) + 1);
+      for (auto v : counts) inside += v;
+    }
+    multi_.lo.push_back(lo);
+    multi_.hi.push_back(hi);
     multi_.below.push_back(p.totals[i]);
-    multi_.upto.push_back(p.totals[i] + p.totals[nbr + i]);
+    multi_.upto.push_back(p.totals[i] + inside);
+    multi_.counts.push_back(std::move(counts));
   }
   multi_.written = p.written;
   multi_.done = true;
 }
 
-// Answers sorted ranks from the brackets of run_filter_multi when each lies in one: the copied
-// keys of the brackets of more than one key are ranked as one data set (the keys between the
-// brackets were counted, not copied), and a bracket of one key is its own answer. Returns false
+// Answers sorted ranks from the brackets of run_filter_multi when each lies in one: a narrow
+// bracket (at most kNarrow keys) from its counts by key, the others by interval passes over
+// their copies (the keys between the brackets were counted, not copied). Returns false
 // otherwise (the caller takes the plain passes).
 template <class T>
 bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
@@ -215,7 +226,7 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
   if (!b.done || b.written > cap_) return false;
   const std::size_t nb = b.lo.size();
   std::vector<std::uint64_t> before(nb + 1, 0);  // copied keys in the brackets below each
-  for (std::size_t i = 0; i < nb; ++i) before[i + 1] = before[i] + (b.lo[i] < b.hi[i] ? b.upto[i] - b.below[i] : 0);
+  for (std::size_t i = 0; i < nb; ++i) before[i + 1] = before[i] + (b.counts[i].empty() ? b.upto[i] - b.below[i] : 0);
   if (before[nb] != b.written)
     throw std::logic_error(std::string(kOp) + ": the bracket pass copied " + std::to_string(b.written) +
                            " keys, its counts say " + std::to_string(before[nb]));
@@ -228,8 +239,11 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
     std::size_t i = 0;
     while (i < nb && b.upto[i] <= r) ++i;
     if (i == nb || r < b.below[i]) return false;  // between brackets or past them: a miss
-    if (b.lo[i] == b.hi[i]) {
-      out[t] = b.lo[i];
+    if (!b.counts[i].empty()) {  // a narrow bracket: its keys' counts answer
+      std::uint64_t at = b.below[i];
+      std::size_t key = 0;
+      while (at + b.counts[i][key] <= r) at += b.counts[i][key++];
+      out[t] = b.lo[i] + static_cast<Key>(key);
       continue;
     }
     if (jobs.empty() || jobs.back().prefix != b.lo[i]) {
@@ -382,7 +396,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
       jobs_host_.clear();
       for (const Job& j : jobs) jobs_host_.insert(jobs_host_.end(), {j.prefix, j.hi});
       cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs_host_.size() * sizeof(Key), jobs_host_.data());
-    } else if (jobs.size() > 1) {
+    } else if (jobs.size() > 1 && kind != Kind::filter) {
       jobs_host_.resize(jobs.size());
       for (std::size_t j = 0; j < jobs.size(); ++j) jobs_host_[j] = jobs[j].prefix;
       // Non-blocking: jobs_host_ outlives the wait at the end of this pass.

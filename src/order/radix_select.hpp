@@ -120,11 +120,13 @@ class RadixSelect final : public Selector<T> {
   Key kmin_ = 0, kmax_ = 0;
   bool first_done_ = false, filtered_ = false, spin_ = false;
   // The bracket pass of spread targets (run_filter_multi): the merged brackets, the keys below
-  // each and up to its top, and the keys it copied.
+  // each and up to its top, the count of each key of the narrow ones (empty for the others:
+  // their keys were copied), and the keys it copied.
   struct Brackets {
     bool done = false;
     std::vector<Key> lo, hi;
     std::vector<std::uint64_t> below, upto;
+    std::vector<std::vector<std::uint64_t>> counts;
     std::uint64_t written = 0;
   } multi_;
   Pass first_, filter_;
