@@ -817,18 +817,23 @@ void select_sample2(__global const elem_t* x, ulong xoff, ulong n, uint s2, __gl
   __local uint part[WG];
   __local skey edge[2];
   __local int last;
+  __local int wide;  // some slot's first bracket holds more than one key
   const uint l = get_local_id(0);
+  if (l == 0) wide = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
   for (uint s = l; s < nslots; s += WG) {
     slo[s] = bracket[(ulong)s * BRACKET_WORDS];
     shi[s] = bracket[(ulong)s * BRACKET_WORDS + 1];
     lbelow[s] = 0;
+    if (slo[s] < shi[s]) wide = 1;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong stretch = n / s2;
   uint below[MAX_SLOTS];
 #pragma unroll
   for (int s = 0; s < MAX_SLOTS; ++s) below[s] = 0;
-  for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
+  // (A bracket of one key, constant or few-valued data, needs no second sample: no reads.)
+  for (uint t = get_global_id(0); wide && t < s2; t += get_global_size(0)) {
     const skey k = to_key(x[xoff + (ulong)t * stretch + (ulong)sample_hash(t ^ 0x9e3779b9u) % stretch]);
 #pragma unroll
     for (int s = 0; s < MAX_SLOTS; ++s) {
