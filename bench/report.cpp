@@ -78,11 +78,11 @@ void write_csv(const std::string& path, const std::vector<DeviceReport>& devices
   for (const auto& d : devices)
     for (const Row& r : d.rows)
       o << '"' << esc(d.info.name) << "\",\"" << esc(d.info.driver_version) << "\"," << CLSTAT_VERSION_STRING << ','
-        << CLSTAT_GIT_COMMIT << ',' << r.suite << ',' << r.name << ',' << r.precision << ',' << r.n << ','
+        << CLSTAT_GIT_COMMIT << ',' << r.suite << ",\"" << esc(r.name) << "\"," << r.precision << ',' << r.n << ','
         << r.repeats << ',' << num(r.kernel_ms.median) << ',' << num(r.kernel_ms.min) << ','
         << num(r.kernel_ms.spread) << ',' << num(r.wall_ms.median) << ',' << num(r.throughput) << ',' << r.unit
         << ',' << r.ceiling_name << ',' << num(r.ceiling) << ',' << num(r.fraction) << ",\"" << esc(r.check)
-        << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << ',' << r.peer << ',' << num(r.peer_throughput)
+        << "\"," << num(r.error) << ',' << (r.pass ? 1 : 0) << ",\"" << esc(r.peer) << "\"," << num(r.peer_throughput)
         << '\n';
 }
 
