@@ -28,8 +28,8 @@
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
 // pass reads its job from the device plan); IVJOBS (the jobs are key intervals, `jobs` holding
-// {lo, hi} pairs, and a key's digit is its offset in its interval in 2^bits equal steps); NBR (with FILTER: the merged brackets the pass
-// counts against, 1 for the single bracket); LCAP keys sorted by one group in select_finish,
+// {lo, hi} pairs, and a key's digit is its offset in its interval in 2^bits equal steps); NBR
+// (with FILTER: the merged brackets the pass counts against, 1 for the single bracket); LCAP keys sorted by one group in select_finish,
 // select_sample and select_rows (a power of two).
 #include "last_group.clh"
 
@@ -889,37 +889,41 @@ inline uint gather_sort(__global const skey* kin, uint m, skey lo, skey hi, __lo
   return c;
 }
 
-// One group per job: gathers the job's keys (at most LCAP) from the m candidates, sorts them by
-// bitonic merging in local memory, and writes out[t] = the key of rank rank_of[t] for every
-// target t of this job.
+// One group per job: gathers the job's keys (at most LCAP) from the m candidates, those in the
+// key interval [lo, hi], sorts them by bitonic merging in local memory, and writes out[t] = the
+// key of rank rank_of[t] for every target t of this job.
+inline void finish_body(__global const skey* kin, uint m, skey lo, skey hi, __global const uint* job_of,
+                        __global const uint* rank_of, uint ntargets, __global skey* out, __local skey* buf,
+                        __local uint* cnt) {
+  const uint l = get_local_id(0);
+  const uint job = get_group_id(0);
+  gather_sort(kin, m, lo, hi, buf, cnt, l);
+  for (uint t = l; t < ntargets; t += WG)
+    if (job_of[t] == job) out[t] = buf[rank_of[t]];
+}
+
+// The final sorts of prefix jobs: job j's keys are those with its plen-bit prefix jobs[j].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_finish(__global const skey* kin, uint m, uint plen, __global const skey* jobs,
                    __global const uint* job_of, __global const uint* rank_of, uint ntargets,
                    __global skey* out) {
   __local skey buf[LCAP];
   __local uint cnt;
-  const uint l = get_local_id(0);
-  const uint job = get_group_id(0);
-  // The job's keys are those with its plen-bit prefix: the interval [prefix 0..0, prefix 1..1].
-  const skey pre = jobs[job];
+  // The interval [prefix 0..0, prefix 1..1].
+  const skey pre = jobs[get_group_id(0)];
   const skey lo = plen == 0 ? (skey)0 : pre << (KEYBITS - plen);
   const skey hi = plen == 0 ? KEY_MAX : lo | (plen == KEYBITS ? (skey)0 : (KEY_MAX >> plen));
-  gather_sort(kin, m, lo, hi, buf, &cnt, l);
-  for (uint t = l; t < ntargets; t += WG)
-    if (job_of[t] == job) out[t] = buf[rank_of[t]];
+  finish_body(kin, m, lo, hi, job_of, rank_of, ntargets, out, buf, &cnt);
 }
 
-// select_finish for interval jobs: job j's keys are those in [iv[2j], iv[2j + 1]].
+// The final sorts of interval jobs: job j's keys are those in [iv[2j], iv[2j + 1]].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_finish_iv(__global const skey* kin, uint m, __global const skey* iv, __global const uint* job_of,
                       __global const uint* rank_of, uint ntargets, __global skey* out) {
   __local skey buf[LCAP];
   __local uint cnt;
-  const uint l = get_local_id(0);
   const uint job = get_group_id(0);
-  gather_sort(kin, m, iv[2 * job], iv[2 * job + 1], buf, &cnt, l);
-  for (uint t = l; t < ntargets; t += WG)
-    if (job_of[t] == job) out[t] = buf[rank_of[t]];
+  finish_body(kin, m, iv[2 * job], iv[2 * job + 1], job_of, rank_of, ntargets, out, buf, &cnt);
 }
 
 // The finish of a device plan in state 1: sorts the job's keys and writes the targets' keys.

@@ -27,7 +27,6 @@ enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, jo
 constexpr unsigned kPlanWords = 19;   // see select_plan
 constexpr int kPlannedMax = 12;      // planned passes before the host gives up on the plan
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
-constexpr unsigned kFilterRow = 3;    // the bracket pass's row: one bin, the NaNs, the keys below
 constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few keys per work-item)
 // Its groups for spread targets' larger sample: one key per work-item at 2^20 (its scattered
 // reads are latency-bound: 2^18 keys took 62 us on an H100 with 64 groups).
@@ -255,8 +254,14 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
   }
   if (sub.empty()) return true;
   std::vector<Key> got(sub.size());
-  descend_intervals(std::move(jobs), candidates(0),
-                    b.written, 1, sub.size(), got);
+  Descent d;
+  d.jobs = std::move(jobs);
+  d.intervals = true;
+  d.src = candidates(0);
+  d.from_keys = true;
+  d.m = b.written;
+  d.cand = 1;
+  descend(std::move(d), sub.size(), got);
   for (std::size_t j = 0; j < sub.size(); ++j) out[sub[j]] = got[j];
   return true;
 }
@@ -510,8 +515,8 @@ std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::read_keys(const cl::Bu
 }
 
 template <class T>
-void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
-                            std::size_t ntargets, std::vector<Key>& out) {
+void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, bool intervals,
+                            const std::vector<Job>& jobs, std::size_t ntargets, std::vector<Key>& out) {
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
     auto prog = program(Kind::plain, false, true);
     const std::size_t qi = q_.index();
@@ -522,11 +527,10 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
         job_of[jobs[j].targets[i]] = static_cast<cl_uint>(j);
         rank_of[jobs[j].targets[i]] = static_cast<cl_uint>(jobs[j].rank[i]);
       }
-    const bool iv = plen > 8 * sizeof(Key);
     jobs_host_.clear();
     for (const Job& j : jobs) {
       jobs_host_.push_back(j.prefix);
-      if (iv) jobs_host_.push_back(j.hi);
+      if (intervals) jobs_host_.push_back(j.hi);
     }
     cl::Buffer jobsb = ::clstat::detail::scratch(q_, RadixScratch::jobs, 2 * kMaxJobs * sizeof(Key));
     cl::Buffer jb = ::clstat::detail::scratch(q_, RadixScratch::job_index, kMaxJobs * sizeof(cl_uint));
@@ -535,20 +539,25 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
     cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs_host_.size() * sizeof(Key), jobs_host_.data());
     cq.enqueueWriteBuffer(jb, CL_FALSE, 0, ntargets * sizeof(cl_uint), job_of.data());
     cq.enqueueWriteBuffer(rb, CL_FALSE, 0, ntargets * sizeof(cl_uint), rank_of.data());
-    cl::Kernel k = build::kernel(*prog, iv ? "select_finish_iv" : "select_finish", qi);
+    cl::Kernel k = build::kernel(*prog, intervals ? "select_finish_iv" : "select_finish", qi);
     cl_uint a = 0;
     k.setArg(a++, src);
     k.setArg(a++, static_cast<cl_uint>(m));
-    if (!iv) k.setArg(a++, static_cast<cl_uint>(plen));
+    if (!intervals) k.setArg(a++, static_cast<cl_uint>(plen));
     k.setArg(a++, jobsb);
     k.setArg(a++, jb);
     k.setArg(a++, rb);
     k.setArg(a++, static_cast<cl_uint>(ntargets));
     k.setArg(a++, ob);
     ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, kOp);
+    // The sorts write a key for every target; those answered before (outside every job) keep
+    // theirs.
+    std::vector<Key> got(ntargets);
     cl::Event done;
-    cq.enqueueReadBuffer(ob, CL_FALSE, 0, ntargets * sizeof(Key), out.data(), nullptr, &done);
+    cq.enqueueReadBuffer(ob, CL_FALSE, 0, ntargets * sizeof(Key), got.data(), nullptr, &done);
     wait(done);  // also keeps the staged vectors alive until their writes are done
+    for (const Job& j : jobs)
+      for (std::size_t t : j.targets) out[t] = got[t];
   });
 }
 
@@ -589,7 +598,7 @@ void RadixSelect<T>::select_batch(const std::vector<std::uint64_t>& ranks, std::
   Job root{0, 0, {}, {}};
   for (std::size_t t = 0; t < ranks.size(); ++t) root.targets.push_back(t);
 
-  if (multi_.done && ranks.size() <= kMaxJobs && select_from_brackets(ranks, out)) return;
+  if (select_from_brackets(ranks, out)) return;
 
   // The bracket holds every target: descend from its candidates, which share the common prefix
   // of the bracket's ends.
@@ -644,34 +653,40 @@ template <class T>
 void RadixSelect<T>::descend(Descent d, std::size_t ntargets, std::vector<Key>& out) {
   constexpr unsigned KB = 8 * sizeof(Key);
   for (;;) {
-    if (d.plen == KB) {
+    if (!d.intervals && d.plen == KB) {
       for (const Job& j : d.jobs)
         for (std::size_t t : j.targets) out[t] = j.prefix;
       return;
     }
+    if (d.jobs.empty()) return;  // interval jobs: every target answered by a one-key interval
     std::uint64_t total = 0, largest = 0;
     for (const Job& j : d.jobs) {
       total += j.count;
       largest = std::max(largest, j.count);
     }
     if (d.from_keys && largest <= lcap_ && d.m <= std::max<std::uint64_t>(1u << 16, 4 * total)) {
-      finish(d.src, d.m, d.plen, d.jobs, ntargets, out);
+      finish(d.src, d.m, d.plen, d.intervals, d.jobs, ntargets, out);
       return;
     }
-    const unsigned bits = std::min<unsigned>(12 - ceil_log2(d.jobs.size()), KB - d.plen);
+    const unsigned bits = d.intervals ? 12 - ceil_log2(d.jobs.size())
+                                      : std::min<unsigned>(12 - ceil_log2(d.jobs.size()), KB - d.plen);
     const bool compact = total <= cap_ && (!d.from_keys || 4 * total <= d.m);
     cl::Buffer dest;
-    if (compact) dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key), d.cand);
-    const Pass p = run_pass(Kind::plain, d.from_keys, d.src, d.m, d.plen, bits, d.jobs, compact,
-                            compact ? &dest : nullptr);
+    if (compact) dest = candidates(d.cand);
+    const Pass p = run_pass(d.intervals ? Kind::interval : Kind::plain, d.from_keys, d.src, d.m, d.plen, bits,
+                            d.jobs, compact, compact ? &dest : nullptr);
     if (compact) {
       d.src = dest;
       d.from_keys = true;
       d.m = total;
       d.cand ^= 1;
     }
-    d.jobs = refine(d.jobs, p);
-    d.plen += bits;
+    if (d.intervals) {
+      d.jobs = refine_intervals(d.jobs, p, out);
+    } else {
+      d.jobs = refine(d.jobs, p);
+      d.plen += bits;
+    }
   }
 }
 
@@ -708,37 +723,6 @@ std::vector<typename RadixSelect<T>::Job> RadixSelect<T>::refine_intervals(const
     }
   }
   return next;
-}
-
-template <class T>
-void RadixSelect<T>::descend_intervals(std::vector<Job> jobs, cl::Buffer src, std::uint64_t m, int cand,
-                                       std::size_t ntargets, std::vector<Key>& out) {
-  while (!jobs.empty()) {
-    std::uint64_t total = 0, largest = 0;
-    for (const Job& j : jobs) {
-      total += j.count;
-      largest = std::max(largest, j.count);
-    }
-    if (largest <= lcap_ && m <= std::max<std::uint64_t>(1u << 16, 4 * total)) {
-      // The sorts write every target of the batch: those answered already are kept aside.
-      std::vector<Key> got(ntargets);
-      finish(src, m, 8 * sizeof(Key) + 1, jobs, ntargets, got);
-      for (const Job& j : jobs)
-        for (std::size_t t : j.targets) out[t] = got[t];
-      return;
-    }
-    const unsigned bits = 12 - ceil_log2(jobs.size());
-    const bool compact = total <= cap_ && 4 * total <= m;
-    cl::Buffer dest;
-    if (compact) dest = candidates(cand);
-    const Pass p = run_pass(Kind::interval, true, src, m, 0, bits, jobs, compact, compact ? &dest : nullptr);
-    if (compact) {
-      src = dest;
-      m = total;
-      cand ^= 1;
-    }
-    jobs = refine_intervals(jobs, p, out);
-  }
 }
 
 template <class T>

@@ -66,6 +66,7 @@ class RadixSelect final : public Selector<T> {
   enum class Kind { plain, first, filter, planned, interval };
   struct Descent {
     std::vector<Job> jobs;
+    bool intervals = false;  // interval jobs (Kind::interval passes), else prefix jobs of plen bits
     unsigned plen = 0;
     cl::Buffer src;
     bool from_keys = false;
@@ -88,11 +89,11 @@ class RadixSelect final : public Selector<T> {
                     const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G,
                     unsigned plan = 0, const std::vector<std::uint64_t>& hint = {}, unsigned nbr = 1);
   void select_batch(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
+  // Histogram passes until every job fits a work-group's sort. Prefix jobs take the next bits of
+  // the key; interval jobs split their interval into 2^bits equal steps, so it shrinks as fast
+  // wherever it lies against bit boundaries (the brackets of spread targets).
   void descend(Descent d, std::size_t ntargets, std::vector<Key>& out);
-  // The descent over candidates by interval jobs: each pass splits a job's interval into 2^bits
-  // equal steps, so it shrinks as fast wherever it lies against bit boundaries.
-  void descend_intervals(std::vector<Job> jobs, cl::Buffer src, std::uint64_t m, int cand, std::size_t ntargets,
-                         std::vector<Key>& out);
+  // Interval jobs after a pass; a target whose interval is one key is answered into `out`.
   static std::vector<Job> refine_intervals(const std::vector<Job>& jobs, const Pass& p, std::vector<Key>& out);
   static std::vector<Job> refine(const std::vector<Job>& jobs, const Pass& p);
   Pass run_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
@@ -104,9 +105,9 @@ class RadixSelect final : public Selector<T> {
   // The wait and read of an enqueued pass's totals (nb histogram counters); with `expect` other
   // than kNoCheck, a compaction that wrote another count of keys is a logic_error.
   Pass read_pass(Kind kind, unsigned nb, unsigned bits, std::uint64_t expect);
-  // The final sorts in local memory, one group per job (prefix jobs of plen bits, or with
-  // plen > the key's bits, interval jobs).
-  void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, const std::vector<Job>& jobs,
+  // The final sorts in local memory, one group per job (prefix jobs of plen bits, or interval
+  // jobs); writes out[t] for the jobs' targets only.
+  void finish(const cl::Buffer& src, std::uint64_t m, unsigned plen, bool intervals, const std::vector<Job>& jobs,
               std::size_t ntargets, std::vector<Key>& out_batch);
   void wait(cl::Event& e);
   std::shared_ptr<::clstat::detail::BuiltProgram> program(Kind kind, bool compact, bool from_keys, unsigned nbr = 1);
