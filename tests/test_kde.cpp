@@ -1,6 +1,6 @@
 // KDE against the long-double reference on fresh random data: every kernel and bandwidth form in
 // fp64 (1e-12 relative) and fp32 (2e-5 relative), weights, leave-one-out, log density, chunking,
-// the three kernel variants, the asynchronous and device-buffer forms.
+// the four kernel variants, the asynchronous and device-buffer forms.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -99,6 +99,19 @@ std::vector<Precision> precisions() {
   std::vector<Precision> p{Precision::float32};
   if (clstat_test::has_fp64()) p.push_back(Precision::float64);
   return p;
+}
+
+// The simd variant's result against a scalar variant's: the same bits, except that the Gaussian's
+// exp2 may round a vector lane differently from a scalar call (PoCL's does, by an ulp or so), so
+// its sums of positive terms are held to 64 ulps: a lane that met a wrong point or skipped a wrong
+// sample would be off by a whole term, some 1/n.
+bool same_as_scalar_variants(const std::vector<double>& got, const std::vector<double>& want, Kernel k, Precision p) {
+  if (k != Kernel::gaussian) return got == want;
+  if (got.size() != want.size()) return false;
+  const double ulp = p == Precision::float64 ? 0x1p-52 : 0x1p-23;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= 64 * ulp * want[i])) return false;
+  return true;
 }
 
 }  // namespace
@@ -209,7 +222,8 @@ TEST_CASE("kde.loo_drops_exactly_the_own_term") {
 
 TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
   // A small memory budget forces streamed sample blocks and many point chunks over several queues;
-  // variants and launch settings change only speed. All must give identical bits.
+  // variants and launch settings change only speed. All must give identical bits (the simd
+  // variant's Gaussian: see same_as_scalar_variants).
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   const std::size_t n = 3000, m = 2100, d = 2;
@@ -229,7 +243,10 @@ TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
       KdeOptions chunked = o;
       chunked.memory_budget_bytes = 64 * 1024;  // about 700 samples and 600 points per block
       CHECK(kde(ctx(), x.data(), n, d, y.data(), m, chunked) == base);
-      for (KdeVariant v : {KdeVariant::naive, KdeVariant::tiled, KdeVariant::unrolled}) {
+      KdeOptions ou = o;
+      ou.variant = KdeVariant::unrolled;
+      const auto scalar = kde(ctx(), x.data(), n, d, y.data(), m, ou);
+      for (KdeVariant v : {KdeVariant::naive, KdeVariant::tiled, KdeVariant::unrolled, KdeVariant::simd}) {
         KdeOptions ov = o;
         ov.variant = v;
         ov.launch.work_group = v == KdeVariant::naive ? 32 : 64;
@@ -239,7 +256,11 @@ TEST_CASE("kde.chunking_and_variants_agree_bitwise") {
         for (int vr : {0, 1}) {
           ov.launch.vector_rows = vr;
           INFO("variant " << static_cast<int>(v) << " vector rows " << vr);
-          CHECK(kde(ctx(), x.data(), n, d, y.data(), m, ov) == base);
+          const auto got = kde(ctx(), x.data(), n, d, y.data(), m, ov);
+          if (v == KdeVariant::simd)
+            CHECK(same_as_scalar_variants(got, scalar, k, p));
+          else
+            CHECK(got == scalar);
         }
       }
       KdeOptions lo = o;
@@ -284,6 +305,50 @@ TEST_CASE("kde.vector_rows_change_no_bits") {
           CHECK(kde_at_samples(ctx(), x.data(), n, d, o) == scalar);
         }
   }
+}
+
+TEST_CASE("kde.simd_variant_matches_the_others_bitwise") {
+  // The CPU-shaped variant keeps each point's sample order and CHUNK partition, so it must give the
+  // bits of the unrolled one (the Gaussian: see same_as_scalar_variants): for both forms of every
+  // kernel, both exponent forms of the Gaussian, weights and leave-one-out, vector widths from 2 to
+  // 16, point counts that end mid-vector, and work-groups of several vectors. The dimension and the
+  // width turn with the case, so that each program is built once (builds dominate the run time).
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 301, m = 77, dims[] = {1, 3, 16}, widths[] = {2, 8, 16};
+  std::vector<double> w(n);
+  for (std::size_t i = 0; i < n; ++i) w[i] = 0.25 + static_cast<double>(i % 5);
+  std::size_t c = 0;
+  for (Precision p : precisions())
+    for (Kernel k : k_all)
+      for (int form = 0; form < 3; ++form, ++c) {
+        // form 0: diagonal h (product form; the Gaussian's is radial), 1: matrix H, 2: the Gaussian
+        // with the expanded square.
+        if (form == 2 && k != Kernel::gaussian) continue;
+        const std::size_t d = dims[c % 3], lanes = widths[(c / 3) % 3];
+        const bool weighted = c % 2 == 1;
+        INFO("d " << d << " " << std::string(kname(k)) << " form " << form << (p == Precision::float64 ? " fp64" : " fp32")
+                  << " weighted " << weighted << " lanes " << lanes);
+        const auto x = clstat_test::normal<double>(n * d, seed + c);
+        const auto y = clstat_test::normal<double>(m * d, seed + c + 1000);
+        KdeOptions o;
+        o.kernel = k;
+        o.precision = p;
+        o.bandwidth = form ? Bandwidth::scaled_covariance(0.9) : Bandwidth::scalar(0.8);
+        if (weighted) o.weights = w;
+        o.variant = KdeVariant::unrolled;
+        o.launch.work_group = 64;
+        o.launch.points_per_item = 2;
+        o.launch.expanded_square = form == 2 ? 1 : 0;
+        KdeOptions s = o;
+        s.variant = KdeVariant::simd;
+        s.launch.lanes = lanes;
+        s.launch.work_group = lanes == 8 ? 4 : 1;
+        s.launch.points_per_item = lanes == 2 ? 3 : 2;
+        CHECK(same_as_scalar_variants(kde(ctx(), x.data(), n, d, y.data(), m, s), kde(ctx(), x.data(), n, d, y.data(), m, o), k, p));
+        o.leave_one_out = s.leave_one_out = true;
+        CHECK(same_as_scalar_variants(kde_at_samples(ctx(), x.data(), n, d, s), kde_at_samples(ctx(), x.data(), n, d, o), k, p));
+      }
 }
 
 TEST_CASE("kde.async_and_device_buffers") {

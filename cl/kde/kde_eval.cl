@@ -19,8 +19,16 @@
 // row costs one scalar local load per value, and at d = 16 those loads, not the multiply-adds,
 // bound the kernel. The padding values are zero and never read by a term, so the bits are the same.
 //
+// VARIANT 3 (simd, for CPU devices): each work-item owns PPT vectors of LANES consecutive points,
+// one point per vector lane, and reads each sample row from global memory once as scalars that
+// meet all PPT * LANES points. The GPU shape (one point per work-item, a tile in local memory and
+// barriers) leaves a CPU compiler such as PoCL's a scalar loop per work-item; explicit vectors make
+// every subtraction, multiply-add and exp2 a SIMD instruction over LANES points. Each lane sums its
+// samples in the same order and CHUNK partition as the other variants, so the bits are theirs
+// wherever the device's vector and scalar shapes round alike.
+//
 // Options: DIM, KERN, FORM, DOT (Gaussian expanded square), WEIGHTED, LOO (skip j == i by global
-// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, VEC, SSTRIDE.
+// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, VEC, SSTRIDE, LANES (simd).
 #include "kde_shapes.clh"
 #include "compensated.clh"
 
@@ -68,7 +76,7 @@ typedef float4 realv;
   inline real kde_term_##AS(const real* y, AS const real* xr) {            \
     real e = y[DIM] + xr[DIM];                                              \
     DIM_UNROLL for (uint k = 0; k < DIM; ++k) e = fma(y[k], xr[k], e);      \
-    return KDE_EXP2(e);                                                     \
+    return kde_shape_radial(-e);                                            \
   }
 #elif FORM == FORM_RADIAL
 #define KDE_TERM(AS)                                                        \
@@ -141,6 +149,7 @@ KDE_TERM(__private)
 #define KDE_STR2(x) #x
 #define KDE_STR(x) KDE_STR2(x)
 
+#if VARIANT != 3
 // Samples: rows x_row0 .. x_row0 + n_pad - 1 of xs (n_pad a multiple of TILE and CHUNK), whose
 // first has global index sample_base; points: m rows of ys, the first with global index
 // point_base (both only matter for LOO). state: 2m values, s at [i] and c at [m + i]; first != 0
@@ -206,6 +215,113 @@ void kde_eval(__global const real* xs, ulong x_row0, uint n_pad, __global const 
     }
   }
 }
+
+#else  // VARIANT == 3: simd
+
+#define KDE_VT2(t, n) t##n
+#define KDE_VT(t, n) KDE_VT2(t, n)
+typedef KDE_VT(REAL, LANES) realL;
+#ifdef REAL_DOUBLE
+#define KDE_LANE_INT long  // the element type of a comparison mask of realL values
+#else
+#define KDE_LANE_INT int
+#endif
+typedef KDE_VT(KDE_LANE_INT, LANES) laneL;
+#define KDE_VLOAD KDE_VT(vload, LANES)
+#define KDE_VSTORE KDE_VT(vstore, LANES)
+CSUM_DEFINE(realL, csumv)
+KDE_SHAPES(realL, _v)
+
+inline realL kde_term_v(const realL* y, __global const real* xr) {
+#if DOT
+  realL e = y[DIM] + xr[DIM];
+  _Pragma("unroll") for (uint k = 0; k < DIM; ++k) e = fma(y[k], (realL)xr[k], e);
+  return kde_shape_radial_v(-e);
+#elif FORM == FORM_RADIAL
+  realL q = (realL)RC(0.0);
+  _Pragma("unroll") for (uint k = 0; k < DIM; ++k) {
+    const realL t = y[k] - xr[k];
+    q = fma(t, t, q);
+  }
+  return kde_shape_radial_v(q);
+#else
+  realL p = kde_shape1_v(y[0] - xr[0]);
+  _Pragma("unroll") for (uint k = 1; k < DIM; ++k) p *= kde_shape1_v(y[k] - xr[k]);
+  return p;
+#endif
+}
+
+// Same arguments and state layout as the other variants; point p, lane l of work-item g is
+// g * PPT * LANES + p * LANES + l.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void kde_eval(__global const real* xs, ulong x_row0, uint n_pad, __global const real* ys, uint m,
+              __global real* state, uint first, ulong sample_base, ulong point_base) {
+  xs += x_row0 * SAMPLE_STRIDE;
+  const uint i0 = get_global_id(0) * (PPT * LANES);
+  realL y[PPT][POINT_STRIDE];
+  csumv acc[PPT];
+#pragma unroll
+  for (uint p = 0; p < PPT; ++p) {
+    const uint ib = i0 + p * LANES;
+    real lane[LANES];
+    for (uint k = 0; k < POINT_STRIDE; ++k) {
+      for (uint l = 0; l < LANES; ++l) lane[l] = ib + l < m ? ys[(ulong)(ib + l) * POINT_STRIDE + k] : RC(0.0);
+      y[p][k] = KDE_VLOAD(0, lane);
+    }
+    acc[p] = csumv_zero();
+    if (!first) {
+      for (uint l = 0; l < LANES; ++l) lane[l] = ib + l < m ? state[ib + l] : RC(0.0);
+      acc[p].s = KDE_VLOAD(0, lane);
+      for (uint l = 0; l < LANES; ++l) lane[l] = ib + l < m ? state[m + ib + l] : RC(0.0);
+      acc[p].c = KDE_VLOAD(0, lane);
+    }
+  }
+#if LOO
+  laneL iota;
+  {
+    KDE_LANE_INT lane_id[LANES];
+    for (uint l = 0; l < LANES; ++l) lane_id[l] = (KDE_LANE_INT)l;
+    iota = KDE_VLOAD(0, lane_id);
+  }
+#endif
+  for (uint jb = 0; jb < n_pad; jb += CHUNK) {
+    realL part[PPT];
+#pragma unroll
+    for (uint p = 0; p < PPT; ++p) part[p] = (realL)RC(0.0);
+    __global const real* xb = xs + (ulong)jb * SAMPLE_STRIDE;
+    for (uint j = 0; j < CHUNK; ++j) {
+      __global const real* xr = xb + j * SAMPLE_STRIDE;
+#pragma unroll
+      for (uint p = 0; p < PPT; ++p) {
+        realL t = kde_term_v(y[p], xr);
+#if LOO
+        // Lane l of vector p is the global point point_base + i0 + p * LANES + l.
+        long off = (long)(sample_base + jb + j) - (long)(point_base + i0 + p * LANES);
+        off = off >= 0 && off < LANES ? off : -1;  // no lane; and never wraps in the lane type
+        t = select(t, (realL)RC(0.0), iota == (laneL)(KDE_LANE_INT)off);
+#endif
+#if WEIGHTED
+        part[p] = fma((realL)xr[DIM + DOT], t, part[p]);
+#else
+        part[p] += t;
+#endif
+      }
+    }
+#pragma unroll
+    for (uint p = 0; p < PPT; ++p) acc[p] = csumv_add(acc[p], part[p]);
+  }
+  for (uint p = 0; p < PPT; ++p) {
+    const uint ib = i0 + p * LANES;
+    real s[LANES], c[LANES];
+    KDE_VSTORE(acc[p].s, 0, s);
+    KDE_VSTORE(acc[p].c, 0, c);
+    for (uint l = 0; l < LANES && ib + l < m; ++l) {
+      state[ib + l] = s[l];
+      state[m + ib + l] = c[l];
+    }
+  }
+}
+#endif  // VARIANT
 
 // out[out_offset + i] = scale * (s + c) (or its log + log_scale), in acc_t so that a huge or tiny
 // normalising constant neither overflows nor loses digits before the final rounding to real.

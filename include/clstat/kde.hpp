@@ -33,7 +33,10 @@ enum class Precision : int { float32 = 0, float64 = 1 };
 
 /// Which evaluation kernel runs (Michailidis & Margaritis 2013, sec. 3): `automatic` picks the
 /// tuned one. All give the same result up to the shape's own rounding; they differ in speed.
-enum class KdeVariant : int { automatic = 0, naive, tiled, unrolled };
+/// `simd` is shaped for CPU devices: each work-item evaluates vectors of 8 or 16 points at once
+/// (the tuned `kde.<class>.lanes`), so the CPU's vector units do every operation of a pair; the
+/// tuned choice on CPU devices.
+enum class KdeVariant : int { automatic = 0, naive, tiled, unrolled, simd };
 
 /// The bandwidth, in the units of the data.
 ///  - scalar(h): h_k = h in every dimension, product kernel prod_k K(u_k / h) / h.
@@ -65,6 +68,7 @@ struct KdeLaunch {
   std::size_t points_per_item = 0;  ///< points each work-item keeps in registers
   std::size_t tile = 0;             ///< samples staged per local-memory tile (>= 64)
   std::size_t unroll = 0;           ///< unroll of the sample loop (unrolled variant)
+  std::size_t lanes = 0;            ///< points per vector (simd variant): 2 to 16
   int expanded_square = -1;         ///< Gaussian: 1 = exponent as y'x - |y|^2 - |x|^2 (one fma per
                                     ///< dimension), 0 = as -|y - x|^2; -1 = tuned
   int vector_rows = -1;             ///< tiled variants: 1 = pad sample rows to 16-byte vectors and
@@ -79,7 +83,8 @@ struct KdeOptions {
   /// normalised to sum 1.
   std::vector<double> weights;
   Precision precision = Precision::float64;
-  /// Return log f(y). Where every term underflows (far outside the data) this is -inf.
+  /// Return log f(y). Where every term underflows (far outside the data) this is -inf; a Gaussian
+  /// term below the smallest normal number (2^-126 in float, 2^-1022 in double) counts as 0.
   bool log_density = false;
   /// Only for kde_at_samples: f_{-i}(x_i) = sum_{j != i} w_j K_H(x_i - x_j) / sum_{j != i} w_j,
   /// the leave-one-out estimate of cross-validation (Wand & Jones sec. 3.3). Needs n >= 2 and no

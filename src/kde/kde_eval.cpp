@@ -38,7 +38,7 @@ Kernels kernels_for(detail::ContextImpl& ctx, Plan& p, std::size_t qi, const cha
                          " -DPPT=" + std::to_string(p.ppt) + " -DTILE=" + std::to_string(p.tile) +
                          " -DCHUNK=" + std::to_string(k_chunk) + " -DUNROLL=" + std::to_string(p.unroll) +
                          " -DPER_POINT=" + (p.point_div.empty() ? "0" : "1") +
-                         " -DLOG_DENSITY=" + (p.log_density ? "1" : "0");
+                         " -DLOG_DENSITY=" + (p.log_density ? "1" : "0") + " -DLANES=" + std::to_string(p.lanes);
   Kernels k;
   auto pe = build::program_for_wg(ctx, "kde/kde_eval", eo, "kde_eval", p.wg, k.wg);
   p.wg = k.wg;
@@ -98,7 +98,7 @@ Event evaluate(const Queue& q, Kernels& k, const Plan& p, const cl::Buffer& xs, 
   const std::size_t step = p.sample_step();
   std::size_t per_launch = static_cast<std::size_t>(std::max<std::uint64_t>(1, k_pairs_per_launch / m));
   per_launch = std::max(step, per_launch / step * step);
-  const std::size_t groups = (m + k.wg * p.ppt - 1) / (k.wg * p.ppt);
+  const std::size_t per_group = k.wg * p.ppt * p.lanes, groups = (m + per_group - 1) / per_group;
   Event ev;
   for (std::size_t r0 = 0; r0 < rows_pad; r0 += per_launch) {
     const std::size_t rows = std::min(per_launch, rows_pad - r0);
@@ -194,7 +194,7 @@ Future<std::vector<double>> run_host(const Context& c, const std::vector<std::si
     if (!resident) {
       const std::size_t fit = std::min(budget / 2 / (Q * per_sample), max_alloc / (RS * sz));
       while (step > k_chunk && fit < step) step /= 2;
-      if (p.variant != 1) p.tile = step;
+      if (p.tiled()) p.tile = step;
       nb = fit / step * step;
       if (nb == 0)
         throw UnsupportedFeature(op, ctx->device_name(),
@@ -210,7 +210,7 @@ Future<std::vector<double>> run_host(const Context& c, const std::vector<std::si
     std::size_t mc = std::min<std::size_t>(
         {(budget > used ? budget - used : 0) / (Q * per_point), max_alloc / (std::max<std::size_t>(d, PS) * sz),
          std::size_t(1) << 30});
-    const std::size_t granule = ks[0].wg * p.ppt;
+    const std::size_t granule = ks[0].wg * p.ppt * p.lanes;
     if (mc > granule) mc = mc / granule * granule;
     if (mc == 0)
       throw UnsupportedFeature(op, ctx->device_name(),

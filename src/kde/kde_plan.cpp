@@ -302,7 +302,11 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   };
   p.variant = o.variant == KdeVariant::automatic ? static_cast<int>(detail::tuned(t, key + "variant", 3))
                                                  : static_cast<int>(o.variant);
-  if (p.variant < 1 || p.variant > 3) p.variant = 3;
+  if (p.variant < 1 || p.variant > 4) p.variant = 3;
+  // simd: LANES points per vector (16 floats or 8 doubles fill an AVX-512 register; narrower
+  // vector units run the same code as several instructions).
+  if (p.variant == 4)
+    p.lanes = pow2_floor(std::max<std::size_t>(2, std::min<std::size_t>(pick(o.launch.lanes, "lanes", p.dbl ? 8 : 16), 16)));
   p.wg = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.work_group, "wg", 128), 1024)));
   p.ppt = pow2_floor(std::max<std::size_t>(1, std::min<std::size_t>(pick(o.launch.points_per_item, "ppt", 4), 16)));
   p.tile = pow2_floor(std::max<std::size_t>(k_chunk, std::min<std::size_t>(pick(o.launch.tile, "tile", 256), 4096)));
@@ -315,23 +319,25 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   // the fill variants are in git history, up to a10d6fa).
   const std::size_t cus = std::max<unsigned>(1, ctx.info().compute_units);
   const std::size_t fill = std::max<std::size_t>(1, detail::tuned(t, key + "fill", 2)) * cus;
-  auto groups = [&] { return (p.m + p.wg * p.ppt - 1) / (p.wg * p.ppt); };
+  auto groups = [&] { return (p.m + p.points_per_group() - 1) / p.points_per_group(); };
   if (!o.launch.points_per_item)
     while (p.ppt > 1 && groups() < fill) p.ppt /= 2;
   if (!o.launch.work_group)
-    while (p.wg > 64 && groups() < fill) p.wg /= 2;
+    while (p.wg > (p.variant == 4 ? 1 : 64) && groups() < fill) p.wg /= 2;
   const int dot = o.launch.expanded_square >= 0 ? o.launch.expanded_square
                                                   : static_cast<int>(detail::tuned(t, key + "dot", 0));
   p.dot = gaussian && dot > 0;
   const int vec = o.launch.vector_rows >= 0 ? o.launch.vector_rows
                                             : static_cast<int>(detail::tuned(t, key + "vec", 0));
-  p.vec = vec > 0 && p.variant != 1;
+  p.vec = vec > 0 && p.variant != 1 && p.variant != 4;
   // The tile must fit the device's local memory (leave 1 KiB for the compiler); if not even one
   // CHUNK of samples fits, read samples from global memory instead.
   const std::size_t elem = p.dbl ? 8 : 4;
   const std::size_t local = ctx.info().local_mem_bytes > 2048 ? ctx.info().local_mem_bytes - 1024 : 0;
-  while (p.tile > k_chunk && p.tile * p.sample_stride() * elem > local) p.tile /= 2;
-  if (p.variant != 1 && p.tile * p.sample_stride() * elem > local) p.variant = 1, p.vec = false;
+  if (p.variant == 2 || p.variant == 3) {
+    while (p.tile > k_chunk && p.tile * p.sample_stride() * elem > local) p.tile /= 2;
+    if (p.tile * p.sample_stride() * elem > local) p.variant = 1, p.vec = false;
+  }
   return p;
 }
 

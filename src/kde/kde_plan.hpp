@@ -38,6 +38,7 @@ struct Plan {
   // launch settings
   int variant = 3;              // KdeVariant id, never automatic
   std::size_t wg = 256, ppt = 4, tile = 256, unroll = 4;
+  std::size_t lanes = 1;        // points per vector (simd variant), else 1
   bool vec = false;             // sample rows padded to 16-byte vectors (VEC in kde_eval.cl)
   std::size_t vector_width() const { return dbl ? 2 : 4; }
   std::size_t sample_stride() const {
@@ -45,9 +46,12 @@ struct Plan {
     return vec ? (s + w - 1) / w * w : s;
   }
   std::size_t point_stride() const { return d + (dot ? 1 : 0); }
-  /// Samples per block a kde_eval launch consumes: the tile, or one CHUNK for the naive variant.
-  /// Sample counts are padded to a multiple of it.
-  std::size_t sample_step() const { return variant == 1 ? k_chunk : tile; }
+  /// Points one work-group owns.
+  std::size_t points_per_group() const { return wg * ppt * lanes; }
+  /// Samples per block a kde_eval launch consumes: the tile, or one CHUNK for the variants that
+  /// read samples from global memory (naive, simd). Sample counts are padded to a multiple of it.
+  bool tiled() const { return variant == 2 || variant == 3; }
+  std::size_t sample_step() const { return tiled() ? tile : k_chunk; }
 };
 
 /// Checks what can be checked without data (d, sizes, kernel, bandwidth shape and values, weights)

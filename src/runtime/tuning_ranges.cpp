@@ -56,7 +56,8 @@ bool range_of(const std::string& key, Range& r) {
     static const struct {
       const char* suffix;
       Range r;
-    } kde[] = {{".variant", {1, 3, false}}, {".wg", {16, 1024, true}}, {".ppt", {1, 16, false}},
+    } kde[] = {{".variant", {1, 4, false}}, {".wg", {1, 1024, true}}, {".ppt", {1, 16, false}},
+               {".lanes", {2, 16, true}},
                {".tile", {16, 4096, true}}, {".unroll", {1, 16, false}}, {".dot", {0, 1, false}},
                {".vec", {0, 1, false}},     {".fill", {1, 64, false}}};
     for (const auto& k : kde)
