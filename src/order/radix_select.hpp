@@ -136,6 +136,11 @@ class RadixSelect final : public Selector<T> {
   std::size_t items_ = 8;   // loads per thread per step (the tuning entry order.items)
   std::size_t filter_vec_ = 1;    // elements per load of the bracket pass (order.filter_load_bytes)
   std::size_t filter_items_ = 8;  // its loads per thread per step (order.filter_items)
+  // The bracket pass as contiguous blocks, one work-item each (select_filter_blocks), this many
+  // per compute unit; 0: select_hist's shape (order.filter_blocks_per_cu).
+  std::size_t filter_blocks_ = 0;
+  std::size_t sample_batch_ = 1;  // select_sample2's loads before counting (SAMPLE_BATCH)
+  std::size_t sample2_groups_ = 0;  // select_sample2's groups; 0: the GPU constants
   std::size_t planned_passes_ = 2;  // passes enqueued behind a device plan (order.planned_passes)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)

@@ -40,6 +40,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.filter_groups_per_cu", {1, 64, false}},  // the bracket pass (no histogram)
       {"order.filter_load_bytes", {4, 16, true}},      // the bracket pass's loads (an element at least)
       {"order.filter_items", {1, 64, false}},          // and loads per step
+      {"order.filter_blocks_per_cu", {0, 64, false}},  // CPU shape of the bracket pass (0: off)
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
       {"stable.wg", {1, 1024, true}},
