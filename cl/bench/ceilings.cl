@@ -30,3 +30,25 @@ __kernel void exp_rate(__global real* out, real a) {
   }
   out[get_global_id(0)] = x0 + x1 + x2 + x3;
 }
+
+// The same on vectors of 16 floats or 8 doubles a work-item: a CPU compiler such as PoCL's makes
+// SIMD code only of explicit vectors here (the loop above stays scalar per work-item), so on a
+// CPU this kernel, not the scalar one, shows what the vector units can do (the KDE's simd
+// variant reached 26 G exp2/s on 16 cores where the scalar kernel and the host loop gave 26).
+#ifdef REAL_DOUBLE
+typedef double8 realv;
+#define EXP_VW 8
+#else
+typedef float16 realv;
+#define EXP_VW 16
+#endif
+__kernel void exp_rate_vec(__global real* out, real a) {
+  realv x0 = (realv)((real)(get_global_id(0) & 7) * RC(0.01)), x1 = x0 + RC(0.1), x2 = x0 + RC(0.2), x3 = x0 + RC(0.3);
+  for (int i = 0; i < ITERS; ++i) {
+    x0 = EXP_FN(-x0 * a); x1 = EXP_FN(-x1 * a); x2 = EXP_FN(-x2 * a); x3 = EXP_FN(-x3 * a);
+  }
+  const realv s = x0 + x1 + x2 + x3;
+  real t = RC(0.0);
+  for (int k = 0; k < EXP_VW; ++k) t += ((const real*)&s)[k];
+  out[get_global_id(0)] = t;
+}
