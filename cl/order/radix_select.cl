@@ -677,12 +677,14 @@ __kernel void select_filter_blocks(__global const elem_t* x, ulong xoff, __globa
       if (copy_keys && any(any_in)) {
         skey kl[BW];
         BLK_VSTORE(k, 0, kl);
-#if NBR > 1
-        for (uint l = 0; l < BW; ++l) BLK_KEY_INSIDE(kl[l])
-#else
-        // Every lane is written; the end advances past the lanes inside.
         skey il[BW];
         BLK_VSTORE(BLK_AS_KEYV(any_in), 0, il);
+#if NBR > 1
+        // Only the lanes inside a bracket look for theirs (a few percent of the keys).
+        for (uint l = 0; l < BW; ++l)
+          if (il[l]) BLK_KEY_INSIDE(kl[l])
+#else
+        // Every lane is written; the end advances past the lanes inside.
         for (uint l = 0; l < BW; ++l) {
           buf[nbuf] = kl[l];
           nbuf += (uint)il[l] & 1u;
