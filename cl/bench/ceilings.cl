@@ -43,11 +43,15 @@ typedef float16 realv;
 #define EXP_VW 16
 #endif
 __kernel void exp_rate_vec(__global real* out, real a) {
-  realv x0 = (realv)((real)(get_global_id(0) & 7) * RC(0.01)), x1 = x0 + RC(0.1), x2 = x0 + RC(0.2), x3 = x0 + RC(0.3);
-  for (int i = 0; i < ITERS; ++i) {
+  // Eight chains, twice the scalar kernel's: a vector exp's latency is longer than its issue.
+  const realv x = (realv)((real)(get_global_id(0) & 7) * RC(0.01));
+  realv x0 = x, x1 = x + RC(0.1), x2 = x + RC(0.2), x3 = x + RC(0.3), x4 = x + RC(0.4), x5 = x + RC(0.5),
+        x6 = x + RC(0.6), x7 = x + RC(0.7);
+  for (int i = 0; i < ITERS / 2; ++i) {
     x0 = EXP_FN(-x0 * a); x1 = EXP_FN(-x1 * a); x2 = EXP_FN(-x2 * a); x3 = EXP_FN(-x3 * a);
+    x4 = EXP_FN(-x4 * a); x5 = EXP_FN(-x5 * a); x6 = EXP_FN(-x6 * a); x7 = EXP_FN(-x7 * a);
   }
-  const realv s = x0 + x1 + x2 + x3;
+  const realv s = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
   real t = RC(0.0);
   for (int k = 0; k < EXP_VW; ++k) t += ((const real*)&s)[k];
   out[get_global_id(0)] = t;

@@ -11,9 +11,11 @@ struct Ceilings {
   double copy_gbs = 0;          ///< device-to-device copy kernel: (bytes read + written) / s, in GB/s
   double fp32_fma_gflops = 0;   ///< fp32 FMA chains, 2 flops per FMA, GFLOP/s
   double fp64_fma_gflops = 0;   ///< 0 without fp64
-  double exp32_gps = 0;         ///< exp() on float, 1e9 evaluations per second (each with one multiply)
-  double native_exp32_gps = 0;  ///< native_exp2() on float
-  double exp64_gps = 0;         ///< exp() on double; 0 without fp64
+  double exp32_gps = 0;         ///< exp() or exp2() on float, whichever is faster, 1e9 evaluations
+                                ///< per second (each with one multiply); on CPU devices the higher
+                                ///< of scalar and 16-wide vector calls
+  double native_exp32_gps = 0;  ///< native_exp2() on float (CPUs: also as vectors)
+  double exp64_gps = 0;         ///< exp() or exp2() on double, as exp32; 0 without fp64
 };
 
 /// Runs each micro-kernel `repeats` times after a warm-up and keeps the best (the ceiling is
