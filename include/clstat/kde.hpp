@@ -83,8 +83,9 @@ struct KdeOptions {
   /// normalised to sum 1.
   std::vector<double> weights;
   Precision precision = Precision::float64;
-  /// Return log f(y). Where every term underflows (far outside the data) this is -inf; a Gaussian
-  /// term below the smallest normal number (2^-126 in float, 2^-1022 in double) counts as 0.
+  /// Return log f(y). Where every term underflows (far outside the data) this is -inf; on CPU
+  /// devices a Gaussian term below the smallest normal number (2^-126 in float, 2^-1022 in
+  /// double) counts as 0.
   bool log_density = false;
   /// Only for kde_at_samples: f_{-i}(x_i) = sum_{j != i} w_j K_H(x_i - x_j) / sum_{j != i} w_j,
   /// the leave-one-out estimate of cross-validation (Wand & Jones sec. 3.3). Needs n >= 2 and no
