@@ -262,9 +262,12 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       const std::string key = std::string("kde.") + prec_name(prec) + "." + cl.name + ".";
       // Start from a setting that is reasonable everywhere.
       KdeOptions o = gaussian(cl.d, n, prec);
-      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4},
-                                             {"dot", 1}, {"vec", 1}, {"lanes", prec == Precision::float64 ? 8u : 16u}};
-      if (!gpu) cur["variant"] = 4, cur["wg"] = 8, cur["ppt"] = 2, cur["dot"] = 0, cur["vec"] = 0;
+      // GPUs start from the tiled variants' usual shape; CPUs from the simd variant's (its lanes
+      // only there: the tuning file gets no key that the device's variant ignores).
+      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4}, {"dot", 1}, {"vec", 1}};
+      if (!gpu)
+        cur = {{"variant", 4}, {"wg", 8}, {"ppt", 2}, {"tile", 256}, {"unroll", 1}, {"dot", 0}, {"vec", 0},
+               {"lanes", prec == Precision::float64 ? 8u : 16u}};
       auto apply = [&](const std::map<std::string, std::size_t>& s) {
         KdeOptions t = o;
         t.variant = static_cast<KdeVariant>(s.at("variant"));
@@ -274,7 +277,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
         t.launch.unroll = s.at("unroll");
         t.launch.expanded_square = static_cast<int>(s.at("dot"));
         t.launch.vector_rows = static_cast<int>(s.at("vec"));
-        t.launch.lanes = s.at("lanes");
+        if (s.count("lanes")) t.launch.lanes = s.at("lanes");
         return t;
       };
       auto measure = [&](const std::map<std::string, std::size_t>& s) {

@@ -137,6 +137,16 @@ TEST_CASE("runtime.tuning_summary") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f32.d1.wgg", 64}}), doctest::Contains("unknown tunable"),
                        std::invalid_argument);
+  // The CPU shapes' keys: the simd variant's vector width (a power of two, 2 to 16), the variant
+  // ids (1 to 4), and the blocks of the bracket pass (0 to 64 per compute unit).
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f32.d1.lanes", 12}}), doctest::Contains("powers of two"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f64.d4.lanes", 32}}), doctest::Contains("kde.f64.d4.lanes = 32"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f32.d1.variant", 5}}), doctest::Contains("kde.f32.d1.variant = 5"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"order.filter_blocks_per_cu", 65}}),
+                       doctest::Contains("order.filter_blocks_per_cu = 65"), std::invalid_argument);
 }
 
 TEST_CASE("runtime.measure_ceilings") {

@@ -179,6 +179,45 @@ inline uint plan_shift(skey lo, skey hi) {
 #define RUN_FLUSH() do { if (rcnt) atomic_add(&hist[rbin < 0 ? 0 : rbin], rcnt); } while (0)
 #define RUN_ADD(b) do { if ((b) == rbin) { ++rcnt; } else { RUN_FLUSH(); rbin = (b); rcnt = 1; } } while (0)
 
+#if FILTER && NBR > 1
+// The bracket pass of spread targets: the plen slots' brackets (slot s at bracket + s
+// BRACKET_WORDS) sorted by their low ends into lo and hi and merged where they overlap; returns
+// how many remain, and with `publish` writes them to minmax ({lo, hi} each, then their number at
+// 2 NBR) for the host. One work-item runs it; every group gets the same brackets.
+inline uint merge_brackets(__global const skey* bracket, uint plen, __local skey* lo, __local skey* hi,
+                           __global skey* minmax, int publish) {
+  uint c = 0;
+  for (uint s = 0; s < plen; ++s) {
+    const skey l = bracket[(ulong)s * BRACKET_WORDS], h = bracket[(ulong)s * BRACKET_WORDS + 1];
+    uint i = c++;
+    for (; i > 0 && lo[i - 1] > l; --i) {
+      lo[i] = lo[i - 1];
+      hi[i] = hi[i - 1];
+    }
+    lo[i] = l;
+    hi[i] = h;
+  }
+  uint mc = 0;
+  for (uint i = 0; i < c; ++i) {
+    if (mc > 0 && lo[i] <= hi[mc - 1]) {
+      hi[mc - 1] = max(hi[mc - 1], hi[i]);
+    } else {
+      lo[mc] = lo[i];
+      hi[mc] = hi[i];
+      ++mc;
+    }
+  }
+  if (publish) {
+    for (uint i = 0; i < mc; ++i) {
+      minmax[2 * i] = lo[i];
+      minmax[2 * i + 1] = hi[i];
+    }
+    minmax[2 * NBR] = (skey)mc;
+  }
+  return mc;
+}
+#endif
+
 // One pass. Reads m elements (x + xoff, or keys kin when FROM_KEYS), writes this group's
 // histogram row (njobs << bits counters, then the NaN count, then the count below the bracket)
 // to partials + group * row, with FIRST the group's smallest and largest key to minmax, with
@@ -221,37 +260,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   // every group; padded with empty brackets (lo > hi) that count nothing.
   __local skey mlo[NBR], mhi[NBR];
   __local uint mcount;
-  if (get_local_id(0) == 0) {
-    uint c = 0;
-    for (uint s = 0; s < plen; ++s) {
-      const skey lo = bracket[(ulong)s * BRACKET_WORDS], hi = bracket[(ulong)s * BRACKET_WORDS + 1];
-      uint i = c++;
-      for (; i > 0 && mlo[i - 1] > lo; --i) {
-        mlo[i] = mlo[i - 1];
-        mhi[i] = mhi[i - 1];
-      }
-      mlo[i] = lo;
-      mhi[i] = hi;
-    }
-    uint mc = 0;
-    for (uint i = 0; i < c; ++i) {
-      if (mc > 0 && mlo[i] <= mhi[mc - 1]) {
-        mhi[mc - 1] = max(mhi[mc - 1], mhi[i]);
-      } else {
-        mlo[mc] = mlo[i];
-        mhi[mc] = mhi[i];
-        ++mc;
-      }
-    }
-    mcount = mc;
-    if (get_group_id(0) == 0) {
-      for (uint i = 0; i < mc; ++i) {
-        minmax[2 * i] = mlo[i];
-        minmax[2 * i + 1] = mhi[i];
-      }
-      minmax[2 * NBR] = (skey)mc;
-    }
-  }
+  if (get_local_id(0) == 0) mcount = merge_brackets(bracket, plen, mlo, mhi, minmax, get_group_id(0) == 0);
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint mc = mcount;
   // The brackets' low ends in registers (past the merged ones, KEY_MAX: no key but KEY_MAX is
@@ -573,40 +582,12 @@ __kernel void select_filter_blocks(__global const elem_t* x, ulong xoff, __globa
   uint nbuf = 0, pnan = 0, pbelow = 0, pin = 0;
   maskv vnan = (maskv)0;
 #if NBR > 1
-  // The slots' brackets sorted by their low ends and merged where they overlap, as select_hist
-  // does; past the merged ones, empty brackets (KEY_MAX, 0) that hold nothing.
-  // Sorted and merged in local memory, then copied to registers that every loop below indexes
-  // by constants only (unrolled): PoCL 3.1 miscompiled the data-dependent indexing of the
-  // insertion sort on small private arrays (NBR = 2 and 3 read garbage in the loop).
+  // The merged brackets (merge_brackets), made in local memory and then copied to registers that
+  // every loop below indexes by constants only (unrolled): PoCL 3.1 miscompiled the
+  // data-dependent indexing of the insertion sort on small private arrays (NBR = 2 and 3 read
+  // garbage in the loop); past the merged ones, empty brackets (KEY_MAX, 0) that hold nothing.
   __local skey lmlo[NBR], lmhi[NBR];
-  uint c = 0;
-  for (uint t = 0; t < plen; ++t) {
-    const skey lo = bracket[(ulong)t * BRACKET_WORDS], hi = bracket[(ulong)t * BRACKET_WORDS + 1];
-    uint i = c++;
-    for (; i > 0 && lmlo[i - 1] > lo; --i) {
-      lmlo[i] = lmlo[i - 1];
-      lmhi[i] = lmhi[i - 1];
-    }
-    lmlo[i] = lo;
-    lmhi[i] = hi;
-  }
-  uint mc = 0;
-  for (uint i = 0; i < c; ++i) {
-    if (mc > 0 && lmlo[i] <= lmhi[mc - 1]) {
-      lmhi[mc - 1] = max(lmhi[mc - 1], lmhi[i]);
-    } else {
-      lmlo[mc] = lmlo[i];
-      lmhi[mc] = lmhi[i];
-      ++mc;
-    }
-  }
-  if (gid == 0) {
-    for (uint i = 0; i < mc; ++i) {
-      minmax[2 * i] = lmlo[i];
-      minmax[2 * i + 1] = lmhi[i];
-    }
-    minmax[2 * NBR] = (skey)mc;
-  }
+  const uint mc = merge_brackets(bracket, plen, lmlo, lmhi, minmax, gid == 0);
   skey mlo[NBR], mhi[NBR];
   // counts: the row of select_hist (below each bracket, inside each wide one, then the narrow
   // brackets' counts by key); the counts below are kept in vectors until the end.

@@ -59,10 +59,9 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
       const bool cpu = info.type == DeviceType::cpu;
       const auto exp_rate = [&](auto& pr) {
         double best = 0;
-        for (const char* name : {"exp_rate", "exp_rate_vec"}) {
-          const bool vec = std::string(name) == "exp_rate_vec";
+        for (const bool vec : {false, true}) {
           if (vec && !cpu) continue;
-          cl::Kernel k = build::kernel(pr, name, q.index());
+          cl::Kernel k = build::kernel(pr, vec ? "exp_rate_vec" : "exp_rate", q.index());
           k.setArg(0, out);
           if (dbl) k.setArg(1, 0.5); else k.setArg(1, 0.5f);
           const std::size_t g = vec ? std::max(local, global / 16 / local * local) : global;  // about as many exps
