@@ -264,7 +264,8 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       KdeOptions o = gaussian(cl.d, n, prec);
       // GPUs start from the tiled variants' usual shape; CPUs from the simd variant's (its lanes
       // only there: the tuning file gets no key that the device's variant ignores).
-      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4}, {"dot", 1}, {"vec", 1}};
+      std::map<std::string, std::size_t> cur{{"variant", 3}, {"wg", 256}, {"ppt", 4}, {"tile", 256}, {"unroll", 4}, {"dot", 1}, {"vec", 1},
+                                             {"exp_poly", prec == Precision::float64 ? 8u : 0u}};
       if (!gpu)
         cur = {{"variant", 4}, {"wg", 8}, {"ppt", 2}, {"tile", 256}, {"unroll", 1}, {"dot", 0}, {"vec", 0},
                {"lanes", prec == Precision::float64 ? 8u : 16u}};
@@ -278,6 +279,7 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
         t.launch.expanded_square = static_cast<int>(s.at("dot"));
         t.launch.vector_rows = static_cast<int>(s.at("vec"));
         if (s.count("lanes")) t.launch.lanes = s.at("lanes");
+        if (s.count("exp_poly")) t.launch.exp_poly = static_cast<int>(s.at("exp_poly"));
         return t;
       };
       auto measure = [&](const std::map<std::string, std::size_t>& s) {
@@ -296,7 +298,8 @@ std::vector<Row> tune_kde(const Context& ctx, const clstat::Ceilings& c, int rep
       const std::map<std::string, std::vector<std::size_t>> space =
           gpu ? std::map<std::string, std::vector<std::size_t>>{{"variant", {2, 3}}, {"wg", {64, 128, 256, 512}},
                                                                 {"ppt", {1, 2, 4, 8, 16}}, {"tile", {128, 256, 512, 1024}},
-                                                                {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}, {"vec", {0, 1}}}
+                                                                {"unroll", {1, 2, 4, 8, 16}}, {"dot", {0, 1}}, {"vec", {0, 1}},
+                                                                {"exp_poly", {0, 1, 2, 4, 8}}}
               : std::map<std::string, std::vector<std::size_t>>{{"wg", {1, 2, 4, 8, 16, 64}}, {"ppt", {1, 2, 4}},
                                                                 {"lanes", {4, 8, 16}}, {"dot", {0, 1}}};
       // Coordinate descent, swept again while a sweep still improves (the parameters interact:

@@ -307,6 +307,62 @@ TEST_CASE("kde.vector_rows_change_no_bits") {
   }
 }
 
+TEST_CASE("kde.polynomial_exp2_share") {
+  // The Gaussian terms whose exp2 runs as clstat's polynomial (EXP_POLY: the first exp_poly of every
+  // 8 samples): within the precision's tolerance of the long-double reference, for both exponent
+  // forms, weights and leave-one-out, and points far enough out that terms underflow; and, for
+  // each share, the same bits from every scalar variant, launch shape and chunking, because the
+  // choice follows the global sample index.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 1000, m = 300;
+  std::vector<double> w(n);
+  for (std::size_t i = 0; i < n; ++i) w[i] = 0.5 + static_cast<double>(i % 3);
+  for (std::size_t d : {1u, 5u})
+    for (Precision p : precisions())
+      for (int share : {1, 3, 8}) {
+        const bool weighted = share == 3, dot = d == 5 && share != 1;
+        INFO("d " << d << (p == Precision::float64 ? " fp64" : " fp32") << " share " << share << " weighted "
+                  << weighted << " dot " << dot);
+        const auto x = clstat_test::normal<double>(n * d, seed + d + share);
+        auto y = clstat_test::normal<double>(m * d, seed + d + share + 7, 0.0, 1.6);
+        // Every term underflows at the first point; at the second (fp64) they are near 2^-211 (d = 1),
+        // below float's range, where fp32 estimates are 0 whatever the exp2.
+        for (std::size_t k = 0; k < d; ++k) y[k] = 40.0;
+        if (p == Precision::float64)
+          for (std::size_t k = 0; k < d; ++k) y[d + k] = -12.0;
+        KdeOptions o;
+        o.precision = p;
+        o.bandwidth = Bandwidth::scaled_covariance(0.7);
+        if (weighted) o.weights = w;
+        o.variant = KdeVariant::unrolled;
+        o.launch.work_group = 64;
+        o.launch.points_per_item = 2;
+        o.launch.unroll = 4;
+        o.launch.expanded_square = dot ? 1 : 0;
+        o.launch.exp_poly = share;
+        const auto base = kde(ctx(), x.data(), n, d, y.data(), m, o);
+        check_against(base, clstat_ref::kde(x, n, d, y, m, o, false, eps_for(p)), tol_for(p), false);
+        for (KdeVariant v : {KdeVariant::naive, KdeVariant::tiled}) {
+          KdeOptions ov = o;
+          ov.variant = v;
+          ov.launch.work_group = 32;
+          ov.launch.points_per_item = 1;
+          ov.launch.tile = 128;
+          CHECK(kde(ctx(), x.data(), n, d, y.data(), m, ov) == base);
+        }
+        KdeOptions chunked = o;
+        chunked.memory_budget_bytes = 48 * 1024;
+        CHECK(kde(ctx(), x.data(), n, d, y.data(), m, chunked) == base);
+        KdeOptions lo = o;
+        lo.leave_one_out = true;
+        const auto loo = kde_at_samples(ctx(), x.data(), n, d, lo);
+        check_against(loo, clstat_ref::kde(x, n, d, x, n, lo, true, eps_for(p)), tol_for(p), false);
+        lo.variant = KdeVariant::tiled;
+        CHECK(kde_at_samples(ctx(), x.data(), n, d, lo) == loo);
+      }
+}
+
 TEST_CASE("kde.simd_variant_matches_the_others_bitwise") {
   // The CPU-shaped variant keeps each point's sample order and CHUNK partition, so it must give the
   // bits of the unrolled one (the Gaussian: see same_as_scalar_variants): for both forms of every

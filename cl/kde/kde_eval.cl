@@ -27,8 +27,13 @@
 // samples in the same order and CHUNK partition as the other variants, so the bits are theirs
 // wherever the device's vector and scalar shapes round alike.
 //
+// EXP_POLY (Gaussian, variants 0 to 2): of every 8 consecutive samples, the first EXP_POLY have
+// their terms' exp2 computed by kde_exp2_poly on the FMA pipes, the others by KDE_EXP2 (on a GPU's
+// special-function unit in fp32), so both units work at once. The choice follows the global sample
+// index modulo 8 (CHUNK is a multiple of 8), so the bits stay independent of the launch shape.
+//
 // Options: DIM, KERN, FORM, DOT (Gaussian expanded square), WEIGHTED, LOO (skip j == i by global
-// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, VEC, SSTRIDE, LANES (simd).
+// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, EXP_POLY, VEC, SSTRIDE, LANES (simd).
 #include "kde_shapes.clh"
 #include "compensated.clh"
 
@@ -64,41 +69,66 @@ typedef float4 realv;
 #define SV (SSTRIDE / VW)
 #endif
 
+#ifndef EXP_POLY
+#define EXP_POLY 0
+#endif
+#if EXP_POLY
+#if KERN != KK_GAUSSIAN || VARIANT == 3 || CHUNK % 8
+#error "EXP_POLY is for the Gaussian in the scalar variants, with CHUNK a multiple of 8"
+#endif
+#define EXP_PERIOD 8
+#define KDE_SHAPE_POLY kde_shape_radial_poly
+#else
+#define EXP_PERIOD 1
+#define KDE_SHAPE_POLY KDE_SHAPE_STD
+#endif
+#define KDE_SHAPE_STD kde_shape_radial
+
 #if VARIANT == 2
 #define DIM_UNROLL _Pragma("unroll")
 #else
 #define DIM_UNROLL _Pragma("unroll 1")
 #endif
 
-// The term of point p against the sample row xr (in address space AS).
+// The term of point p against the sample row xr (in address space AS), its radial shape SHAPE
+// (KDE_SHAPE_STD, or KDE_SHAPE_POLY for the terms whose exp2 runs on the FMA pipes).
 #if DOT
-#define KDE_TERM(AS)                                                        \
-  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+#define KDE_TERM(AS, NAME, SHAPE)                                           \
+  inline real NAME##AS(const real* y, AS const real* xr) {                 \
     real e = y[DIM] + xr[DIM];                                              \
     DIM_UNROLL for (uint k = 0; k < DIM; ++k) e = fma(y[k], xr[k], e);      \
-    return kde_shape_radial(-e);                                            \
+    return SHAPE(-e);                                                       \
   }
 #elif FORM == FORM_RADIAL
-#define KDE_TERM(AS)                                                        \
-  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+#define KDE_TERM(AS, NAME, SHAPE)                                           \
+  inline real NAME##AS(const real* y, AS const real* xr) {                 \
     real q = RC(0.0);                                                       \
     DIM_UNROLL for (uint k = 0; k < DIM; ++k) {                             \
       const real t = y[k] - xr[k];                                          \
       q = fma(t, t, q);                                                     \
     }                                                                       \
-    return kde_shape_radial(q);                                             \
+    return SHAPE(q);                                                        \
   }
 #else
-#define KDE_TERM(AS)                                                        \
-  inline real kde_term_##AS(const real* y, AS const real* xr) {            \
+#define KDE_TERM(AS, NAME, SHAPE)                                           \
+  inline real NAME##AS(const real* y, AS const real* xr) {                 \
     real p = kde_shape1(y[0] - xr[0]);                                      \
     DIM_UNROLL for (uint k = 1; k < DIM; ++k) p *= kde_shape1(y[k] - xr[k]); \
     return p;                                                               \
   }
 #endif
-KDE_TERM(__global)
-KDE_TERM(__local)
-KDE_TERM(__private)
+KDE_TERM(__global, kde_term_, KDE_SHAPE_STD)
+KDE_TERM(__local, kde_term_, KDE_SHAPE_STD)
+KDE_TERM(__private, kde_term_, KDE_SHAPE_STD)
+#if EXP_POLY
+KDE_TERM(__global, kde_term_poly_, KDE_SHAPE_POLY)
+KDE_TERM(__local, kde_term_poly_, KDE_SHAPE_POLY)
+KDE_TERM(__private, kde_term_poly_, KDE_SHAPE_POLY)
+#define KDE_TERM_POLY_OF2(AS) kde_term_poly_##AS
+#else
+#define KDE_TERM_POLY_OF2(AS) kde_term_##AS
+#endif
+#define KDE_TERM_POLY_OF(AS) KDE_TERM_POLY_OF2(AS)
 
 // Sums samples [c0, c0 + CHUNK) of the rows at xs (global sample index sample_base + c0 + j) into
 // part[p]; then folds each part into acc. One macro for both address spaces.
@@ -130,12 +160,16 @@ KDE_TERM(__private)
   {                                                                         \
     real part[PPT];                                                         \
     _Pragma("unroll") for (uint p = 0; p < PPT; ++p) part[p] = RC(0.0);     \
-    KDE_SAMPLE_LOOP for (uint j = 0; j < CHUNK; ++j) {                      \
-      KDE_ROW(AS, xs, j)                                                    \
-      _Pragma("unroll") for (uint p = 0; p < PPT; ++p) {                    \
-        real t = KDE_TERM_OF(KDE_ROW_AS(AS))(y[p], xr);                     \
-        KDE_SKIP(p, (jg0) + j)                                              \
-        KDE_ACCUM(p, xr, t)                                                 \
+    KDE_SAMPLE_LOOP for (uint j8 = 0; j8 < CHUNK; j8 += EXP_PERIOD) {       \
+      _Pragma("unroll") for (uint jj = 0; jj < EXP_PERIOD; ++jj) {          \
+        const uint j = j8 + jj;                                             \
+        KDE_ROW(AS, xs, j)                                                  \
+        _Pragma("unroll") for (uint p = 0; p < PPT; ++p) {                  \
+          real t = jj < EXP_POLY ? KDE_TERM_POLY_OF(KDE_ROW_AS(AS))(y[p], xr) \
+                                 : KDE_TERM_OF(KDE_ROW_AS(AS))(y[p], xr);   \
+          KDE_SKIP(p, (jg0) + j)                                            \
+          KDE_ACCUM(p, xr, t)                                               \
+        }                                                                   \
       }                                                                     \
     }                                                                       \
     _Pragma("unroll") for (uint p = 0; p < PPT; ++p) acc[p] = KSTATE_ADD(acc[p], part[p]); \

@@ -74,6 +74,11 @@ struct KdeLaunch {
   int vector_rows = -1;             ///< tiled variants: 1 = pad sample rows to 16-byte vectors and
                                     ///< read local memory 16 bytes at a time, 0 = scalar reads;
                                     ///< -1 = tuned. Never changes results.
+  int exp_poly = -1;                ///< Gaussian, variants naive to unrolled: of every 8 samples,
+                                    ///< how many have their terms' exp2 computed by clstat's
+                                    ///< polynomial on the FMA pipes instead of the device's exp2
+                                    ///< (0 to 8; -1 = tuned). Both are within the accuracy the
+                                    ///< precision promises, but their bits differ.
 };
 
 struct KdeOptions {

@@ -38,7 +38,8 @@ Kernels kernels_for(detail::ContextImpl& ctx, Plan& p, std::size_t qi, const cha
                          " -DPPT=" + std::to_string(p.ppt) + " -DTILE=" + std::to_string(p.tile) +
                          " -DCHUNK=" + std::to_string(k_chunk) + " -DUNROLL=" + std::to_string(p.unroll) +
                          " -DPER_POINT=" + (p.point_div.empty() ? "0" : "1") +
-                         " -DLOG_DENSITY=" + (p.log_density ? "1" : "0") + " -DLANES=" + std::to_string(p.lanes);
+                         " -DLOG_DENSITY=" + (p.log_density ? "1" : "0") + " -DLANES=" + std::to_string(p.lanes) +
+                         " -DEXP_POLY=" + std::to_string(p.exp_poly);
   Kernels k;
   auto pe = build::program_for_wg(ctx, "kde/kde_eval", eo, "kde_eval", p.wg, k.wg);
   p.wg = k.wg;

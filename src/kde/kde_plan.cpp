@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -330,6 +331,9 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   const int vec = o.launch.vector_rows >= 0 ? o.launch.vector_rows
                                             : static_cast<int>(detail::tuned(t, key + "vec", 0));
   p.vec = vec > 0 && p.variant != 1 && p.variant != 4;
+  const int poly = o.launch.exp_poly >= 0 ? o.launch.exp_poly
+                                          : static_cast<int>(detail::tuned(t, key + "exp_poly", 0));
+  p.exp_poly = gaussian && p.variant != 4 ? static_cast<std::size_t>(std::min(std::max(poly, 0), 8)) : 0;
   // The tile must fit the device's local memory (leave 1 KiB for the compiler); if not even one
   // CHUNK of samples fits, read samples from global memory instead.
   const std::size_t elem = p.dbl ? 8 : 4;

@@ -40,6 +40,7 @@ struct Plan {
   std::size_t wg = 256, ppt = 4, tile = 256, unroll = 4;
   std::size_t lanes = 1;        // points per vector (simd variant), else 1
   bool vec = false;             // sample rows padded to 16-byte vectors (VEC in kde_eval.cl)
+  std::size_t exp_poly = 0;     // of every 8 samples, those whose exp2 is the polynomial (EXP_POLY)
   std::size_t vector_width() const { return dbl ? 2 : 4; }
   std::size_t sample_stride() const {
     const std::size_t s = d + (dot ? 1 : 0) + (weighted ? 1 : 0), w = vector_width();

@@ -60,7 +60,7 @@ bool range_of(const std::string& key, Range& r) {
     } kde[] = {{".variant", {1, 4, false}}, {".wg", {1, 1024, true}}, {".ppt", {1, 16, false}},
                {".lanes", {2, 16, true}},
                {".tile", {16, 4096, true}}, {".unroll", {1, 16, false}}, {".dot", {0, 1, false}},
-               {".vec", {0, 1, false}},     {".fill", {1, 64, false}}};
+               {".vec", {0, 1, false}},     {".fill", {1, 64, false}},   {".exp_poly", {0, 8, false}}};
     for (const auto& k : kde)
       if (ends_with(key, k.suffix)) return r = k.r, true;
   }
