@@ -175,6 +175,8 @@ KDE_TERM(__private, kde_term_poly_, KDE_SHAPE_POLY)
     _Pragma("unroll") for (uint p = 0; p < PPT; ++p) acc[p] = KSTATE_ADD(acc[p], part[p]); \
   }
 
+// The sample loop steps EXP_PERIOD samples at a time (each step unrolled); the unrolled variant
+// unrolls UNROLL steps.
 #if VARIANT == 2
 #define KDE_SAMPLE_LOOP _Pragma(KDE_STR(unroll UNROLL))
 #else

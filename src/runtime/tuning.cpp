@@ -24,11 +24,13 @@ std::string lower(std::string s) {
 // GPUs only, where fma is native), whether sample rows are read as 16-byte vectors (vec), and how
 // many groups per compute unit a small problem is split into at least (fill; src/kde/kde_plan.cpp),
 // and (GPUs) of every 8 samples how many have their Gaussian exp2 computed by clstat's polynomial on
-// the FMA pipes (exp_poly; cl/kde/kde_shapes.clh). On the H100 (wall time of kde(), n = m as
-// given): fp64 uses it for every term (d = 1, 2^18: 570 -> 663 Gpairs/s; d = 4, 2^17: 431 -> 458),
-// fp32 for one in 8 where the dimension loop shares the FMA pipes (d = 4, 2^19: 1793 -> 1900;
-// full H d = 16, 2^18: 567 -> 675 to 730), never at d = 1, where it cost (3049 -> 3055, 2949, 2737
-// for 1, 2, 3 in 8).
+// the FMA pipes (exp_poly; cl/kde/kde_shapes.clh), whose steps of 8 samples the unrolled variant
+// unrolls `unroll` times. On the H100 (clstat-bench --suite kde, kernel time, Gpairs/s, before ->
+// with it): fp64 takes it for every term (d = 1 517 -> 701, d = 6 274 -> 420, d = 14 217 -> 346,
+// full H d = 16 317 -> 338, the last two with one step unrolled; eight steps gave 314 and 260);
+// fp32 for one term in 8 where the dimension loop shares the FMA pipes (d = 2 1831 -> 2230, d = 6
+// 1203 -> 1492, d = 14 767 -> 849, full H d = 16 955 -> 1017), not at d = 1, where two in 8 cost
+// (3049 -> 2949 in kde()'s wall time), nor at d = 30 and 62 (228 -> 202, 100 -> 85).
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
 // (the runs' logs, in git history: `git show a10d6fa:bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log`
 // for d1, `...-kde-tune-vec.log` for d4 and d16 with vector rows); the others keep registers per work-item bounded as d
@@ -45,9 +47,9 @@ void kde_defaults(Tuning& t, bool gpu) {
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
   // error does not grow as h shrinks against the data's spread (`git show 9796294:bench/results/2026-11-22-h100-nvidia-kde.log`).
   static const Row nv[] = {{"f32.d1", 3, 256, 4, 512, 4, 0, 0},           {"f32.d4", 3, 256, 1, 512, 4, 1, 1, 2, 1},
-                           {"f32.d16", 3, 256, 2, 256, 4, 1, 1, 1, 1},     {"f32.d64", 3, 64, 1, 256, 4, 1, 0, 2, 1},
+                           {"f32.d16", 3, 256, 2, 256, 4, 1, 1, 1, 1},     {"f32.d64", 3, 64, 1, 256, 4, 1, 0},
                            {"f64.d1", 3, 256, 2, 256, 8, 0, 0, 2, 8},      {"f64.d4", 3, 128, 2, 256, 4, 1, 0, 2, 8},
-                           {"f64.d16", 3, 64, 2, 256, 8, 1, 0, 2, 8},      {"f64.d64", 3, 64, 1, 256, 8, 1, 0, 2, 8}};
+                           {"f64.d16", 3, 64, 2, 256, 1, 1, 0, 2, 8},      {"f64.d64", 3, 64, 1, 256, 4, 1, 0, 2, 8}};
   static const Row cpu[] = {{"f32.d1", 4, 8, 2, 256, 1, 0, 0},  {"f32.d4", 4, 8, 2, 256, 1, 0, 0},
                             {"f32.d16", 4, 8, 1, 256, 1, 0, 0}, {"f32.d64", 4, 8, 1, 256, 1, 0, 0},
                             {"f64.d1", 4, 8, 2, 256, 1, 0, 0},  {"f64.d4", 4, 8, 2, 256, 1, 0, 0},
