@@ -27,7 +27,9 @@ std::string lower(std::string s) {
 // the FMA pipes (exp_poly; cl/kde/kde_shapes.clh), whose steps of 8 samples the unrolled variant
 // unrolls `unroll` times. On the H100 (clstat-bench --suite kde, kernel time, Gpairs/s, before ->
 // with it): fp64 takes it for every term (d = 1 517 -> 701, d = 6 274 -> 420, d = 14 217 -> 346,
-// full H d = 16 317 -> 338, the last two with one step unrolled; eight steps gave 314 and 260);
+// full H d = 16 317 -> 338, the last two with one step unrolled; eight steps gave 314 and 260;
+// d = 62 47 -> 96 with four steps, at the cost of d = 30, 164 -> 138, which one step keeps at 171
+// but d = 62 at 46);
 // fp32 for one term in 8 where the dimension loop shares the FMA pipes (d = 2 1831 -> 2230, d = 6
 // 1203 -> 1492, d = 14 767 -> 849, full H d = 16 955 -> 1017), not at d = 1, where two in 8 cost
 // (3049 -> 2949 in kde()'s wall time), nor at d = 30 and 62 (228 -> 202, 100 -> 85).
