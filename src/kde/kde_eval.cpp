@@ -162,11 +162,11 @@ template <class T>
 Future<std::vector<double>> run_host(const Context& c, const std::vector<std::size_t>& queues, const double* x,
                                      std::size_t n, std::size_t d, const double* y, std::size_t m,
                                      const KdeOptions& o, bool at_samples, const std::vector<Event>& wait,
-                                     const char* op) {
+                                     const char* op, bool cdf) {
   auto ctx = c.impl();
   if (!x) throw std::invalid_argument(std::string(op) + ": null sample pointer");
   if (!at_samples && !y && m) throw std::invalid_argument(std::string(op) + ": null point pointer");
-  Plan p = kde_detail::make_plan(*ctx, op, x, n, d, m, o, at_samples);
+  Plan p = kde_detail::make_plan(*ctx, op, x, n, d, m, o, at_samples, nullptr, cdf);
   kde_detail::require_finite(op, "samples", x, n, d);
   if (!at_samples) kde_detail::require_finite(op, "evaluation points", y, m, d);
   m = p.m;
@@ -311,9 +311,9 @@ Future<std::vector<double>> run_host(const Context& c, const std::vector<std::si
 Future<std::vector<double>> host_form(const Context& c, const std::vector<std::size_t>& queues, const double* x,
                                       std::size_t n, std::size_t d, const double* y, std::size_t m,
                                       const KdeOptions& o, bool at_samples, const std::vector<Event>& wait,
-                                      const char* op) {
-  if (o.precision == Precision::float32) return run_host<float>(c, queues, x, n, d, y, m, o, at_samples, wait, op);
-  return run_host<double>(c, queues, x, n, d, y, m, o, at_samples, wait, op);
+                                      const char* op, bool cdf = false) {
+  if (o.precision == Precision::float32) return run_host<float>(c, queues, x, n, d, y, m, o, at_samples, wait, op, cdf);
+  return run_host<double>(c, queues, x, n, d, y, m, o, at_samples, wait, op, cdf);
 }
 
 // The plain forms' queues: one held (the caller's, when it holds one), and up to two more that
@@ -351,6 +351,12 @@ std::vector<double> kde_at_samples(const Context& ctx, const double* x, std::siz
                                    const KdeOptions& options) {
   const Pipeline pl(ctx);
   return host_form(ctx, pl.queues(), x, n, d, nullptr, n, options, true, {}, "clstat::kde_at_samples").get();
+}
+
+std::vector<double> kde_cdf(const Context& ctx, const double* x, std::size_t n, const double* y, std::size_t m,
+                            const KdeOptions& options) {
+  const Pipeline pl(ctx);
+  return host_form(ctx, pl.queues(), x, n, 1, y, m, options, false, {}, "clstat::kde_cdf", true).get();
 }
 
 Future<std::vector<double>> kde_async(const Queue& q, const double* x, std::size_t n, std::size_t d, const double* y,

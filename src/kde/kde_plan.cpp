@@ -215,10 +215,12 @@ std::vector<double> sample_covariance(const double* x, std::size_t n, std::size_
 }
 
 Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
-               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov) {
+               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov, bool cdf) {
   Plan p;
   if (d == 0 || d > k_max_dim)
     bad(op, "dimension d = " + std::to_string(d) + " is outside [1, " + std::to_string(k_max_dim) + "]");
+  if (cdf && d != 1) bad(op, "the kernel CDF is for d = 1, not d = " + std::to_string(d));
+  p.cdf = cdf;
   if (n == 0) bad(op, "no samples (n = 0): the data are empty");
   // n * d and m * d index host arrays: their products must not wrap (nor exceed what one device
   // allocation could hold, which is far below that).
@@ -271,11 +273,12 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   const bool diagonal_form =
       o.bandwidth.form == Bandwidth::Form::scalar || o.bandwidth.form == Bandwidth::Form::per_dimension;
   // Bounded kernels with a diagonal bandwidth use the product form; every other case is radial.
-  p.radial = !diagonal_form || p.kern == static_cast<int>(Kernel::gaussian);
+  // The kernel CDF (d = 1) is a product of one integrated kernel.
+  p.radial = !cdf && (!diagonal_form || p.kern == static_cast<int>(Kernel::gaussian));
   double log_det_half = 0;
   for (std::size_t k = 0; k < d; ++k) log_det_half += std::log(L(k, k));
   Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
-  const bool gaussian = p.kern == static_cast<int>(Kernel::gaussian);
+  const bool gaussian = p.kern == static_cast<int>(Kernel::gaussian) && !cdf;  // exp2 terms
   if (gaussian) A *= std::sqrt(0.5 * M_LOG2E);  // exp(-|v|^2/2) = exp2(-|s v|^2)
   p.A.assign(d * d, 0.0);
   for (std::size_t r = 0; r < d; ++r)
@@ -285,7 +288,8 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
                                   : static_cast<double>(d) * std::log(radial_kernel_integral(o.kernel, 1));
   double log_count = 0;
   if (!p.weighted) log_count = std::log(static_cast<double>(p.loo ? n - 1 : n));
-  p.log_scale = -log_int - log_det_half - log_count;
+  // CDF terms are probabilities already: only the mean over the samples remains.
+  p.log_scale = cdf ? -log_count : -log_int - log_det_half - log_count;
   p.scale = std::exp(p.log_scale);
 
   p.centre.assign(d, 0.0);
@@ -351,7 +355,8 @@ std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const 
        " -DDOT=" + (p.dot ? "1" : "0") + " -DWEIGHTED=" + (p.weighted ? "1" : "0") +
        " -DNATIVE_EXP=" + ((!p.dbl && ctx.tuning.native_exp) ? "1" : "0") +
        " -DSUBNORMAL_ZERO=" + (ctx.info().type == DeviceType::cpu ? "1" : "0") +
-       " -DSSTRIDE=" + std::to_string(p.sample_stride()) + " -DVEC=" + (p.vec ? "1" : "0");
+       " -DSSTRIDE=" + std::to_string(p.sample_stride()) + " -DVEC=" + (p.vec ? "1" : "0") +
+       " -DCDF=" + (p.cdf ? "1" : "0");
   return o;
 }
 

@@ -30,6 +30,7 @@ struct Plan {
   bool radial = false;          // FORM_RADIAL (Gaussian always; bounded kernels with a matrix H)
   bool dot = false;             // Gaussian exponent as an expanded square
   bool weighted = false, loo = false, log_density = false;
+  bool cdf = false;             // the kernel CDF (d = 1): integrated kernels, CDF in kde_shapes.clh
   std::vector<double> A;        // d x d lower triangular, row-major: u = A (x - centre)
   std::vector<double> centre;   // subtracted in double before rounding to the device type
   std::vector<double> weights;  // normalised to sum 1 (empty: unweighted)
@@ -59,8 +60,10 @@ struct Plan {
 /// and fills the plan. `x` may be null (device-buffer form); then scaled_covariance needs `cov`.
 /// `loo_at_samples`: the call evaluates at the samples (kde_at_samples or the device form with
 /// leave_one_out). Throws std::invalid_argument naming `op` and the problem.
+/// `cdf`: plan the kernel CDF (kde_cdf) instead of the density: d must be 1.
 Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, std::size_t n, std::size_t d,
-               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov = nullptr);
+               std::size_t m, const KdeOptions& o, bool at_samples, const std::vector<double>* cov = nullptr,
+               bool cdf = false);
 
 /// A bandwidth as H (d x d, row-major) and its lower Cholesky factor L (H = L L'): scalar h^2 I,
 /// per_dimension diag(h_k^2), matrix H (finite, symmetric), scaled_covariance h^2 S with S the
