@@ -31,6 +31,21 @@ clstat::Bandwidth bandwidth_of(const py::object& b, std::size_t d) {
   throw py::value_error("a bandwidth matrix must be (d, d) = (" + std::to_string(d) + ", " + std::to_string(d) + ")");
 }
 
+// The options kde and kde_cdf share: kernel, precision, log, weights.
+clstat::KdeOptions options_of(const std::string& kernel, const std::string& precision, bool log,
+                              const py::object& weights) {
+  clstat::KdeOptions o;
+  o.kernel = kernel_of(kernel);
+  if (precision == "float32") o.precision = clstat::Precision::float32;
+  else if (precision != "float64") throw py::value_error("precision must be 'float64' or 'float32'");
+  o.log_density = log;
+  if (!weights.is_none()) {
+    F64 w = F64::ensure(weights);
+    o.weights.assign(w.data(), w.data() + w.size());
+  }
+  return o;
+}
+
 }  // namespace
 
 void bind_kde(py::module_& m) {
@@ -40,17 +55,9 @@ void bind_kde(py::module_& m) {
          const std::string& precision, bool log, bool loo, py::object ctx) {
         std::size_t n, d, m_, dm;
         shape_2d(samples, "samples", n, d);
-        clstat::KdeOptions o;
-        o.kernel = kernel_of(kernel);
+        clstat::KdeOptions o = options_of(kernel, precision, log, weights);
         o.bandwidth = bandwidth_of(bandwidth, d);
-        if (precision == "float32") o.precision = clstat::Precision::float32;
-        else if (precision != "float64") throw py::value_error("precision must be 'float64' or 'float32'");
-        o.log_density = log;
         o.leave_one_out = loo;
-        if (!weights.is_none()) {
-          F64 w = F64::ensure(weights);
-          o.weights.assign(w.data(), w.data() + w.size());
-        }
         const clstat::Context& c = context_of(ctx);
         std::vector<double> f;
         if (points.is_none()) {
@@ -69,6 +76,26 @@ void bind_kde(py::module_& m) {
       py::arg("samples"), py::arg("points") = py::none(), py::arg("kernel") = "gaussian", py::arg("bandwidth") = 1.0,
       py::arg("weights") = py::none(), py::arg("precision") = "float64", py::arg("log") = false,
       py::arg("loo") = false, py::arg("ctx") = py::none());
+
+  m.def(
+      "kde_cdf",
+      [](F64 samples, F64 points, const std::string& kernel, double h, py::object weights, const std::string& precision,
+         bool log, py::object ctx) {
+        if (samples.ndim() != 1 || points.ndim() != 1) throw py::value_error("kde_cdf takes 1-d samples and points");
+        clstat::KdeOptions o = options_of(kernel, precision, log, weights);
+        o.bandwidth = clstat::Bandwidth::scalar(h);
+        const clstat::Context& c = context_of(ctx);
+        std::vector<double> f;
+        {
+          py::gil_scoped_release nogil;
+          f = clstat::kde_cdf(c, samples.data(), static_cast<std::size_t>(samples.size()), points.data(),
+                              static_cast<std::size_t>(points.size()), o);
+        }
+        return to_numpy(std::move(f));
+      },
+      py::arg("samples"), py::arg("points"), py::arg("kernel") = "gaussian", py::arg("bandwidth") = 1.0,
+      py::arg("weights") = py::none(), py::arg("precision") = "float64", py::arg("log") = false,
+      py::arg("ctx") = py::none());
 
   m.def(
       "grid",

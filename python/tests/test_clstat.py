@@ -324,3 +324,23 @@ def test_partition_kth_along_an_axis():
             assert np.array_equal(clstat.partition_kth(a, k, axis=axis), np.take(want, k, axis=axis))
     with pytest.raises(ValueError, match="out of range"):
         clstat.partition_kth(np.ones((3, 4)), 4, axis=1)
+
+
+def test_kde_cdf_against_scipy_and_closed_forms():
+    rng = np.random.default_rng(11)
+    x = rng.gamma(2.0, size=700)
+    y = np.linspace(-1, 12, 60)
+    k = scipy.stats.gaussian_kde(x, bw_method=0.3)
+    h = float(np.sqrt(k.covariance[0, 0]))
+    ref = np.array([k.integrate_box_1d(-np.inf, v) for v in y])
+    np.testing.assert_allclose(clstat.kde_cdf(x, y, bandwidth=h), ref, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(clstat.kde_cdf(x, y, bandwidth=h, log=True)[ref > 0], np.log(ref[ref > 0]),
+                               rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(clstat.kde_cdf(x, y, bandwidth=h, precision="float32"), ref, rtol=2e-5, atol=1e-6)
+    w = rng.random(700)
+    u = np.clip((y[:, None] - x[None, :]) / 0.4, -1, 1)
+    epa = ((0.5 + 0.75 * u - 0.25 * u ** 3) * w).sum(1) / w.sum()
+    np.testing.assert_allclose(clstat.kde_cdf(x, y, kernel="epanechnikov", bandwidth=0.4, weights=w), epa,
+                               rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError):
+        clstat.kde_cdf(x, y, bandwidth=-1.0)

@@ -31,16 +31,18 @@ const char* k_usage =
     "  --precision P      double (default) or float\n"
     "  --log              write log densities\n"
     "  --loo              leave-one-out densities at the samples (needs no --at)\n"
+    "  --cdf              the kernel estimate of the distribution function F (one column only):\n"
+    "                     the integrated kernel, as R's ks::kcde; with --log, log F\n"
     "  --json             JSON instead of CSV\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
-    "Output: the point's coordinates, then density (or log_density), one row per point.\n";
+    "Output: the point's coordinates, then density (or log_density, cdf, log_cdf), one row per point.\n";
 
 }  // namespace
 
 int kde_command(int argc, char** argv) {
   std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device;
   std::size_t dims = 0;
-  bool log = false, loo = false, json = false;
+  bool log = false, loo = false, json = false, cdf = false;
   SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -57,6 +59,7 @@ int kde_command(int argc, char** argv) {
     else if (a == "--device") device = value();
     else if (a == "--log") log = true;
     else if (a == "--loo") loo = true;
+    else if (a == "--cdf") cdf = true;
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
@@ -70,6 +73,10 @@ int kde_command(int argc, char** argv) {
   }
   if (loo && !at.empty()) {
     std::cerr << "clstat kde: --loo evaluates at the samples; drop --at\n";
+    return 2;
+  }
+  if (cdf && loo) {
+    std::cerr << "clstat kde: --cdf has no leave-one-out form; drop --loo\n";
     return 2;
   }
   if (precision != "double" && precision != "float") {
@@ -91,10 +98,13 @@ int kde_command(int argc, char** argv) {
     o.weights = w.values;
   }
   clstat::Context ctx = context_for(device);
-  const std::vector<double> f = at.empty() ? clstat::kde_at_samples(ctx, x.values.data(), x.rows, x.cols, o)
-                                           : clstat::kde(ctx, x.values.data(), x.rows, x.cols, y.values.data(),
-                                                         y.rows, o);
-  const char* col = log ? "log_density" : "density";
+  if (cdf && x.cols != 1)
+    throw std::invalid_argument("--cdf is for one column, the data have " + std::to_string(x.cols));
+  const std::vector<double> f =
+      cdf ? clstat::kde_cdf(ctx, x.values.data(), x.rows, y.values.data(), y.rows, o)
+      : at.empty() ? clstat::kde_at_samples(ctx, x.values.data(), x.rows, x.cols, o)
+                   : clstat::kde(ctx, x.values.data(), x.rows, x.cols, y.values.data(), y.rows, o);
+  const char* col = cdf ? (log ? "log_cdf" : "cdf") : log ? "log_density" : "density";
   if (json) {
     std::cout << "{\"kernel\": \"" << kernel << "\", \"bandwidth\": \"" << bw << "\", \"precision\": \"" << precision
               << "\", \"n\": " << x.rows << ", \"d\": " << x.cols << ", \"m\": " << y.rows << ", \"device\": \""
