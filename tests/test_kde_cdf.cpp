@@ -234,9 +234,12 @@ TEST_CASE("kde_cdf.monotone_log_and_variants") {
       const auto Fs = kde_cdf(ctx(), x.data(), n, y.data(), m, os);
       os.bandwidth = Bandwidth::matrix({h * h});
       const auto Fm = kde_cdf(ctx(), x.data(), n, y.data(), m, os);
+      // (h itself is rounded differently three ways, and near a bounded kernel's edge F is
+      // sensitive to it, so this is the accuracy bar, not a few ulps.)
+      const double rel = p == Precision::float64 ? 1e-12 : 2e-5, abs = p == Precision::float64 ? 1e-15 : 1e-6;
       for (std::size_t i = 0; i < m; ++i) {
-        CHECK(std::fabs(Fs[i] - F[i]) <= 16 * ulp * F[i] + 16 * ulp * 1e-6);
-        CHECK(std::fabs(Fm[i] - F[i]) <= 16 * ulp * F[i] + 16 * ulp * 1e-6);
+        CHECK(std::fabs(Fs[i] - F[i]) <= rel * F[i] + abs);
+        CHECK(std::fabs(Fm[i] - F[i]) <= rel * F[i] + abs);
       }
       KdeOptions ol = o;
       ol.log_density = true;
