@@ -81,6 +81,34 @@ struct KdeLaunch {
                                     ///< precision promises, but their bits differ.
 };
 
+/// A bounded support for kde() and kde_at_samples(): data known to lie in the box
+/// [lower_k, upper_k] (a bound may be -inf / +inf: that side is open; empty vectors: unbounded).
+/// The plain estimate puts mass outside the box and is biased low near its faces; each method
+/// gives a density that is 0 outside and integrates to 1 over the box:
+///  - reflection: each sample also counts mirrored across every finite bound of its dimension
+///    (Schuster 1985; Silverman 1986 sec. 2.10): f(y) = sum over the 1 + (bounds) copies per
+///    dimension. Diagonal bandwidths only (scalar, per_dimension), since a correlated kernel is not
+///    symmetric under a mirror. One reflection per bound: exact when the kernel's reach is at most
+///    the box's width (bounded kernels: h <= upper - lower; the Gaussian loses the mass it would
+///    have had after a second reflection, below 1e-9 for h <= (upper - lower) / 6).
+///  - renormalisation (cut and normalise): each sample's kernel is cut at the box and scaled to
+///    mass 1, f(y) = sum_j w_j K_h(y - x_j) / int_box K_h(s - x_j) ds (Jones 1993, the version
+///    whose estimate integrates to 1). Diagonal bandwidths only; the masses come from the kernel
+///    CDF (kde_cdf) on the device, O(n d).
+///  - log_transform: for data above lower bounds (upper all +inf): the estimate of z = log(x - lower)
+///    mapped back, f(y) = f_Z(log(y - lower)) / prod_k (y_k - lower_k) (Wand & Jones sec. 2.11);
+///    any bandwidth form, in the log scale; dimensions with lower = -inf are not transformed.
+/// Samples outside the box (or on a log bound) are refused with std::invalid_argument, as are
+/// lower >= upper, sizes other than d, a non-diagonal bandwidth for the first two, leave_one_out
+/// (the copies and masses are per sample) and more than 81 copies per sample. Points outside the
+/// box get 0 (log: -inf). Only the host forms (kde, kde_at_samples) take a boundary; the async
+/// and device-buffer forms refuse one.
+struct KdeBoundary {
+  enum class Method : int { none = 0, reflection, renormalisation, log_transform };
+  Method method = Method::none;
+  std::vector<double> lower, upper;  ///< d values each (or empty: -inf / +inf everywhere)
+};
+
 struct KdeOptions {
   Kernel kernel = Kernel::gaussian;
   Bandwidth bandwidth = Bandwidth::scalar(1.0);
@@ -96,6 +124,8 @@ struct KdeOptions {
   /// the leave-one-out estimate of cross-validation (Wand & Jones sec. 3.3). Needs n >= 2 and no
   /// sample holding all the weight.
   bool leave_one_out = false;
+  /// A bounded support and its correction (none by default); see KdeBoundary.
+  KdeBoundary boundary;
   KdeVariant variant = KdeVariant::automatic;
   KdeLaunch launch;
   /// Device memory the host forms may use for data, in bytes; 0 = a quarter of the device's

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "build/program_cache.hpp"
+#include "kde/kde_boundary.hpp"
 #include "kde/kde_plan.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/lease.hpp"
@@ -343,12 +344,16 @@ class Pipeline {
 
 std::vector<double> kde(const Context& ctx, const double* x, std::size_t n, std::size_t d, const double* y,
                         std::size_t m, const KdeOptions& options) {
+  if (options.boundary.method != KdeBoundary::Method::none)
+    return kde_detail::bounded_kde(ctx, x, n, d, y, m, options, false, "clstat::kde");
   const Pipeline pl(ctx);
   return host_form(ctx, pl.queues(), x, n, d, y, m, options, false, {}, "clstat::kde").get();
 }
 
 std::vector<double> kde_at_samples(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                                    const KdeOptions& options) {
+  if (options.boundary.method != KdeBoundary::Method::none)
+    return kde_detail::bounded_kde(ctx, x, n, d, nullptr, n, options, true, "clstat::kde_at_samples");
   const Pipeline pl(ctx);
   return host_form(ctx, pl.queues(), x, n, d, nullptr, n, options, true, {}, "clstat::kde_at_samples").get();
 }

@@ -220,6 +220,8 @@ Plan make_plan(const detail::ContextImpl& ctx, const char* op, const double* x, 
   if (d == 0 || d > k_max_dim)
     bad(op, "dimension d = " + std::to_string(d) + " is outside [1, " + std::to_string(k_max_dim) + "]");
   if (cdf && d != 1) bad(op, "the kernel CDF is for d = 1, not d = " + std::to_string(d));
+  if (o.boundary.method != KdeBoundary::Method::none)
+    bad(op, "a boundary correction is computed by the host forms kde and kde_at_samples only");
   p.cdf = cdf;
   if (n == 0) bad(op, "no samples (n = 0): the data are empty");
   // n * d and m * d index host arrays: their products must not wrap (nor exceed what one device

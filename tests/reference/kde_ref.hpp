@@ -68,6 +68,55 @@ inline LD radial_integral(clstat::Kernel k, std::size_t d) {
   return surface * s * h / 3;
 }
 
+// 12-point Gauss-Legendre nodes and weights on [-1, 1], by Newton's method on P_12 in long double.
+struct GaussLegendre {
+  LD t[12], w[12];
+  GaussLegendre() {
+    const int N = 12;
+    const LD pi = 3.14159265358979323846264338327950288L;
+    for (int i = 0; i < N; ++i) {
+      LD x = std::cos(pi * (i + 0.75L) / (N + 0.5L)), dp = 0;
+      for (int it = 0; it < 100; ++it) {
+        LD p0 = 1, p1 = x;
+        for (int k = 2; k <= N; ++k) {
+          const LD p2 = ((2 * k - 1) * x * p1 - (k - 1) * p0) / k;
+          p0 = p1, p1 = p2;
+        }
+        dp = N * (x * p1 - p0) / (x * x - 1);
+        const LD dx = p1 / dp;
+        x -= dx;
+        if (std::fabs(dx) < 1e-19L) break;
+      }
+      t[i] = x, w[i] = 2 / ((1 - x * x) * dp * dp);
+    }
+  }
+  template <class F>
+  LD integrate(F f, LD a, LD b) const {
+    LD s = 0;
+    for (int i = 0; i < 12; ++i) s += w[i] * f((a + b) / 2 + (b - a) / 2 * t[i]);
+    return s * (b - a) / 2;
+  }
+};
+
+// The integrated kernel from -inf (-1) to u, normalised: the Gaussian's by erfc, the bounded
+// ones by quadrature of their shapes over pieces free of kinks (the triangular at 0).
+inline LD kernel_cdf(clstat::Kernel k, LD u) {
+  if (k == clstat::Kernel::gaussian) return std::erfc(-u / std::sqrt(LD(2))) / 2;
+  if (u <= -1) return 0;
+  if (u >= 1) return 1;
+  static const GaussLegendre gl;
+  auto f = [k](LD s) { return shape(k, std::fabs(s)); };
+  const LD total = gl.integrate(f, -1, 0) + gl.integrate(f, 0, 1);
+  const LD part = u <= 0 ? gl.integrate(f, -1, u) : gl.integrate(f, -1, 0) + gl.integrate(f, 0, u);
+  return part / total;
+}
+
+// The normalised kernel density (for the input-rounding allowance).
+inline LD kernel_density(clstat::Kernel k, LD u) {
+  static const LD c[] = {0.39894228040143267794L, 0.75L, 0.9375L, 1.09375L, 1, 0.5L, 0.78539816339744830962L};
+  return c[static_cast<int>(k)] * shape(k, std::fabs(u));
+}
+
 /// f(y_i) for every point (or every sample with at_samples / leave_one_out as in KdeOptions).
 /// `eps`: unit roundoff of the device precision (2^-24 for float, 2^-53 for double), for the
 /// input-rounding allowance; `centred`: whether the inputs are centred on the sample mean first.
