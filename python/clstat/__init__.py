@@ -21,7 +21,7 @@ from ._scipy_kde import gaussian_kde  # noqa: F401
 from ._sklearn_kde import KernelDensity  # noqa: F401
 
 def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, precision="float64",
-        log=False, loo=False, ctx=None):
+        log=False, loo=False, ctx=None, boundary="none", lower=None, upper=None):
     """Kernel density estimate at points, by the exact sum over all samples.
 
     Parameters
@@ -46,11 +46,18 @@ def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, pr
         Leave-one-out at the samples (points must be None).
     ctx : Context, optional
         The device.
+    boundary : {'none', 'reflection', 'renormalisation', 'log'}
+        A bounded support [lower, upper] per dimension and its correction: mirrored samples,
+        each kernel cut at the box and scaled to mass 1, or the estimate of log(x - lower) mapped
+        back. The first two need a scalar or per-dimension bandwidth. The result is 0 outside the
+        box and integrates to 1 over it.
+    lower, upper : array_like (d,), optional
+        The bounds (-inf / inf: open); default open.
 
     Returns
     -------
     ndarray, shape (m,)
-        The densities. Cost: n m kernel evaluations on the device.
+        The densities. Cost: n m kernel evaluations on the device (reflection: n m copies).
 
     Examples
     --------
@@ -59,7 +66,7 @@ def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, pr
     >>> clstat.kde(x, [0.0, 1.0], bandwidth=0.3).round(4)
     array([0.3654, 0.2477])
     """
-    return _clstat.kde(samples, points, kernel, bandwidth, weights, precision, log, loo, ctx)
+    return _clstat.kde(samples, points, kernel, bandwidth, weights, precision, log, loo, ctx, boundary, lower, upper)
 
 
 def kde_cdf(samples, points, kernel="gaussian", bandwidth=1.0, weights=None, precision="float64", log=False,

@@ -52,12 +52,24 @@ void bind_kde(py::module_& m) {
   m.def(
       "kde",
       [](F64 samples, py::object points, const std::string& kernel, py::object bandwidth, py::object weights,
-         const std::string& precision, bool log, bool loo, py::object ctx) {
+         const std::string& precision, bool log, bool loo, py::object ctx, const std::string& boundary,
+         py::object lower, py::object upper) {
         std::size_t n, d, m_, dm;
         shape_2d(samples, "samples", n, d);
         clstat::KdeOptions o = options_of(kernel, precision, log, weights);
         o.bandwidth = bandwidth_of(bandwidth, d);
         o.leave_one_out = loo;
+        using M = clstat::KdeBoundary::Method;
+        if (boundary == "reflection") o.boundary.method = M::reflection;
+        else if (boundary == "renormalisation") o.boundary.method = M::renormalisation;
+        else if (boundary == "log") o.boundary.method = M::log_transform;
+        else if (boundary != "none")
+          throw py::value_error("boundary must be 'none', 'reflection', 'renormalisation' or 'log'");
+        for (auto [side, v] : {std::pair{&lower, &o.boundary.lower}, std::pair{&upper, &o.boundary.upper}})
+          if (!side->is_none()) {
+            F64 b = F64::ensure(*side);
+            v->assign(b.data(), b.data() + b.size());
+          }
         const clstat::Context& c = context_of(ctx);
         std::vector<double> f;
         if (points.is_none()) {
@@ -75,7 +87,8 @@ void bind_kde(py::module_& m) {
       },
       py::arg("samples"), py::arg("points") = py::none(), py::arg("kernel") = "gaussian", py::arg("bandwidth") = 1.0,
       py::arg("weights") = py::none(), py::arg("precision") = "float64", py::arg("log") = false,
-      py::arg("loo") = false, py::arg("ctx") = py::none());
+      py::arg("loo") = false, py::arg("ctx") = py::none(), py::arg("boundary") = "none",
+      py::arg("lower") = py::none(), py::arg("upper") = py::none());
 
   m.def(
       "kde_cdf",

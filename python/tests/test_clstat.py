@@ -344,3 +344,23 @@ def test_kde_cdf_against_scipy_and_closed_forms():
                                rtol=1e-12, atol=1e-15)
     with pytest.raises(ValueError):
         clstat.kde_cdf(x, y, bandwidth=-1.0)
+
+
+def test_kde_on_a_bounded_support():
+    rng = np.random.default_rng(12)
+    x = rng.uniform(size=400) ** 2
+    g = np.linspace(0, 1, 4001)
+    for method in ("reflection", "renormalisation"):
+        f = clstat.kde(x, g, kernel="epanechnikov", bandwidth=0.1, boundary=method, lower=[0.0], upper=[1.0])
+        assert abs(np.trapz(f, g) - 1) < 1e-4
+        assert clstat.kde(x, [-0.1, 1.1], bandwidth=0.1, boundary=method, lower=[0.0], upper=[1.0]).tolist() == [0, 0]
+    u = g[:, None] - x[None, :]
+    refl = (np.exp(-0.5 * (u / 0.1) ** 2) + np.exp(-0.5 * ((g[:, None] + x) / 0.1) ** 2)
+            + np.exp(-0.5 * ((g[:, None] - 2 + x) / 0.1) ** 2)).sum(1) / (400 * 0.1 * np.sqrt(2 * np.pi))
+    np.testing.assert_allclose(clstat.kde(x, g, bandwidth=0.1, boundary="reflection", lower=[0.0], upper=[1.0]),
+                               refl, rtol=1e-12)
+    pos = x + 0.01
+    lg = clstat.kde(pos, [0.5], bandwidth=0.3, boundary="log", lower=[0.0])
+    np.testing.assert_allclose(lg * 0.5, clstat.kde(np.log(pos), [np.log(0.5)], bandwidth=0.3), rtol=1e-12)
+    with pytest.raises(ValueError):
+        clstat.kde(x, g, bandwidth=0.1, boundary="reflection", lower=[0.5], upper=[1.0])

@@ -70,15 +70,15 @@ inline std::vector<unsigned long long> parse_counts(const std::string& flag, con
                                                     unsigned long long lo, unsigned long long hi);
 
 /// The comma-separated real numbers in s: every field a number, none empty (so a trailing comma
-/// is an error, not dropped).
-inline std::vector<double> parse_list(const std::string& flag, const std::string& s) {
+/// is an error, not dropped); finite unless `allow_inf`.
+inline std::vector<double> parse_list(const std::string& flag, const std::string& s, bool allow_inf = false) {
   std::vector<double> v;
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = s.find(',', start);
     const std::string f = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (f.empty()) throw std::invalid_argument(flag + ": an empty field in '" + s + "'");
-    v.push_back(parse_real(flag, f));
+    v.push_back(parse_real(flag, f, allow_inf));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

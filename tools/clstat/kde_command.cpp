@@ -31,6 +31,10 @@ const char* k_usage =
     "  --precision P      double (default) or float\n"
     "  --log              write log densities\n"
     "  --loo              leave-one-out densities at the samples (needs no --at)\n"
+    "  --boundary M       a bounded support: reflection, renormalisation (cut and normalise) or log\n"
+    "                     (log transform; lower bounds only); needs --lower and/or --upper\n"
+    "  --lower a,b,...    per column, the support's lower bounds (-inf: open); default all -inf\n"
+    "  --upper a,b,...    per column, the upper bounds (inf: open); default all inf\n"
     "  --cdf              the kernel estimate of the distribution function F (one column only):\n"
     "                     the integrated kernel, as R's ks::kcde; with --log, log F\n"
     "  --json             JSON instead of CSV\n"
@@ -40,7 +44,8 @@ const char* k_usage =
 }  // namespace
 
 int kde_command(int argc, char** argv) {
-  std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device;
+  std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device, boundary;
+  std::vector<double> lower, upper;
   std::size_t dims = 0;
   bool log = false, loo = false, json = false, cdf = false;
   SeenOptions seen;
@@ -60,6 +65,9 @@ int kde_command(int argc, char** argv) {
     else if (a == "--log") log = true;
     else if (a == "--loo") loo = true;
     else if (a == "--cdf") cdf = true;
+    else if (a == "--boundary") boundary = value();
+    else if (a == "--lower") lower = parse_list("--lower", value(), true);
+    else if (a == "--upper") upper = parse_list("--upper", value(), true);
     else if (a == "--json") json = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
@@ -98,6 +106,19 @@ int kde_command(int argc, char** argv) {
     o.weights = w.values;
   }
   clstat::Context ctx = context_for(device);
+  if (!boundary.empty()) {
+    using M = clstat::KdeBoundary::Method;
+    o.boundary.method = boundary == "reflection" ? M::reflection
+                        : boundary == "renormalisation" ? M::renormalisation
+                        : boundary == "log" ? M::log_transform
+                                            : throw std::invalid_argument("--boundary: '" + boundary +
+                                                                          "' is not reflection, renormalisation or log");
+    if (lower.empty() && upper.empty()) throw std::invalid_argument("--boundary needs --lower and/or --upper");
+    o.boundary.lower = lower;
+    o.boundary.upper = upper;
+  } else if (!lower.empty() || !upper.empty()) {
+    throw std::invalid_argument("--lower and --upper need --boundary (reflection, renormalisation or log)");
+  }
   if (cdf && x.cols != 1)
     throw std::invalid_argument("--cdf is for one column, the data have " + std::to_string(x.cols));
   const std::vector<double> f =
