@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "clstat/runtime.hpp"
@@ -155,6 +156,20 @@ CLSTAT_EXPORT std::vector<double> kde_at_samples(const Context& ctx, const doubl
 /// (Gaussian) or a short polynomial; otherwise as kde(). Thread-safe as kde(). Blocks until done.
 CLSTAT_EXPORT std::vector<double> kde_cdf(const Context& ctx, const double* x, std::size_t n, const double* y,
                                           std::size_t m, const KdeOptions& options = {});
+
+/// count draws from the estimate of n samples x (n x d row-major): count x d values, row-major.
+/// Each draw picks sample j with probability w_j (1/n unweighted), then adds L z, with L the lower
+/// Cholesky factor of the bandwidth matrix H and z a draw of the standard kernel: normal
+/// (Box-Muller) for the Gaussian, any bandwidth form; for the bounded kernels one draw per
+/// dimension by inverting the integrated kernel (kde_cdf's), diagonal bandwidths only. As
+/// scipy.stats.gaussian_kde.resample and sklearn's KernelDensity.sample. Draw i uses its own
+/// Philox4x32-10 stream of (seed, i) and is computed on the host (O(d^2) each, no pair sum), so a
+/// seed gives the same bits on every device and any prefix of a longer run. precision, variant,
+/// launch and log_density do not apply; leave_one_out and a boundary are refused, as are the
+/// inputs kde() refuses and count > 2^40 (std::invalid_argument). Thread-safe. O(count d^2 +
+/// count log n).
+CLSTAT_EXPORT std::vector<double> kde_sample(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                             std::size_t count, std::uint64_t seed, const KdeOptions& options = {});
 
 /// Vector form: x holds n x d values, y m x d (row-major). Throws std::invalid_argument when
 /// either size is not a multiple of d (a ragged table is never silently truncated), else as kde().

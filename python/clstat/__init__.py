@@ -69,6 +69,30 @@ def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, pr
     return _clstat.kde(samples, points, kernel, bandwidth, weights, precision, log, loo, ctx, boundary, lower, upper)
 
 
+def kde_sample(samples, count, seed=0, kernel="gaussian", bandwidth=1.0, weights=None, ctx=None):
+    """count draws from the kernel density estimate of samples (shape (n,) or (n, d)).
+
+    Each draw picks a sample (by weight) and adds kernel noise scaled by the bandwidth (a full
+    matrix H for the Gaussian; scalar or per-dimension h for the bounded kernels), as
+    scipy.stats.gaussian_kde.resample. Draw i comes from its own Philox4x32-10 stream of
+    (seed, i), so a seed gives the same values on every device.
+
+    Returns
+    -------
+    ndarray, shape (count,) for 1-d samples, else (count, d).
+
+    Examples
+    --------
+    >>> import clstat
+    >>> clstat.kde_sample([0.0, 10.0], 4, seed=1, kernel="uniform", bandwidth=0.5).shape
+    (4,)
+    """
+    x = _np.asarray(samples, dtype=float)
+    out = _clstat.kde_sample(_np.ascontiguousarray(x if x.ndim > 1 else x.reshape(-1, 1)), int(count), int(seed),
+                             kernel, bandwidth, weights, ctx)
+    return out[:, 0] if x.ndim == 1 else out
+
+
 def kde_cdf(samples, points, kernel="gaussian", bandwidth=1.0, weights=None, precision="float64", log=False,
             ctx=None):
     """Kernel estimate of the distribution function of 1-d data, as R's ks::kcde.

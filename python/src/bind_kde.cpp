@@ -111,6 +111,25 @@ void bind_kde(py::module_& m) {
       py::arg("ctx") = py::none());
 
   m.def(
+      "kde_sample",
+      [](F64 samples, std::size_t count, std::uint64_t seed, const std::string& kernel, py::object bandwidth,
+         py::object weights, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(samples, "samples", n, d);
+        clstat::KdeOptions o = options_of(kernel, "float64", false, weights);
+        o.bandwidth = bandwidth_of(bandwidth, d);
+        const clstat::Context& c = context_of(ctx);
+        std::vector<double> v;
+        {
+          py::gil_scoped_release nogil;
+          v = clstat::kde_sample(c, samples.data(), n, d, count, seed, o);
+        }
+        return to_numpy(std::move(v), {static_cast<py::ssize_t>(count), static_cast<py::ssize_t>(d)});
+      },
+      py::arg("samples"), py::arg("count"), py::arg("seed") = 0, py::arg("kernel") = "gaussian",
+      py::arg("bandwidth") = 1.0, py::arg("weights") = py::none(), py::arg("ctx") = py::none());
+
+  m.def(
       "grid",
       [](F64 samples, std::vector<double> lower, std::vector<double> upper, std::vector<std::size_t> size,
          const std::string& kernel, py::object h, py::object ctx) {

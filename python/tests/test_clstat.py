@@ -364,3 +364,15 @@ def test_kde_on_a_bounded_support():
     np.testing.assert_allclose(lg * 0.5, clstat.kde(np.log(pos), [np.log(0.5)], bandwidth=0.3), rtol=1e-12)
     with pytest.raises(ValueError):
         clstat.kde(x, g, bandwidth=0.1, boundary="reflection", lower=[0.5], upper=[1.0])
+
+
+def test_kde_sample():
+    rng = np.random.default_rng(13)
+    x = rng.normal(size=300)
+    y = clstat.kde_sample(x, 50000, seed=5, bandwidth=0.4)
+    assert y.shape == (50000,)
+    np.testing.assert_array_equal(y[:100], clstat.kde_sample(x, 100, seed=5, bandwidth=0.4))
+    ks = scipy.stats.kstest(np.sort(y), lambda v: clstat.kde_cdf(x, np.atleast_1d(v), bandwidth=0.4))
+    assert ks.statistic < 6 / np.sqrt(50000)
+    x2 = rng.normal(size=(200, 2))
+    assert clstat.kde_sample(x2, 10, seed=1, kernel="epanechnikov", bandwidth=[0.2, 0.3]).shape == (10, 2)

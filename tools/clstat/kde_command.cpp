@@ -35,6 +35,8 @@ const char* k_usage =
     "                     (log transform; lower bounds only); needs --lower and/or --upper\n"
     "  --lower a,b,...    per column, the support's lower bounds (-inf: open); default all -inf\n"
     "  --upper a,b,...    per column, the upper bounds (inf: open); default all inf\n"
+    "  --sample N         instead of densities, N draws from the estimate (rows of the columns);\n"
+    "                     --seed S (default 0) makes them reproducible on any device\n"
     "  --cdf              the kernel estimate of the distribution function F (one column only):\n"
     "                     the integrated kernel, as R's ks::kcde; with --log, log F\n"
     "  --json             JSON instead of CSV\n"
@@ -46,6 +48,8 @@ const char* k_usage =
 int kde_command(int argc, char** argv) {
   std::string data, at, columns, kernel = "gaussian", bw, weights, precision = "double", device, boundary;
   std::vector<double> lower, upper;
+  unsigned long long draws = 0, seed = 0;
+  bool sample = false;
   std::size_t dims = 0;
   bool log = false, loo = false, json = false, cdf = false;
   SeenOptions seen;
@@ -65,6 +69,8 @@ int kde_command(int argc, char** argv) {
     else if (a == "--log") log = true;
     else if (a == "--loo") loo = true;
     else if (a == "--cdf") cdf = true;
+    else if (a == "--sample") draws = parse_count("--sample", value(), 1, 1ull << 40), sample = true;
+    else if (a == "--seed") seed = parse_count("--seed", value());
     else if (a == "--boundary") boundary = value();
     else if (a == "--lower") lower = parse_list("--lower", value(), true);
     else if (a == "--upper") upper = parse_list("--upper", value(), true);
@@ -118,6 +124,18 @@ int kde_command(int argc, char** argv) {
     o.boundary.upper = upper;
   } else if (!lower.empty() || !upper.empty()) {
     throw std::invalid_argument("--lower and --upper need --boundary (reflection, renormalisation or log)");
+  }
+  if (sample) {
+    if (cdf || !at.empty() || loo || log)
+      throw std::invalid_argument("--sample draws from the estimate: drop --cdf, --at, --loo and --log");
+    const std::vector<double> v = clstat::kde_sample(ctx, x.values.data(), x.rows, x.cols, draws, seed, o);
+    for (std::size_t k = 0; k < x.cols; ++k) std::cout << (k ? "," : "") << x.names[k];
+    std::cout << "\n";
+    for (std::size_t i = 0; i < draws; ++i) {
+      for (std::size_t k = 0; k < x.cols; ++k) std::cout << (k ? "," : "") << g17(v[i * x.cols + k]);
+      std::cout << "\n";
+    }
+    return 0;  // main checks that the output was written
   }
   if (cdf && x.cols != 1)
     throw std::invalid_argument("--cdf is for one column, the data have " + std::to_string(x.cols));
