@@ -133,6 +133,25 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
       return same(md[0], clstat::order::median_async(q, dev, 0, C).get()) &&
              same(md[R - 1], clstat::order::median_async(q, dev, (R - 1) * C, C).get());
     });
+    // Five quantiles along the rows of 65536 x 2048 (NumPy's quantile(x, p, axis=1)).
+    if (n < (std::size_t(1) << 27)) continue;
+    const std::size_t QR = 65536, QC = 2048;
+    const std::vector<double> probs{0.01, 0.1, 0.5, 0.9, 0.99};
+    Row qr{"reduce", "quantiles_rows 65536 x 2048, 5 probs", prec<T>(), QR * QC};
+    qr.work = static_cast<double>(QR * QC) * sizeof(T);
+    qr.unit = "GB/s";
+    qr.ceiling_name = "copy";
+    qr.ceiling = c.copy_gbs;
+    std::vector<double> qv;
+    time_row(ctx, qr, o.repeats, [&] { qv = clstat::order::quantiles_rows_async(q, dev, 0, QR, QC, probs).get(); },
+             nullptr);
+    qr.check = "rows 0 and 65535 == the single call on each row, bit for bit";
+    const auto q0 = clstat::order::quantiles_async(q, dev, 0, QC, probs).get();
+    const auto q1 = clstat::order::quantiles_async(q, dev, (QR - 1) * QC, QC, probs).get();
+    qr.pass = true;
+    for (std::size_t j = 0; j < probs.size(); ++j)
+      qr.pass = qr.pass && same(qv[j], q0[j]) && same(qv[(QR - 1) * probs.size() + j], q1[j]);
+    rows.push_back(qr);
   }
 }
 

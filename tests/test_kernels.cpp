@@ -60,6 +60,11 @@ std::vector<Variant> representative() {
         v.push_back({"order/radix_select", std::string("-DWG=64 -DHBINS=4096 -DLCAP=2048 -DELEM_KIND=") +
                                                std::to_string(kind) + " " + f, dbl});
     }
+    for (int kind : {0, 1, 2, 3}) {
+      if ((kind == 1) != dbl) continue;
+      for (const char* shape : {"-DWG=64 -DLOG2_WG=6 -DRITEMS=1", "-DWG=256 -DLOG2_WG=8 -DRITEMS=16"})
+        v.push_back({"order/select_rows", std::string(shape) + " -DELEM_KIND=" + std::to_string(kind), dbl});
+    }
     v.push_back({"bench/ceilings", std::string("-DEXP_FN=") + (dbl ? "exp" : "native_exp2"), dbl});
   }
   return v;

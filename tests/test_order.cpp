@@ -454,6 +454,77 @@ TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int
   }
 }
 
+TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
+  // The one-launch rows kernel on every test distribution (sorted rows, constant rows, ties,
+  // mixtures whose bracket spans a gap, outliers) and on rows built against its sample: the
+  // values at the sampled positions of a 256-wide group (element (l % items) 256 + l) are the
+  // largest of the row, so every bracket misses its target. Many ranks a row, spread and
+  // adjacent, checked against a sort of each row; for floats also -0 and +0, infinities, and
+  // NaNs under omit (a row of NaNs only gives NaN).
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  for (std::size_t cols : {std::size_t(300), std::size_t(2048), std::size_t(4101)}) {
+    std::size_t items = 1;
+    while (items * 256 < cols) items *= 2;
+    std::vector<std::string> layouts = clstat_ref::order_distributions();
+    layouts.push_back("against the sample");
+    for (const auto& name : layouts) {
+      const std::size_t rows = 6;
+      INFO(name << ", " << rows << " x " << cols);
+      std::vector<T> x;
+      if (name == "against the sample") {
+        x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);
+        for (std::size_t r = 0; r < rows; ++r)
+          for (std::size_t l = 0; l < 256; ++l) {
+            const std::size_t i = (l % items) * 256 + l;
+            if (i < cols) x[r * cols + i] = static_cast<T>(1000 + l);
+          }
+      } else {
+        x = clstat_ref::order_data<T>(name, rows * cols, seed + cols);
+      }
+      if constexpr (std::is_floating_point_v<T>) {
+        x[1 * cols + 3] = T(-0.0);
+        x[1 * cols + 4] = T(0.0);
+        x[1 * cols + 5] = std::numeric_limits<T>::infinity();
+        x[1 * cols + 6] = -std::numeric_limits<T>::infinity();
+      }
+      std::vector<std::uint64_t> ks{1, 2, cols / 4, cols / 2, cols / 2 + 1, cols / 2 + 2, cols - 1, cols};
+      for (int i = 0; i < 6; ++i) ks.push_back(1 + g() % cols);
+      const auto got = order::kth_smallest_rows(ctx(), x.data(), rows, cols, ks);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const auto s = clstat_ref::sorted_total(std::vector<T>(x.begin() + r * cols, x.begin() + (r + 1) * cols));
+        for (std::size_t j = 0; j < ks.size(); ++j) {
+          INFO("row " << r << " k " << ks[j]);
+          CHECK(same_bits(got[r * ks.size() + j], s[ks[j] - 1]));
+        }
+      }
+    }
+    if constexpr (std::is_floating_point_v<T>) {
+      // NaNs under omit: row 0 has none, row 1 three, row 2 only NaNs; ranks follow each row's count.
+      auto x = clstat_ref::order_data<T>("uniform", 3 * cols, seed ^ cols);
+      for (std::size_t i : {std::size_t(0), cols / 2, cols - 1}) x[cols + i] = std::numeric_limits<T>::quiet_NaN();
+      for (std::size_t i = 0; i < cols; ++i) x[2 * cols + i] = std::numeric_limits<T>::quiet_NaN();
+      order::Options omit;
+      omit.nan = order::NanPolicy::omit;
+      const auto med = order::median_rows(ctx(), x.data(), 3, cols, omit);
+      for (std::size_t r = 0; r < 2; ++r) {
+        std::vector<T> row;
+        for (std::size_t i = 0; i < cols; ++i)
+          if (!std::isnan(x[r * cols + i])) row.push_back(x[r * cols + i]);
+        const auto s = clstat_ref::sorted_total(row);
+        const std::size_t m = s.size();
+        const double want = m % 2 ? static_cast<double>(s[m / 2])
+                                  : static_cast<double>(s[m / 2 - 1]) / 2 + static_cast<double>(s[m / 2]) / 2;
+        CHECK(med[r] == doctest::Approx(want).epsilon(1e-15));
+        CHECK(med[r] == order::median(ctx(), row.data(), row.size()));
+      }
+      CHECK(std::isnan(med[2]));
+    }
+  }
+}
+
 TEST_CASE("order.rows_bad_input") {
   std::vector<float> x{1, 2, std::nanf(""), 4};
   CHECK_THROWS_WITH_AS(order::median_rows(ctx(), x.data(), 0, 4), doctest::Contains("empty matrix"),

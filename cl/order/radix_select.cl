@@ -5,8 +5,8 @@
 // digit of every target rank, and stops when the candidates of each job fit in one work-group,
 // which sorts them in local memory (select_finish). Portable OpenCL 1.2: local atomics, barriers,
 // and one 32-bit global atomic per group flush for the compaction cursor; no subgroups, no
-// int64 or float atomics. Counts are per group (uint) and summed in ulong. Batched rows
-// (select_rows), top_k's gather and the sort baseline's keys are here too: they share to_key.
+// int64 or float atomics. Counts are per group (uint) and summed in ulong. top_k's gather and
+// the sort baseline's keys are here too; the keys themselves are in order_keys.clh.
 //
 // For one target or a few close ones, a sampled bracket comes first (Floyd & Rivest's idea):
 // select_sample sorts LCAP keys taken at spread positions in one group and keeps the keys
@@ -29,43 +29,10 @@
 // find the key range); FILTER (bracket pass: implies COMPACT, no histogram); DEVICE_PLAN (the
 // pass reads its job from the device plan); IVJOBS (the jobs are key intervals, `jobs` holding
 // {lo, hi} pairs, and a key's digit is its offset in its interval in 2^bits equal steps); NBR
-// (with FILTER: the merged brackets the pass counts against, 1 for the single bracket); LCAP keys sorted by one group in select_finish,
-// select_sample and select_rows (a power of two).
+// (with FILTER: the merged brackets the pass counts against, 1 for the single bracket); LCAP
+// keys sorted by one group in select_finish and select_sample (a power of two).
 #include "last_group.clh"
-
-#if ELEM_KIND == 1 || defined(CLSTAT_FP64)
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
-#if ELEM_KIND == 0
-typedef float elem_t;
-typedef float4 elem4_t;
-typedef float2 elem2_t;
-typedef uint skey;
-#define KEYBITS 32
-#define KEY_MAX 0xffffffffu
-#elif ELEM_KIND == 1
-typedef double elem_t;
-typedef double4 elem4_t;
-typedef double2 elem2_t;
-typedef ulong skey;
-#define KEYBITS 64
-#define KEY_MAX 0xffffffffffffffffUL
-#elif ELEM_KIND == 2
-typedef int elem_t;
-typedef int4 elem4_t;
-typedef int2 elem2_t;
-typedef uint skey;
-#define KEYBITS 32
-#define KEY_MAX 0xffffffffu
-#else
-typedef long elem_t;
-typedef long4 elem4_t;
-typedef long2 elem2_t;
-typedef ulong skey;
-#define KEYBITS 64
-#define KEY_MAX 0xffffffffffffffffUL
-#endif
+#include "order_keys.clh"
 
 #ifndef ITEMS
 #define ITEMS 8
@@ -113,32 +80,6 @@ typedef ulong skey;
 #define SAMPLE_BINS 4096
 #define BRACKET_WORDS (2 + (4 * (SAMPLE_BINS + 1) + (KEYBITS / 8) - 1) / (KEYBITS / 8))
 
-// The key's unsigned order is IEEE totalOrder on the values: -Inf < ... < -0 < +0 < ... < +Inf,
-// with every NaN (either sign) mapped to the largest key, so NaNs sort last as in R and NumPy.
-inline skey to_key(elem_t v) {
-#if ELEM_KIND == 0
-  if (isnan(v)) return KEY_MAX;
-  const uint u = as_uint(v);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-#elif ELEM_KIND == 1
-  if (isnan(v)) return KEY_MAX;
-  const ulong u = as_ulong(v);
-  return (u & 0x8000000000000000UL) ? ~u : (u | 0x8000000000000000UL);
-#elif ELEM_KIND == 2
-  return as_uint(v) ^ 0x80000000u;
-#else
-  return as_ulong(v) ^ 0x8000000000000000UL;
-#endif
-}
-
-inline int is_nan_elem(elem_t v) {
-#if ELEM_KIND <= 1
-  return isnan(v);
-#else
-  return 0;
-#endif
-}
-
 // Index of the interval [jlo[j], jhi[j]] that holds k (intervals disjoint, sorted), or -1.
 inline int find_interval(skey k, uint njobs, __local const skey* jlo, __local const skey* jhi) {
   int lo = 0, hi = (int)njobs - 1;
@@ -148,12 +89,6 @@ inline int find_interval(skey k, uint njobs, __local const skey* jlo, __local co
     if (jlo[mid] <= k) lo = mid; else hi = mid - 1;
   }
   return k <= jhi[lo] ? lo : -1;
-}
-
-// The shift that maps offsets within [lo, hi] to at most 2^bits buckets.
-inline uint interval_shift(skey lo, skey hi, uint bits) {
-  const uint span_bits = lo < hi ? KEYBITS - (uint)clz(hi - lo) : 0;
-  return span_bits > bits ? span_bits - bits : 0;
 }
 
 // Index of the job whose prefix the key has (jobs sorted ascending), or -1.
@@ -898,24 +833,6 @@ void select_sum(__global const uint* partials, uint groups, uint row, uint bins,
   if (l == 0) *done = 0;
 }
 
-// Sorts buf[0, N) ascending (N a power of two) with the whole group; ends with a barrier.
-inline void bitonic_sort_local(__local skey* buf, uint N, uint l) {
-  for (uint size = 2; size <= N; size <<= 1) {
-    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
-      for (uint t = l; t < N / 2; t += WG) {
-        const uint i = 2 * t - (t & (stride - 1));
-        const uint j = i + stride;
-        const skey a = buf[i], b = buf[j];
-        if ((a > b) == ((i & size) == 0)) {
-          buf[i] = b;
-          buf[j] = a;
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-  }
-}
-
 // The bracket of the targets, from two samples. select_sample (one group): S1 keys from
 // stratified positions (one per stretch of n / S1, at a hashed offset in it, so sorted or
 // periodic layouts are sampled fairly), sorted; the first bracket is the keys `margin` samples
@@ -1193,135 +1110,6 @@ __kernel void select_gather(__global const elem_t* x, ulong xoff, ulong n, skey 
     beyond_idx[at] = i;
   } else if (k == t) {
     equal_idx[atomic_inc(equal_n)] = i;
-  }
-}
-
-// Batched selection, one group per row of a row-major matrix (row r at x + xoff + r * ld).
-// select_rows_nan: the NaN count of each row.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_rows_nan(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global uint* nan) {
-  __local uint cnt;
-  const uint l = get_local_id(0);
-  const ulong r = get_group_id(0);
-  if (l == 0) cnt = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint c = 0;
-  for (uint i = l; i < cols; i += WG) c += is_nan_elem(x[xoff + r * ld + i]);
-  if (c) atomic_add(&cnt, c);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0) nan[r] = cnt;
-}
-
-// select_rows (cols <= LCAP): sorts the row's keys in local memory (NaNs last) and writes
-// out[r * R + j] = the key of rank ranks[r * R + j].
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* ranks, uint R,
-                 __global skey* out) {
-  __local skey buf[LCAP];
-  const uint l = get_local_id(0);
-  const ulong r = get_group_id(0);
-  uint N = 1;
-  while (N < cols) N <<= 1;
-  for (uint i = l; i < N; i += WG) buf[i] = i < cols ? to_key(x[xoff + r * ld + i]) : KEY_MAX;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  bitonic_sort_local(buf, N, l);
-  for (uint j = l; j < R; j += WG) out[r * R + j] = buf[ranks[r * R + j]];
-}
-
-// select_rows_radix (LCAP < cols <= RITEMS * WG): the row's keys stay in registers, RITEMS a
-// work-item (coalesced: item u of work-item l is element u WG + l; padding is KEY_MAX, past every
-// rank asked for), and each rank is found by an MSD descent of 8-bit digits: a local histogram of
-// the digits of the keys that share the prefix found so far, and the digit whose bucket holds
-// the rank (16 partial sums of 16 bins, then the bins of one). A rank one past the previous
-// target's is the same key while equal keys remain, else the smallest key above it (one
-// reduction instead of a descent): a median of an even row costs one descent.
-#ifndef RITEMS
-#define RITEMS 16
-#endif
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_rows_radix(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* ranks, uint R,
-                       __global skey* out) {
-  __local uint hist[256];
-  __local uint part[16];
-  __local uint sel_digit, sel_below;
-  __local skey red[WG];
-  const uint l = get_local_id(0);
-  const ulong r = get_group_id(0);
-  skey k[RITEMS];
-#pragma unroll
-  for (uint u = 0; u < RITEMS; ++u) {
-    const uint i = u * WG + l;
-    k[u] = i < cols ? to_key(x[xoff + r * ld + i]) : KEY_MAX;
-  }
-  skey prev = 0;
-  uint prev_rank = 0, prev_left = 0;  // the previous target's rank, and keys equal to it above it
-  for (uint j = 0; j < R; ++j) {
-    const uint rank0 = ranks[r * R + j];
-    skey key;
-    if (j > 0 && rank0 == prev_rank + 1 && prev_left > 0) {
-      key = prev;
-      --prev_left;
-    } else if (j > 0 && rank0 == prev_rank + 1) {
-      skey m = KEY_MAX;
-#pragma unroll
-      for (uint u = 0; u < RITEMS; ++u)
-        if (k[u] > prev) m = min(m, k[u]);
-      red[l] = m;
-      for (uint h = WG / 2; h > 0; h >>= 1) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < h) red[l] = min(red[l], red[l + h]);
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-      key = red[0];
-      // The keys equal to it past this rank: count them.
-      uint c = 0;
-#pragma unroll
-      for (uint u = 0; u < RITEMS; ++u) c += k[u] == key;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (l == 0) sel_below = 0;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      if (c) atomic_add(&sel_below, c);
-      barrier(CLK_LOCAL_MEM_FENCE);
-      prev_left = sel_below - 1;
-      barrier(CLK_LOCAL_MEM_FENCE);
-    } else {
-      uint rank = rank0;
-      skey prefix = 0;
-      uint last = 0;
-      for (int shift = KEYBITS - 8; shift >= 0; shift -= 8) {
-        for (uint b = l; b < 256; b += WG) hist[b] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const skey hmask = shift + 8 >= KEYBITS ? (skey)0 : (KEY_MAX << (shift + 8));
-#pragma unroll
-        for (uint u = 0; u < RITEMS; ++u)
-          if ((k[u] & hmask) == prefix) atomic_inc(&hist[(uint)(k[u] >> shift) & 255u]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < 16) {
-          uint sum = 0;
-          for (uint b = 0; b < 16; ++b) sum += hist[l * 16 + b];
-          part[l] = sum;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l == 0) {
-          uint acc = 0, c = 0;
-          while (acc + part[c] <= rank) acc += part[c++];
-          uint d = c * 16;
-          while (acc + hist[d] <= rank) acc += hist[d++];
-          sel_digit = d;
-          sel_below = acc;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        prefix |= (skey)sel_digit << shift;
-        rank -= sel_below;
-        last = hist[sel_digit];
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
-      key = prefix;
-      prev_left = last - 1 - rank;  // the bucket of the last digit holds only this key
-    }
-    prev = key;
-    prev_rank = rank0;
-    if (l == 0) out[r * R + j] = key;
   }
 }
 

@@ -145,9 +145,13 @@ CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue& q, const 
 // ----------------------------------------------------------------------------------------------
 // Batched forms: x is a row-major rows x cols matrix and each row is one data set (NaN policy per
 // row: under propagate a row with a NaN gives NaN results, under raise any NaN throws naming its
-// row, under omit each row drops its own NaNs). Rows of at most 2048 to 4096 values (the device's
-// local memory) are sorted by one work-group each, all rows in one launch; longer rows take the
-// radix selection one after another. rows >= 1 and cols >= 1.
+// row, under omit each row drops its own NaNs). Rows of up to 32 values a work-item (8192 on
+// GPUs and PoCL, whose groups are 256 wide) are selected by one work-group each, all rows in one
+// launch that reads the matrix once: a sampled bracket and local counting per distinct rank, so
+// the cost is O(rows * cols) reads plus O(rows * ranks * cols / WG) work per work-item. Rows with
+// NaNs under omit take a second launch over just those rows. Longer rows take the radix
+// selection one after another (O(rows) launches). rows >= 1 and cols >= 1. Exact, as the
+// single-array forms: the same values bit for bit.
 
 // The *_async forms read rows x cols elements of `x` from element `offset`.
 /// Result [r * ks.size() + j] is the ks[j]-th smallest value of row r.

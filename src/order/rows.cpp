@@ -1,6 +1,7 @@
-// Batched order statistics: one selection per row of a row-major matrix. Short rows are sorted
-// by a work-group each (select_rows, all rows in one launch, after one launch that counts each
-// row's NaNs so the host can apply the NaN policy and set each row's ranks); long rows use the
+// Batched order statistics: one selection per row of a row-major matrix. Rows of up to 32 keys a
+// work-item are selected by a work-group each, every row in one launch that reads the matrix
+// once (cl/order/select_rows.cl); rows with NaNs come back with their NaN counts, for the host to
+// apply the NaN policy (under omit, a second launch over just those rows). Longer rows use the
 // single-array selection row by row.
 #include <algorithm>
 #include <functional>
@@ -39,8 +40,19 @@ void check_matrix(const std::string& op, const Buffer<T>& b, std::size_t off, st
                                 std::to_string(off) + " runs past the buffer's " + std::to_string(b.size()));
 }
 
-// The short-row path's buffers in the lease's scratch: NaN counts, the ranks asked for, the keys found.
-enum class RowsScratch { nan_counts, ranks, keys };
+// The rows kernel's buffers in the lease's scratch: ranks (and rows) asked for, keys found, NaN counts.
+enum class RowsScratch { ranks, row_list, keys, nan_counts };
+
+// The largest number of keys a work-item of select_rows holds; longer rows take the
+// single-array selection row by row.
+constexpr std::size_t kMaxRowItems = 32;
+
+std::string rows_shape(std::size_t w, const void* cols) {
+  std::size_t items = 1, lg = 0;
+  while (items * w < *static_cast<const std::size_t*>(cols)) items *= 2;
+  while ((std::size_t(1) << lg) < w) ++lg;
+  return " -DRITEMS=" + std::to_string(items) + " -DLOG2_WG=" + std::to_string(lg);
+}
 
 // The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
 // every n_eff of these rows except that shorter lists are padded with their last rank.
@@ -53,20 +65,20 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
   auto ci = q.context().impl();
   const DeviceInfo& info = ci->info();
-  std::size_t lcap = 1;
-  while (lcap * 2 <= 4096 && lcap * 2 * sizeof(Key) <= info.local_mem_bytes / 2) lcap *= 2;
   RowOutcome<T> out;
   out.nan_result.assign(rows, 0);
   out.n_eff.assign(rows, cols);
   const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
-  // Rows past the local sort but within kMaxRowItems keys a work-item: the keys in registers,
-  // radix descents (select_rows_radix), all rows in one launch. H100, median_rows of 4096 x 4096:
-  // 0.88 ms (floats) and 0.66 ms (doubles), latency-bound in the descents.
-  constexpr std::size_t kMaxRowItems = 32;
-  std::size_t items = 1;
-  while (items * wg < cols) items *= 2;
-  const bool radix = cols > lcap;
-  if (radix && items > kMaxRowItems) {  // long rows: the radix selection, row by row
+  std::size_t chosen = 0;
+  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
+  if (cols <= kMaxRowItems * wg) {
+    const std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) +
+                            " -DELEM_KIND=" + std::to_string(elem_kind<T>());
+    ::clstat::detail::cl_guard(op, *ci, [&] {
+      prog = build::program_for_wg(*ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &cols);
+    });
+  }
+  if (!prog || cols > kMaxRowItems * chosen) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
       auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, off + r * cols, cols, o, need);
@@ -81,63 +93,74 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
         out.values[r * out.width + j] = per[r][std::min(j, per[r].size() - 1)];
     return out;
   }
-  ::clstat::detail::cl_guard(op, *ci, [&] {
-    std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" +
-                      std::to_string(elem_kind<T>()) + " -DLCAP=" + std::to_string(lcap) +
-                      (radix ? " -DRITEMS=" + std::to_string(items) : "");
-    std::size_t chosen = 0;
-    auto prog = build::program_for_wg(*ci, "order/radix_select", opt, radix ? "select_rows_radix" : "select_rows", wg, chosen);
-    if (radix && items * chosen < cols)
-      throw std::logic_error(op + ": the rows kernel took " + std::to_string(chosen) + " work-items, too few for a row");
-    const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
-    std::vector<cl_uint> nan(rows, 0);
-    if constexpr (std::is_floating_point_v<T>) {
-      const cl::Buffer nb = ::clstat::detail::scratch(q, RowsScratch::nan_counts, rows * sizeof(cl_uint));
-      cl::Kernel k = build::kernel(*prog, "select_rows_nan", q.index());
-      k.setArg(0, b.raw().impl()->buffer);
-      k.setArg(1, static_cast<cl_ulong>(off));
-      k.setArg(2, static_cast<cl_uint>(cols));
-      k.setArg(3, static_cast<cl_ulong>(cols));
-      k.setArg(4, nb);
-      ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
-      ::clstat::detail::read_wait(cq, nb, 0, rows * sizeof(cl_uint), nan.data());
-    }
-    std::vector<std::vector<std::uint64_t>> ranks(rows);
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (nan[r] > 0 && o.nan == NanPolicy::raise)
-        throw std::invalid_argument(op + ": row " + std::to_string(r) + " holds " + std::to_string(nan[r]) +
-                                    " NaN value" + (nan[r] == 1 ? "" : "s") + " (NanPolicy::raise)");
-      const std::uint64_t n_eff = o.nan == NanPolicy::omit ? cols - nan[r] : cols;
-      out.n_eff[r] = n_eff;
-      if ((nan[r] > 0 && o.nan == NanPolicy::propagate)) {
-        out.nan_result[r] = 1;
-        continue;
-      }
-      ranks[r] = need(n_eff);  // may throw for omit
-      if (n_eff == 0) out.nan_result[r] = 1;
-      out.width = std::max(out.width, ranks[r].size());
-    }
-    if (out.width == 0) return;
-    std::vector<cl_uint> flat(rows * out.width, 0);
-    for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t j = 0; j < out.width && !ranks[r].empty(); ++j)
-        flat[r * out.width + j] = static_cast<cl_uint>(ranks[r][std::min(j, ranks[r].size() - 1)] - 1);
-    const cl::Buffer rb =
-        ::clstat::detail::staged(q, RowsScratch::ranks, flat.data(), flat.size() * sizeof(cl_uint));
-    const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, flat.size() * sizeof(Key));
-    cl::Kernel k = build::kernel(*prog, radix ? "select_rows_radix" : "select_rows", q.index());
+  // One launch for every row with the ranks of a row without NaNs; rows with NaNs come back
+  // with their counts, and under omit go again with ranks of their own.
+  const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
+  auto launch = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
+                    std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
+    const cl::Buffer rb = ::clstat::detail::staged(q, RowsScratch::ranks, ranks.data(), ranks.size() * sizeof(cl_uint));
+    const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, groups * R * sizeof(Key));
+    const cl::Buffer nb = ::clstat::detail::scratch(q, RowsScratch::nan_counts, groups * sizeof(cl_uint));
+    cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
     k.setArg(0, b.raw().impl()->buffer);
     k.setArg(1, static_cast<cl_ulong>(off));
     k.setArg(2, static_cast<cl_uint>(cols));
     k.setArg(3, static_cast<cl_ulong>(cols));
-    k.setArg(4, rb);
-    k.setArg(5, static_cast<cl_uint>(out.width));
-    k.setArg(6, ob);
-    ::clstat::detail::launch(q, k, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
-    std::vector<Key> keys(flat.size());
-    ::clstat::detail::read_wait(cq, ob, 0, keys.size() * sizeof(Key), keys.data());
-    out.values.resize(keys.size());
-    for (std::size_t i = 0; i < keys.size(); ++i) out.values[i] = from_key<T>(keys[i]);
+    k.setArg(4, use_list ? row_list : rb);
+    k.setArg(5, static_cast<cl_uint>(use_list));
+    k.setArg(6, rb);
+    k.setArg(7, static_cast<cl_uint>(stride));
+    k.setArg(8, static_cast<cl_uint>(R));
+    k.setArg(9, static_cast<cl_uint>(!use_list));
+    k.setArg(10, ob);
+    k.setArg(11, nb);
+    ::clstat::detail::launch(q, k, cl::NDRange(groups * chosen), cl::NDRange(chosen), {}, op);
+    keys.resize(groups * R);
+    nan.resize(groups);
+    cq.enqueueReadBuffer(ob, CL_FALSE, 0, keys.size() * sizeof(Key), keys.data());
+    ::clstat::detail::read_wait(cq, nb, 0, nan.size() * sizeof(cl_uint), nan.data());
+  };
+  auto zero_based = [](const std::vector<std::uint64_t>& r, std::size_t width, std::vector<cl_uint>& flat) {
+    for (std::size_t j = 0; j < width; ++j) flat.push_back(static_cast<cl_uint>(r[std::min(j, r.size() - 1)] - 1));
+  };
+  ::clstat::detail::cl_guard(op, *ci, [&] {
+    const std::vector<std::uint64_t> full = need(cols);
+    std::vector<cl_uint> ranks;
+    zero_based(full, full.size(), ranks);
+    std::vector<Key> keys;
+    std::vector<cl_uint> nan;
+    launch(rows, cl::Buffer(), false, ranks, 0, full.size(), keys, nan);
+    // Rows with NaNs, by policy.
+    std::vector<cl_uint> again;
+    std::vector<std::vector<std::uint64_t>> again_ranks;
+    out.width = full.size();
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (nan[r] == 0) continue;
+      if (o.nan == NanPolicy::raise)
+        throw std::invalid_argument(op + ": row " + std::to_string(r) + " holds " + std::to_string(nan[r]) +
+                                    " NaN value" + (nan[r] == 1 ? "" : "s") + " (NanPolicy::raise)");
+      out.nan_result[r] = 1;
+      if (o.nan != NanPolicy::omit) continue;
+      out.n_eff[r] = cols - nan[r];
+      if (out.n_eff[r] == 0) continue;
+      again_ranks.push_back(need(out.n_eff[r]));  // may throw: a k past the row's values
+      again.push_back(static_cast<cl_uint>(r));
+      out.nan_result[r] = 0;
+      out.width = std::max(out.width, again_ranks.back().size());
+    }
+    out.values.resize(rows * out.width);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < out.width; ++j)
+        out.values[r * out.width + j] = from_key<T>(keys[r * full.size() + std::min(j, full.size() - 1)]);
+    if (again.empty()) return;
+    std::vector<cl_uint> flat;
+    for (const auto& r : again_ranks) zero_based(r, out.width, flat);
+    const cl::Buffer lb =
+        ::clstat::detail::staged(q, RowsScratch::row_list, again.data(), again.size() * sizeof(cl_uint));
+    launch(again.size(), lb, true, flat, out.width, out.width, keys, nan);
+    for (std::size_t i = 0; i < again.size(); ++i)
+      for (std::size_t j = 0; j < out.width; ++j)
+        out.values[again[i] * out.width + j] = from_key<T>(keys[i * out.width + j]);
   });
   return out;
 }

@@ -1,0 +1,187 @@
+// Batched selection: one work-group per row of a row-major matrix (row r at x + xoff + r * ld),
+// every rank of the row answered in one launch that reads the row once. The row's keys stay in
+// registers, RITEMS a work-item (item u of work-item l is element u WG + l, so loads coalesce;
+// the padding past `cols` is KEY_MAX, above every rank asked for).
+//
+// A rank t (0-based) is found as the single-array selection finds a median, inside the group:
+// 1. a sorted sample of WG keys (item l % RITEMS of work-item l: every residue mod WG once, and
+//    each stretch of WG elements RITEMS times) gives a bracket, the sample keys about three
+//    standard deviations of t's sample rank either side of it (Floyd & Rivest's idea);
+// 2. the keys below the bracket and in it are counted in registers and summed by a tree, with
+//    no atomics (a local histogram of the top digits of clustered keys serialises on a few
+//    counters, which made radix descents here latency- and contention-bound);
+// 3. while more than WG keys remain in the interval, a local histogram of their offsets in WG
+//    equal steps of it (interval_shift) and a scan shrink it to t's step; the bracket's keys
+//    are spread by value, so few share a counter. A target outside the bracket (an unlucky
+//    sample) starts this from the side of the bracket that holds it;
+// 4. the at most WG keys left are copied to local memory and each work-item ranks one against
+//    the others: the one whose rank range holds t (and is the first of its equal keys) writes it.
+// Later ranks inside the same range (the two middle ranks of an even row, the two ranks a
+// quantile rule interpolates between) are answered from step 4's ranks with no new search.
+//
+// Rows with NaNs: every launch writes each row's NaN count; with nan_stop, a row that holds any
+// is left for the host (its NaN policy decides; under omit it launches those rows again, through
+// row_of, with ranks of their own: NaN keys sort last, so ranks below the row's non-NaN count
+// never meet them). Results are exact: keys are compared, never values.
+//
+// Options: ELEM_KIND, WG (a power of two), LOG2_WG, RITEMS (RITEMS WG < 65536: the two counts of
+// step 2 are summed packed in one uint).
+#include "order_keys.clh"
+#include "local_scan.clh"
+
+#ifndef RITEMS
+#define RITEMS 16
+#endif
+#define NPAD (RITEMS * WG)
+
+// v summed over the group by a tree in red[0, WG); every work-item gets the sum.
+inline uint group_sum(__local uint* red, uint v, uint l) {
+  red[l] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) red[l] += red[l + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint s = red[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return s;
+}
+
+// Group g selects in row row_of[g] (use_row_of) or g, ranks ranks[g rank_stride + j] (0-based,
+// j < R), and writes their keys to out[g R + j] and its NaN count to nan_out[g].
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
+                 uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
+                 __global skey* out, __global uint* nan_out) {
+  __local skey samp[WG];
+  __local skey cand[WG];
+  __local uint red[WG];
+  __local uint cursor, s_below, s_in;
+  __local skey s_lo, s_hi;
+  const uint l = get_local_id(0);
+  const uint g = get_group_id(0);
+  __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
+  skey k[RITEMS];
+  uint nan = 0;
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint i = u * WG + l;
+    k[u] = KEY_MAX;
+    if (i < cols) {
+      const elem_t v = row[i];
+      nan += is_nan_elem(v);
+      k[u] = to_key(v);
+    }
+  }
+#if ELEM_KIND <= 1
+  nan = group_sum(red, nan, l);
+#endif
+  if (l == 0) nan_out[g] = nan;
+  if (nan_stop && nan > 0) return;  // the same for the whole group
+
+  skey s = k[0];
+#pragma unroll
+  for (uint u = 1; u < RITEMS; ++u)
+    if (u == l % RITEMS) s = k[u];  // constant indices only: no private array in memory
+  samp[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  bitonic_sort_local(samp, WG, l);
+
+  __global const uint* rk = ranks + (ulong)g * rank_stride;
+  __global skey* o = out + (ulong)g * R;
+  // The last search's range of ranks [a_below, a_below + a_in): all one key (a_single), or the
+  // keys in cand, of which work-item l < a_in holds cand[l] with my_lt keys below it, my_le at
+  // or below it, and my_eqb equal ones before it.
+  uint a_below = 0, a_in = 0, a_single = 0;
+  skey a_key = 0, my_key = 0;
+  uint my_lt = 0, my_le = 0, my_eqb = 1;
+  for (uint j = 0; j < R; ++j) {
+    const uint t = rk[j];
+#if RITEMS == 1
+    if (l == 0) o[j] = samp[t];  // the sample is the whole row, sorted
+    continue;
+#endif
+    if (t < a_below || t - a_below >= a_in) {
+      // 1-2. The bracket and its counts.
+      const float p = ((float)t + 0.5f) / (float)NPAD;
+      const int M = (int)(3.0f * sqrt((float)WG * p * (1.0f - p))) + 2;
+      const int ts = (int)(((ulong)t * WG) / NPAD);
+      skey lo = ts - M <= 0 ? (skey)0 : samp[ts - M];
+      skey hi = ts + M + 1 >= WG ? KEY_MAX : samp[ts + M + 1];
+      uint cb = 0, ci = 0;
+#pragma unroll
+      for (uint u = 0; u < RITEMS; ++u) {
+        cb += k[u] < lo;
+        ci += k[u] >= lo && k[u] <= hi;
+      }
+      const uint both = group_sum(red, (cb << 16) | ci, l);
+      uint below = both >> 16, in = both & 0xffffu;
+      if (t < below) {  // below the bracket: some key is below lo, so lo > 0
+        hi = lo - 1;
+        lo = 0;
+        in = below;
+        below = 0;
+      } else if (t - below >= in) {  // above it: some key is above hi, so hi < KEY_MAX
+        lo = hi + 1;
+        hi = KEY_MAX;
+        below += in;
+        in = NPAD - below;
+      }
+      // 3. Shrink [lo, hi] to t's step while it holds more than WG keys.
+      while (in > WG && lo < hi) {
+        const uint sh = interval_shift(lo, hi, LOG2_WG);
+        red[l] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (uint u = 0; u < RITEMS; ++u)
+          if (k[u] >= lo && k[u] <= hi) atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint cnt = red[l];
+        local_exclusive_scan(red, l, WG);
+        const uint before = red[l], tt = t - below;
+        if (tt >= before && tt - before < cnt) {  // exactly one step holds rank t
+          const skey slo = lo + ((skey)l << sh), w = ((skey)1 << sh) - 1;
+          s_lo = slo;
+          s_hi = hi - slo <= w ? hi : slo + w;
+          s_below = below + before;
+          s_in = cnt;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        lo = s_lo;
+        hi = s_hi;
+        below = s_below;
+        in = s_in;
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      a_below = below;
+      a_in = in;
+      a_single = lo == hi;
+      a_key = lo;
+      if (!a_single) {  // 4. At most WG keys: copy them and rank each among the others.
+        if (l == 0) cursor = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (uint u = 0; u < RITEMS; ++u)
+          if (k[u] >= lo && k[u] <= hi) cand[atomic_inc(&cursor)] = k[u];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < in) {
+          my_key = cand[l];
+          my_lt = my_le = my_eqb = 0;
+          for (uint c = 0; c < in; ++c) {
+            const skey d = cand[c];
+            my_lt += d < my_key;
+            my_le += d <= my_key;
+            my_eqb += d == my_key && c < l;
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);  // cand and red are free for the next search
+      }
+    }
+    const uint tt = t - a_below;
+    if (a_single) {
+      if (l == 0) o[j] = a_key;
+    } else if (l < a_in && my_eqb == 0 && my_lt <= tt && tt < my_le) {
+      o[j] = my_key;
+    }
+  }
+}
