@@ -457,7 +457,7 @@ TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int
 TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
   // The one-launch rows kernel on every test distribution (sorted rows, constant rows, ties,
   // mixtures whose bracket spans a gap, outliers) and on rows built against its sample: the
-  // values at the sampled positions of a 256-wide group (element (l % items) 256 + l) are the
+  // values at the positions a 256-wide group samples (cl/order/select_rows.cl, step 1) are the
   // largest of the row, so every bracket misses its target. Many ranks a row, spread and
   // adjacent, checked against a sort of each row; for floats also -0 and +0, infinities, and
   // NaNs under omit (a row of NaNs only gives NaN).
@@ -476,10 +476,12 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
       std::vector<T> x;
       if (name == "against the sample") {
         x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);
+        const std::uint32_t npad = static_cast<std::uint32_t>(items * 256), sample = std::min<std::uint32_t>(64, npad),
+                            stride = npad / sample;
         for (std::size_t r = 0; r < rows; ++r)
-          for (std::size_t l = 0; l < 256; ++l) {
-            const std::size_t i = (l % items) * 256 + l;
-            if (i < cols) x[r * cols + i] = static_cast<T>(1000 + l);
+          for (std::uint32_t s = 0; s < sample; ++s) {
+            const std::size_t i = s * stride + ((s * 2654435761u) >> 13) % stride;
+            if (i < cols) x[r * cols + i] = static_cast<T>(1000 + s);
           }
       } else {
         x = clstat_ref::order_data<T>(name, rows * cols, seed + cols);

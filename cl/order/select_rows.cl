@@ -4,16 +4,18 @@
 // the padding past `cols` is KEY_MAX, above every rank asked for).
 //
 // A rank t (0-based) is found as the single-array selection finds a median, inside the group:
-// 1. a sorted sample of WG keys (item l % RITEMS of work-item l: every residue mod WG once, and
-//    each stretch of WG elements RITEMS times) gives a bracket, the sample keys about three
-//    standard deviations of t's sample rank either side of it (Floyd & Rivest's idea);
-// 2. the keys below the bracket and in it are counted in registers and summed by a tree, with
-//    no atomics (a local histogram of the top digits of clustered keys serialises on a few
-//    counters, which made radix descents here latency- and contention-bound);
+// 1. a sample of SAMPLE keys (one from each stretch of NPAD / SAMPLE elements, at a hashed
+//    offset in it, so periodic rows are sampled fairly), sorted by counting (each key's rank
+//    among the others: one barrier, where a bitonic sort takes 21), gives a bracket, the sample
+//    keys about three standard deviations of t's sample rank either side of it (Floyd &
+//    Rivest's idea);
+// 2. the keys below the bracket and in it are counted in registers and summed over the group
+//    with no atomics (a local histogram of the top digits of clustered keys serialises on a
+//    few counters, which made radix descents here latency- and contention-bound);
 // 3. while more than WG keys remain in the interval, a local histogram of their offsets in WG
-//    equal steps of it (interval_shift) and a scan shrink it to t's step; the bracket's keys
-//    are spread by value, so few share a counter. A target outside the bracket (an unlucky
-//    sample) starts this from the side of the bracket that holds it;
+//    equal steps of it (interval_shift) and the steps' prefix sums shrink it to t's step; the
+//    bracket's keys are spread by value, so few share a counter. A target outside the bracket
+//    (an unlucky sample) starts this from the side of the bracket that holds it;
 // 4. the at most WG keys left are copied to local memory and each work-item ranks one against
 //    the others: the one whose rank range holds t (and is the first of its equal keys) writes it.
 // Later ranks inside the same range (the two middle ranks of an even row, the two ranks a
@@ -24,26 +26,45 @@
 // row_of, with ranks of their own: NaN keys sort last, so ranks below the row's non-NaN count
 // never meet them). Results are exact: keys are compared, never values.
 //
+// Sums over the group (steps 2 and 3) take two barriers: 16 work-items add 16 chunks, then every
+// work-item adds the chunks' sums it needs; a tree or a Hillis-Steele scan took eight and
+// seventeen, and barriers, not arithmetic, bounded a row.
+//
 // Options: ELEM_KIND, WG (a power of two), LOG2_WG, RITEMS (RITEMS WG < 65536: the two counts of
 // step 2 are summed packed in one uint).
 #include "order_keys.clh"
-#include "local_scan.clh"
 
 #ifndef RITEMS
 #define RITEMS 16
 #endif
 #define NPAD (RITEMS * WG)
+#define SAMPLE (NPAD < 64 ? NPAD : 64)
+#define STRIDE (NPAD / SAMPLE)
+#define NCH (WG < 16 ? WG : 16)
+#define CH (WG / NCH)
 
-// v summed over the group by a tree in red[0, WG); every work-item gets the sum.
-inline uint group_sum(__local uint* red, uint v, uint l) {
+// The sum of v over the group; every work-item gets it. Two barriers; red (WG) and part (NCH)
+// may be used again right after it returns.
+inline uint group_sum(__local uint* red, __local uint* part, uint v, uint l) {
   red[l] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) red[l] += red[l + h];
-    barrier(CLK_LOCAL_MEM_FENCE);
+  if (l < NCH) {
+    uint s = 0;
+    for (uint c = 0; c < CH; ++c) s += red[l * CH + c];
+    part[l] = s;
   }
-  const uint s = red[0];
   barrier(CLK_LOCAL_MEM_FENCE);
+  uint s = 0;
+  for (uint c = 0; c < NCH; ++c) s += part[c];
+  return s;
+}
+
+// The sum of h[0, l) (h of WG counters), for every l at once, given part[c] = the sum of chunk c
+// (work-items below NCH have just written it, behind a barrier).
+inline uint prefix_before(__local const uint* h, __local const uint* part, uint l) {
+  uint s = 0;
+  for (uint c = 0; c < l / CH; ++c) s += part[c];
+  for (uint b = (l / CH) * CH; b < l; ++b) s += h[b];
   return s;
 }
 
@@ -53,9 +74,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
                  uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
                  __global skey* out, __global uint* nan_out) {
-  __local skey samp[WG];
+  __local skey raw[SAMPLE], samp[SAMPLE];
   __local skey cand[WG];
-  __local uint red[WG];
+  __local uint red[WG], part[NCH];
   __local uint cursor, s_below, s_in;
   __local skey s_lo, s_hi;
   const uint l = get_local_id(0);
@@ -74,18 +95,28 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
     }
   }
 #if ELEM_KIND <= 1
-  nan = group_sum(red, nan, l);
+  nan = group_sum(red, part, nan, l);
 #endif
   if (l == 0) nan_out[g] = nan;
   if (nan_stop && nan > 0) return;  // the same for the whole group
 
-  skey s = k[0];
+  // 1. The sample: element s STRIDE + (a hash of s) for s < SAMPLE, then its sorted order.
 #pragma unroll
-  for (uint u = 1; u < RITEMS; ++u)
-    if (u == l % RITEMS) s = k[u];  // constant indices only: no private array in memory
-  samp[l] = s;
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint i = u * WG + l, s = i / STRIDE;
+    if (i % STRIDE == ((s * 2654435761u) >> 13) % STRIDE) raw[s] = k[u];
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
-  bitonic_sort_local(samp, WG, l);
+  for (uint s = l; s < SAMPLE; s += WG) {
+    const skey key = raw[s];
+    uint rank = 0;
+    for (uint c = 0; c < SAMPLE; ++c) {
+      const skey d = raw[c];
+      rank += d < key || (d == key && c < s);
+    }
+    samp[rank] = key;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
 
   __global const uint* rk = ranks + (ulong)g * rank_stride;
   __global skey* o = out + (ulong)g * R;
@@ -97,24 +128,20 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
   uint my_lt = 0, my_le = 0, my_eqb = 1;
   for (uint j = 0; j < R; ++j) {
     const uint t = rk[j];
-#if RITEMS == 1
-    if (l == 0) o[j] = samp[t];  // the sample is the whole row, sorted
-    continue;
-#endif
     if (t < a_below || t - a_below >= a_in) {
       // 1-2. The bracket and its counts.
       const float p = ((float)t + 0.5f) / (float)NPAD;
-      const int M = (int)(3.0f * sqrt((float)WG * p * (1.0f - p))) + 2;
-      const int ts = (int)(((ulong)t * WG) / NPAD);
+      const int M = (int)(3.0f * sqrt((float)SAMPLE * p * (1.0f - p))) + 2;
+      const int ts = (int)(((ulong)t * SAMPLE) / NPAD);
       skey lo = ts - M <= 0 ? (skey)0 : samp[ts - M];
-      skey hi = ts + M + 1 >= WG ? KEY_MAX : samp[ts + M + 1];
+      skey hi = ts + M + 1 >= SAMPLE ? KEY_MAX : samp[ts + M + 1];
       uint cb = 0, ci = 0;
 #pragma unroll
       for (uint u = 0; u < RITEMS; ++u) {
         cb += k[u] < lo;
         ci += k[u] >= lo && k[u] <= hi;
       }
-      const uint both = group_sum(red, (cb << 16) | ci, l);
+      const uint both = group_sum(red, part, (cb << 16) | ci, l);
       uint below = both >> 16, in = both & 0xffffu;
       if (t < below) {  // below the bracket: some key is below lo, so lo > 0
         hi = lo - 1;
@@ -136,9 +163,13 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
         for (uint u = 0; u < RITEMS; ++u)
           if (k[u] >= lo && k[u] <= hi) atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);
         barrier(CLK_LOCAL_MEM_FENCE);
-        const uint cnt = red[l];
-        local_exclusive_scan(red, l, WG);
-        const uint before = red[l], tt = t - below;
+        if (l < NCH) {
+          uint sum = 0;
+          for (uint c = 0; c < CH; ++c) sum += red[l * CH + c];
+          part[l] = sum;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint cnt = red[l], before = prefix_before(red, part, l), tt = t - below;
         if (tt >= before && tt - before < cnt) {  // exactly one step holds rank t
           const skey slo = lo + ((skey)l << sh), w = ((skey)1 << sh) - 1;
           s_lo = slo;
@@ -147,11 +178,10 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
           s_in = cnt;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        lo = s_lo;
+        lo = s_lo;  // written again only after this pass's next two barriers
         hi = s_hi;
         below = s_below;
         in = s_in;
-        barrier(CLK_LOCAL_MEM_FENCE);
       }
       a_below = below;
       a_in = in;
