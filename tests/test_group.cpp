@@ -131,6 +131,78 @@ TEST_CASE("group.points_split_equal_one_device") {
   CHECK_THROWS_AS(kde(g, x.data(), 0, d, y.data(), m, ko), std::invalid_argument);
 }
 
+TEST_CASE_TEMPLATE("group.rows_equal_one_device_for_any_split", T, float, double, std::int32_t, std::int64_t) {
+  // Each row's statistics are its member's, and the members are this device: the single-device
+  // values bit for bit, for equal and unequal shares, an empty share and one member with all rows.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t rows = 37, cols = 1500;
+  auto x = clstat_ref::order_data<T>("mixture2", rows * cols, seed);
+  if constexpr (std::is_floating_point_v<T>) x[20 * cols + 7] = std::numeric_limits<T>::quiet_NaN();
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  const std::vector<std::uint64_t> ks{1, 700, 1400};
+  const std::vector<double> probs{0.05, 0.5, 0.95};
+  const auto k1 = order::kth_smallest_rows(ctx(), x.data(), rows, cols, ks, omit);
+  const auto m1 = order::median_rows(ctx(), x.data(), rows, cols);
+  const auto q1 = order::quantiles_rows(ctx(), x.data(), rows, cols, probs, 6, omit);
+  for (const DeviceGroup& g : {group_of(2), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+    const auto k = order::kth_smallest_rows(g, x.data(), rows, cols, ks, omit);
+    const auto m = order::median_rows(g, x.data(), rows, cols);
+    const auto q = order::quantiles_rows(g, x.data(), rows, cols, probs, 6, omit);
+    REQUIRE(k.size() == k1.size());
+    REQUIRE(m.size() == rows);
+    REQUIRE(q.size() == q1.size());
+    for (std::size_t i = 0; i < k.size(); ++i) CHECK(same_bits(k[i], k1[i]));
+    for (std::size_t i = 0; i < rows; ++i) CHECK(same_bits(m[i], m1[i]));
+    for (std::size_t i = 0; i < q.size(); ++i) CHECK(same_bits(q[i], q1[i]));
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    order::Options raise;
+    raise.nan = order::NanPolicy::raise;
+    CHECK_THROWS_WITH_AS(order::median_rows(group_of(2), x.data(), rows, cols, raise),
+                         doctest::Contains("row 20 holds 1 NaN"), std::invalid_argument);
+  }
+  CHECK_THROWS_WITH_AS(order::median_rows(group_of(2), x.data(), 0, cols), doctest::Contains("empty matrix"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("group.stable_quantiles_and_draws_equal_one_device") {
+  // Draws split by counter: the single-device stream bit for bit. Quantiles split by probability:
+  // each member's Newton solve starts from a table whose use depends on its share's size, so
+  // the roots agree with the single call's within the tolerance (1e-12 relative in x), not bit
+  // for bit.
+  if (!clstat_test::has_fp64()) return;
+  const stable::Params law{1.6, 0.3, 1.5, -1, stable::Param::S0};
+  std::vector<double> p;
+  for (int i = 0; i <= 400; ++i) p.push_back(i / 400.0);
+  const auto q1 = stable::quantile(ctx(), p.data(), p.size(), law), s1 = stable::isf(ctx(), p.data(), p.size(), law);
+  const auto d1 = stable::sample(ctx(), 5000, law, 42, 17);
+  for (const DeviceGroup& g : {group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+    const auto q = stable::quantile(g, p.data(), p.size(), law), s = stable::isf(g, p.data(), p.size(), law);
+    const auto d = stable::sample(g, 5000, law, 42, 17);
+    REQUIRE(q.size() == p.size());
+    REQUIRE(d.size() == d1.size());
+    auto close = [](double a, double b) { return same_bits(a, b) || std::fabs(a - b) <= 2e-12 * std::fabs(b); };
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      INFO("p " << p[i] << ": " << q[i] << " against " << q1[i] << ", isf " << s[i] << " against " << s1[i]);
+      CHECK(close(q[i], q1[i]));
+      CHECK(close(s[i], s1[i]));
+    }
+    for (std::size_t i = 0; i < d.size(); ++i) CHECK(same_bits(d[i], d1[i]));
+  }
+  std::vector<double> bad = p;
+  bad[301] = 1.5;
+  CHECK_THROWS_WITH_AS(stable::quantile(group_of(2), bad.data(), bad.size(), law), doctest::Contains("index 301"),
+                       std::invalid_argument);
+  const auto nan_ok = stable::quantile(group_of(2), bad.data(), bad.size(), law, 1e-12, true);
+  CHECK(std::isnan(nan_ok[301]));
+  CHECK(stable::sample(group_of(2), 0, law, 1).empty());
+  CHECK_THROWS_AS(stable::sample(group_of(2), 10, stable::Params{2.5, 0, 1, 0, stable::Param::S0}, 1),
+                  std::invalid_argument);
+}
+
 TEST_CASE("group.bad_input") {
   const DeviceGroup g = group_of(2);
   const std::vector<double> x{1, 2, 3};

@@ -72,9 +72,43 @@ CLSTAT_EXPORT std::vector<double> pdf(const DeviceGroup& g, const double* x, std
 CLSTAT_EXPORT std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+/// quantile and isf of clstat/stable.hpp at n probabilities split across the members as pdf is;
+/// a bad probability is named by its index in p (unless nan_for_invalid), else errors as the
+/// single-device forms. Each member solves its share on its own: whether its Newton iterations
+/// start from the law's table, and whether its law's interpolant answers (stable.interp_points),
+/// depend on its share's size, so the roots agree with one device's within the tolerance (and
+/// the interpolant's stated accuracy where one of the two used it), not bit for bit. Work: the
+/// single-device cost of each member's share, the shares at once.
+CLSTAT_EXPORT std::vector<double> quantile(const DeviceGroup& g, const double* p, std::size_t n, const Params& params,
+                                           double tol = 1e-12, bool nan_for_invalid = false);
+CLSTAT_EXPORT std::vector<double> isf(const DeviceGroup& g, const double* q, std::size_t n, const Params& params,
+                                      double tol = 1e-12, bool nan_for_invalid = false);
+/// sample of clstat/stable.hpp, the n draws split across the members: member i draws its share
+/// from counter first + (the shares before it), so the stream is the one a single device draws,
+/// for any split (bit for bit on one device type; across types, up to each device's last bits of
+/// sin, cos, pow and log, as sample says). Errors as sample. Work: O(n) over the members.
+CLSTAT_EXPORT std::vector<double> sample(const DeviceGroup& g, std::size_t n, const Params& p, std::uint64_t seed,
+                                         std::uint64_t first = 0);
 }  // namespace stable
 
 namespace order {
+/// The batched forms of clstat/order.hpp (kth_smallest_rows, median_rows, quantiles_rows) with the
+/// rows of the rows x cols host matrix x split across the members by the weights, each member
+/// uploading and selecting its contiguous rows, all at once: the same values as one device, bit
+/// for bit, for any split. Under NanPolicy::raise the host scans x for NaNs first, so the error
+/// names the row's index in x; other errors as the single-device forms. Work: O(rows cols) over
+/// the members; host: one pass over x under raise.
+template <class T>
+CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                               const std::vector<std::uint64_t>& ks, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<double> median_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                              const Options& o = {});
+template <class T>
+CLSTAT_EXPORT std::vector<double> quantiles_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                                 const std::vector<double>& probs, int type = 7,
+                                                 const Options& o = {});
+
 
 /// The order statistics of clstat/order.hpp over n host values split across the group's members:
 /// the same values as the single-device forms (and so as R and NumPy), for any split. Each member

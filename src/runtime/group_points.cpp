@@ -1,6 +1,9 @@
-// The operations a DeviceGroup splits by their points (clstat/group.hpp): every point's value is
-// independent of the others, so each member evaluates a contiguous share, all at once.
+// The operations a DeviceGroup splits by their points, draws or rows (clstat/group.hpp): every
+// point's value (a draw, a row's statistics) is independent of the others, so each member
+// computes a contiguous share, all at once.
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -14,8 +17,8 @@ namespace {
 // Runs part(member, first, count) for every member with a non-empty share of m points, each on
 // a thread of its own, and concatenates the results in member order; `width` values per point.
 // The first member's exception (in member order) is rethrown once all have stopped.
-template <class F>
-std::vector<double> split_points(const DeviceGroup& g, std::size_t m, std::size_t width, F&& part) {
+template <class R = double, class F>
+std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t width, F&& part) {
   const std::vector<std::size_t> share = g.split(m);
   // One member with every point: its call on this thread, its result as it is.
   if (std::count_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) == 1) {
@@ -23,7 +26,7 @@ std::vector<double> split_points(const DeviceGroup& g, std::size_t m, std::size_
         std::find_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) - share.begin());
     return part(g.member(i), 0, m);
   }
-  std::vector<std::vector<double>> out(g.size());
+  std::vector<std::vector<R>> out(g.size());
   std::vector<std::exception_ptr> error(g.size());
   std::vector<std::thread> threads;
   std::size_t first = 0;
@@ -41,7 +44,7 @@ std::vector<double> split_points(const DeviceGroup& g, std::size_t m, std::size_
   for (auto& t : threads) t.join();
   for (auto& e : error)
     if (e) std::rethrow_exception(e);
-  std::vector<double> all;
+  std::vector<R> all;
   all.reserve(m * width);
   for (auto& o : out) all.insert(all.end(), o.begin(), o.end());
   return all;
@@ -54,6 +57,38 @@ std::vector<double> stable_split(const DeviceGroup& g, const double* x, std::siz
   if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer with n = " + std::to_string(n));
   return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
     return f(c, x + first, count, p);
+  });
+}
+
+// The probabilities checked here, so that a bad one is named by its index in the whole array.
+void check_probabilities(const double* p, std::size_t n, bool nan_for_invalid, const char* op) {
+  if (n > 0 && !p) throw std::invalid_argument(std::string(op) + ": null input");
+  if (nan_for_invalid) return;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(p[i] >= 0 && p[i] <= 1))
+      throw std::invalid_argument(std::string(op) + ": probability " + std::to_string(p[i]) + " at index " +
+                                  std::to_string(i) + " is outside [0, 1]");
+}
+
+// Rows of a host matrix split across the members, each member's rows handed to f(member, its
+// first row, its row count); `width` results a row. Under NanPolicy::raise the NaNs are found
+// here first, so that the error names the row's index in the whole matrix.
+template <class R, class T, class F>
+std::vector<R> split_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols, std::size_t width,
+                          const order::Options& o, const char* op, F&& f) {
+  if (rows == 0 || cols == 0 || !x || cols > static_cast<std::size_t>(-1) / rows)
+    return f(g.member(0), x, rows);  // the single-device call raises as it would
+  if constexpr (std::is_floating_point_v<T>)
+    if (o.nan == order::NanPolicy::raise)
+      for (std::size_t r = 0; r < rows; ++r) {
+        std::size_t c = 0;
+        for (std::size_t i = 0; i < cols; ++i) c += std::isnan(x[r * cols + i]);
+        if (c > 0)
+          throw std::invalid_argument(std::string(op) + ": row " + std::to_string(r) + " holds " + std::to_string(c) +
+                                      " NaN value" + (c == 1 ? "" : "s") + " (NanPolicy::raise)");
+      }
+  return split_points<R>(g, rows, width, [&](const Context& c, std::size_t first, std::size_t count) {
+    return f(c, x + first * cols, count);
   });
 }
 
@@ -85,6 +120,65 @@ std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, con
   return stable_split(g, x, n, p, "clstat::stable::sf",
                       [](const Context& c, const double* v, std::size_t k, const Params& q) { return sf(c, v, k, q); });
 }
+std::vector<double> quantile(const DeviceGroup& g, const double* p, std::size_t n, const Params& params, double tol,
+                             bool nan_for_invalid) {
+  check_probabilities(p, n, nan_for_invalid, "clstat::stable::quantile");
+  if (n == 0) return quantile(g.member(0), p, 0, params, tol, nan_for_invalid);
+  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
+    return quantile(c, p + first, count, params, tol, nan_for_invalid);
+  });
+}
+std::vector<double> isf(const DeviceGroup& g, const double* q, std::size_t n, const Params& params, double tol,
+                        bool nan_for_invalid) {
+  check_probabilities(q, n, nan_for_invalid, "clstat::stable::isf");
+  if (n == 0) return isf(g.member(0), q, 0, params, tol, nan_for_invalid);
+  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
+    return isf(c, q + first, count, params, tol, nan_for_invalid);
+  });
+}
+std::vector<double> sample(const DeviceGroup& g, std::size_t n, const Params& p, std::uint64_t seed,
+                           std::uint64_t first) {
+  if (n == 0) return sample(g.member(0), 0, p, seed, first);
+  return split_points(g, n, 1, [&](const Context& c, std::size_t at, std::size_t count) {
+    return sample(c, count, p, seed, first + at);  // draw j uses counter block j alone
+  });
+}
 }  // namespace stable
+
+namespace order {
+template <class T>
+std::vector<T> kth_smallest_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                 const std::vector<std::uint64_t>& ks, const Options& o) {
+  return split_rows<T>(g, x, rows, cols, ks.size(), o, "clstat::order::kth_smallest_rows",
+                       [&](const Context& c, const T* at, std::size_t r) { return kth_smallest_rows(c, at, r, cols, ks, o); });
+}
+template <class T>
+std::vector<double> median_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                const Options& o) {
+  return split_rows<double>(g, x, rows, cols, 1, o, "clstat::order::median_rows",
+                            [&](const Context& c, const T* at, std::size_t r) { return median_rows(c, at, r, cols, o); });
+}
+template <class T>
+std::vector<double> quantiles_rows(const DeviceGroup& g, const T* x, std::size_t rows, std::size_t cols,
+                                   const std::vector<double>& probs, int type, const Options& o) {
+  return split_rows<double>(g, x, rows, cols, probs.size(), o, "clstat::order::quantiles_rows",
+                            [&](const Context& c, const T* at, std::size_t r) {
+                              return quantiles_rows(c, at, r, cols, probs, type, o);
+                            });
+}
+#define CLSTAT_INSTANTIATE(T)                                                                                      \
+  template CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const DeviceGroup&, const T*, std::size_t, std::size_t, \
+                                                          const std::vector<std::uint64_t>&, const Options&);    \
+  template CLSTAT_EXPORT std::vector<double> median_rows(const DeviceGroup&, const T*, std::size_t, std::size_t,  \
+                                                         const Options&);                                        \
+  template CLSTAT_EXPORT std::vector<double> quantiles_rows(const DeviceGroup&, const T*, std::size_t,            \
+                                                            std::size_t, const std::vector<double>&, int,         \
+                                                            const Options&);
+CLSTAT_INSTANTIATE(float)
+CLSTAT_INSTANTIATE(double)
+CLSTAT_INSTANTIATE(std::int32_t)
+CLSTAT_INSTANTIATE(std::int64_t)
+#undef CLSTAT_INSTANTIATE
+}  // namespace order
 
 }  // namespace clstat
