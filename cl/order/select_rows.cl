@@ -163,6 +163,8 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
         for (uint u = 0; u < RITEMS; ++u)
           if (k[u] >= lo && k[u] <= hi) atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);
         barrier(CLK_LOCAL_MEM_FENCE);
+        // group_sum's chunk sums again, written out: PoCL 3.1 returned wrong ranks when both
+        // called one function holding this barrier (a barrier two calls deep, or in this loop).
         if (l < NCH) {
           uint sum = 0;
           for (uint c = 0; c < CH; ++c) sum += red[l * CH + c];

@@ -70,6 +70,20 @@ void check_probabilities(const double* p, std::size_t n, bool nan_for_invalid, c
                                   std::to_string(i) + " is outside [0, 1]");
 }
 
+// stable::quantile (upper = false) or isf split by the probabilities.
+std::vector<double> quantiles_split(const DeviceGroup& g, const double* p, std::size_t n, const stable::Params& params,
+                                    double tol, bool nan_for_invalid, bool upper) {
+  check_probabilities(p, n, nan_for_invalid, upper ? "clstat::stable::isf" : "clstat::stable::quantile");
+  auto one = [&](const Context& c, const double* at, std::size_t count) {
+    return upper ? stable::isf(c, at, count, params, tol, nan_for_invalid)
+                 : stable::quantile(c, at, count, params, tol, nan_for_invalid);
+  };
+  if (n == 0) return one(g.member(0), p, 0);
+  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
+    return one(c, p + first, count);
+  });
+}
+
 // Rows of a host matrix split across the members, each member's rows handed to f(member, its
 // first row, its row count); `width` results a row. Under NanPolicy::raise the NaNs are found
 // here first, so that the error names the row's index in the whole matrix.
@@ -122,19 +136,11 @@ std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, con
 }
 std::vector<double> quantile(const DeviceGroup& g, const double* p, std::size_t n, const Params& params, double tol,
                              bool nan_for_invalid) {
-  check_probabilities(p, n, nan_for_invalid, "clstat::stable::quantile");
-  if (n == 0) return quantile(g.member(0), p, 0, params, tol, nan_for_invalid);
-  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
-    return quantile(c, p + first, count, params, tol, nan_for_invalid);
-  });
+  return quantiles_split(g, p, n, params, tol, nan_for_invalid, false);
 }
 std::vector<double> isf(const DeviceGroup& g, const double* q, std::size_t n, const Params& params, double tol,
                         bool nan_for_invalid) {
-  check_probabilities(q, n, nan_for_invalid, "clstat::stable::isf");
-  if (n == 0) return isf(g.member(0), q, 0, params, tol, nan_for_invalid);
-  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
-    return isf(c, q + first, count, params, tol, nan_for_invalid);
-  });
+  return quantiles_split(g, q, n, params, tol, nan_for_invalid, true);
 }
 std::vector<double> sample(const DeviceGroup& g, std::size_t n, const Params& p, std::uint64_t seed,
                            std::uint64_t first) {
