@@ -457,7 +457,7 @@ TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int
 TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
   // The one-launch rows kernel on every test distribution (sorted rows, constant rows, ties,
   // mixtures whose bracket spans a gap, outliers) and on rows built against its sample: the
-  // values at the positions a 256-wide group samples (cl/order/select_rows.cl, step 1) are the
+  // values at the positions the kernel samples (cl/order/select_rows.cl, step 1) are the
   // largest of the row, so every bracket misses its target. Many ranks a row, spread and
   // adjacent, checked against a sort of each row; for floats also -0 and +0, infinities, and
   // NaNs under omit (a row of NaNs only gives NaN).
@@ -466,8 +466,8 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
   for (std::size_t cols : {std::size_t(300), std::size_t(2048), std::size_t(4101)}) {
-    std::size_t items = 1;
-    while (items * 256 < cols) items *= 2;
+    std::size_t npad = 256;  // RITEMS x the group's width: the power of two from cols up
+    while (npad < cols) npad *= 2;
     std::vector<std::string> layouts = clstat_ref::order_distributions();
     layouts.push_back("against the sample");
     for (const auto& name : layouts) {
@@ -476,8 +476,7 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
       std::vector<T> x;
       if (name == "against the sample") {
         x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);
-        const std::uint32_t npad = static_cast<std::uint32_t>(items * 256), sample = std::min<std::uint32_t>(64, npad),
-                            stride = npad / sample;
+        const std::uint32_t sample = 64, stride = static_cast<std::uint32_t>(npad) / sample;
         for (std::size_t r = 0; r < rows; ++r)
           for (std::uint32_t s = 0; s < sample; ++s) {
             const std::size_t i = s * stride + ((s * 2654435761u) >> 13) % stride;
@@ -524,6 +523,24 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
       }
       CHECK(std::isnan(med[2]));
     }
+  }
+}
+
+TEST_CASE_TEMPLATE("order.rows_group_width_changes_no_bits", T, float, std::int64_t) {
+  // order.rows_items sets how wide the rows kernel's groups are (32 to 256 work-items for these
+  // rows): the values are exact, so every width gives the same bits.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t rows = 9, cols = 1000;
+  const auto x = clstat_ref::order_data<T>("mixture1", rows * cols, seed);
+  const std::vector<double> probs{0.01, 0.3, 0.5, 0.99};
+  const auto want = order::quantiles_rows(ctx(), x.data(), rows, cols, probs, 7);
+  for (std::size_t items : {1, 4, 32}) {
+    INFO("order.rows_items " << items);
+    const auto got = order::quantiles_rows(clstat_test::tuned_ctx({{"order.rows_items", items}}), x.data(), rows, cols,
+                                           probs, 7);
+    for (std::size_t i = 0; i < want.size(); ++i) CHECK(same_bits(got[i], want[i]));
   }
 }
 

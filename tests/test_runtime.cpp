@@ -147,6 +147,8 @@ TEST_CASE("runtime.tuning_summary") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"order.filter_blocks_per_cu", 65}}),
                        doctest::Contains("order.filter_blocks_per_cu = 65"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"order.rows_items", 24}}),
+                       doctest::Contains("order.rows_items = 24"), std::invalid_argument);
   // The share of the Gaussian's exp2 on the FMA pipes: 0 to 8 of every 8 samples.
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"kde.f64.d16.exp_poly", 9}}),
                        doctest::Contains("kde.f64.d16.exp_poly = 9"), std::invalid_argument);

@@ -13,6 +13,7 @@
 #include "order/run.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/lease.hpp"
+#include "runtime/tuning.hpp"
 
 namespace clstat::order {
 
@@ -68,7 +69,13 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   RowOutcome<T> out;
   out.nan_result.assign(rows, 0);
   out.n_eff.assign(rows, cols);
-  const std::size_t wg = std::min<std::size_t>(256, info.max_work_group_size);
+  // The group: cols / order.rows_items work-items, a power of two from 32 to 256 (fewer for a
+  // device that takes fewer), each holding RITEMS keys. A narrower group pays less for each
+  // barrier of a search and leaves room for more groups at once; a wider one holds longer rows.
+  const std::size_t aim = ::clstat::detail::tuned(ci->tuning, "order.rows_items", 16);
+  std::size_t wg = 32;
+  while (wg < 256 && wg * aim < cols) wg *= 2;
+  wg = std::min<std::size_t>(wg, info.max_work_group_size);
   std::size_t chosen = 0;
   std::shared_ptr<::clstat::detail::BuiltProgram> prog;
   if (cols <= kMaxRowItems * wg) {

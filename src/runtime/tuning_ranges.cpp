@@ -43,6 +43,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.filter_blocks_per_cu", {0, 64, false}},  // CPU shape of the bracket pass (0: off)
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
+      {"order.rows_items", {1, 32, true}},       // keys a work-item of select_rows aims to hold
       {"stable.wg", {1, 1024, true}},
       // From this many points of one law, its interpolant answers (src/stable/evaluate.cpp): the one
       // tunable that moves result bits, within the accuracy stable.hpp states for both paths.
