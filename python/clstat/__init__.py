@@ -211,10 +211,10 @@ def to_device(a, ctx=None):
 
 
 def _device(a, axis, what, ctx=None):
-    """True when a is a DeviceArray (which takes no axis). A DeviceGroup as ctx takes a whole
-    host array: no axis, no DeviceArray."""
-    if isinstance(ctx, DeviceGroup) and (axis is not None or isinstance(a, DeviceArray)):
-        raise ValueError(f"{what}: a DeviceGroup splits a whole host array: axis must be None and a not a DeviceArray")
+    """True when a is a DeviceArray (which takes no axis). A DeviceGroup as ctx takes a host
+    array: whole (axis None, the values split) or along an axis (the slices split)."""
+    if isinstance(ctx, DeviceGroup) and isinstance(a, DeviceArray):
+        raise ValueError(f"{what}: a DeviceGroup splits a host array, not a DeviceArray")
     if not isinstance(a, DeviceArray):
         return False
     if axis is not None:
@@ -234,8 +234,8 @@ def median(a, axis=None, nan="propagate", ctx=None):
     nan : {'propagate', 'omit', 'raise'}
         Any NaN gives NaN (numpy.median), NaNs are dropped (numpy.nanmedian), or ValueError.
     ctx : Context or DeviceGroup, optional
-        The device (a DeviceArray's own context is used for it), or a DeviceGroup: a whole host
-        array (axis=None) split across its devices, the same value.
+        The device (a DeviceArray's own context is used for it), or a DeviceGroup: a host array
+        split across its devices (its values, or its slices along axis), the same values.
 
     Returns
     -------
@@ -279,7 +279,8 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
         NaN handling: any NaN gives NaN (numpy.quantile), NaNs are dropped (numpy.nanquantile),
         or ValueError.
     ctx : Context or DeviceGroup, optional
-        The device, or a DeviceGroup for a whole host array (axis=None): the same values.
+        The device, or a DeviceGroup for a host array (its values, or its slices along axis,
+        split across the devices): the same values.
 
     Returns
     -------
@@ -323,7 +324,8 @@ def partition_kth(a, kth, axis=None, ctx=None):
         None: of the flattened array (a DeviceArray is always read flattened); an int: along
         that axis, all slices in one batched call.
     ctx : Context or DeviceGroup, optional
-        The device, or a DeviceGroup for a whole host array (axis=None): the same values.
+        The device, or a DeviceGroup for a host array (its values, or its slices along axis,
+        split across the devices): the same values.
 
     Returns
     -------

@@ -45,7 +45,7 @@ auto on_target(const py::object& ctx, F&& f) {
 
 void bind_order(py::module_& m) {
   // ctx may be a DeviceGroup (the data split across its members, the same values) for median,
-  // quantiles and kth_smallest of a whole array.
+  // quantiles and kth_smallest of a whole array and of the rows of a 2-d one.
   m.def(
       "median",
       [](py::array a, const std::string& nan, py::object ctx) {
@@ -75,26 +75,28 @@ void bind_order(py::module_& m) {
       "median_rows",
       [](py::array a, const std::string& nan, py::object ctx) {
         if (a.ndim() != 2) throw py::value_error("median_rows needs a 2-d array");
-        const clstat::Context& c = context_of(ctx);
         const od::Options o = order_options(nan);
         const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
-        return to_numpy(dispatch(a, [&](auto t) {
-          py::gil_scoped_release nogil;
-          return od::median_rows(c, t.data(), rows, cols, o);
-        }));
+        return on_target(ctx, [&](const auto& on) {
+          return to_numpy(dispatch(a, [&](auto t) {
+            py::gil_scoped_release nogil;
+            return od::median_rows(on, t.data(), rows, cols, o);
+          }));
+        });
       },
       py::arg("a"), py::arg("nan") = "propagate", py::arg("ctx") = py::none());
   m.def(
       "quantiles_rows",
       [](py::array a, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
         if (a.ndim() != 2) throw py::value_error("quantiles_rows needs a 2-d array");
-        const clstat::Context& c = context_of(ctx);
         const od::Options o = order_options(nan);
         const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
-        return to_numpy(dispatch(a, [&](auto t) {
-          py::gil_scoped_release nogil;
-          return od::quantiles_rows(c, t.data(), rows, cols, probs, type, o);
-        }));
+        return on_target(ctx, [&](const auto& on) {
+          return to_numpy(dispatch(a, [&](auto t) {
+            py::gil_scoped_release nogil;
+            return od::quantiles_rows(on, t.data(), rows, cols, probs, type, o);
+          }));
+        });
       },
       py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
   m.def(
@@ -117,16 +119,17 @@ void bind_order(py::module_& m) {
       "kth_smallest_rows",
       [](py::array a, std::vector<std::uint64_t> k, py::object ctx) {
         if (a.ndim() != 2) throw py::value_error("kth_smallest_rows needs a 2-d array");
-        const clstat::Context& c = context_of(ctx);
         const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
-        return dispatch(a, [&](auto t) -> py::object {
-          using T = typename decltype(t)::value_type;
-          std::vector<T> v;
-          {
-            py::gil_scoped_release nogil;
-            v = od::kth_smallest_rows(c, t.data(), rows, cols, k);
-          }
-          return to_numpy<T>(v, {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k.size())});
+        return on_target(ctx, [&](const auto& on) {
+          return dispatch(a, [&](auto t) -> py::object {
+            using T = typename decltype(t)::value_type;
+            std::vector<T> v;
+            {
+              py::gil_scoped_release nogil;
+              v = od::kth_smallest_rows(on, t.data(), rows, cols, k);
+            }
+            return to_numpy<T>(v, {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(k.size())});
+          });
         });
       },
       py::arg("a"), py::arg("k"), py::arg("ctx") = py::none());

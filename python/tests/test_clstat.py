@@ -272,8 +272,16 @@ def test_device_group_order_statistics():
         assert np.array_equal(clstat.quantile(a, q, ctx=g), clstat.quantile(a, q))  # one device's values
         assert np.allclose(clstat.quantile(a, q, ctx=g), np.quantile(a, q), rtol=1e-6)  # NumPy: float32 math
         assert np.array_equal(clstat.partition_kth(a, [0, 7, -1], ctx=g), np.sort(a)[[0, 7, -1]])
-    with pytest.raises(ValueError, match="axis"):
-        clstat.median(np.ones((3, 3)), axis=0, ctx=g)
+    # Along an axis the slices are split across the members: the single-device values.
+    m = rng.normal(size=(7, 300, 5))
+    m[2, 10, 3] = np.nan
+    assert np.array_equal(clstat.median(m, axis=1, ctx=g), np.median(m, axis=1), equal_nan=True)
+    assert np.array_equal(clstat.quantile(m, [0.1, 0.9], axis=1, nan="omit", ctx=g),
+                          clstat.quantile(m, [0.1, 0.9], axis=1, nan="omit"))
+    w = rng.integers(-9, 9, size=(4, 5, 200)).astype(np.int64)
+    assert np.array_equal(clstat.partition_kth(w, [0, 150], axis=2, ctx=g), np.sort(w, axis=2)[..., [0, 150]])
+    with pytest.raises(ValueError, match="DeviceArray"):
+        clstat.median(clstat.to_device(np.ones(9)), ctx=g)
     with pytest.raises(ValueError, match="weights"):
         clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
 
