@@ -115,6 +115,12 @@ inline std::string json_number(double v) {
   return s.str();
 }
 
+/// True for a --device value that names several devices ("all" or a comma-separated list): the
+/// verbs that take a DeviceGroup split their work over them.
+inline bool names_group(const std::string& device) {
+  return device == "all" || device.find(',') != std::string::npos;
+}
+
 inline clstat::Context context_for(const std::string& device) {
   return clstat::Context(device.empty() ? clstat::default_device() : clstat::select_device(device));
 }

@@ -199,7 +199,7 @@ int select_command(int argc, char** argv) {
   }
   const std::vector<double> x = read_table(data, raw ? "" : column, raw ? 1 : 0).values;
   // "all" or a list of devices: the data split over them (clstat/group.hpp), the same answer.
-  if (device == "all" || device.find(',') != std::string::npos) {
+  if (names_group(device)) {
     const clstat::DeviceGroup g = clstat::DeviceGroup::from_spec(device);
     return answer(Local<clstat::DeviceGroup>{g, o}, what, x, x.size(), ks_text, ps_text, type, true);
   }

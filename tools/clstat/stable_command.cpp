@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clstat/clstat.hpp"
+#include "clstat/group.hpp"
 #include "clstat/stable.hpp"
 #include "cli_common.hpp"
 #include "table_input.hpp"
@@ -37,7 +38,9 @@ const char* k_usage =
     "  --tol T            fit: stopping tolerance (default 1e-6); --json: one JSON object on stdout\n"
     "  --n N, --seed S, --first K   sample: count, seed (default 1), index of the first sample\n"
     "  --out FILE         sample: raw little-endian doubles if FILE ends in .f64, else one per line\n"
-    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
+    "                     or a comma-separated list splits the points, probabilities or draws over\n"
+    "                     those devices (not with --error, nor for fit)\n"
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
 std::vector<double> read_values(const std::string& path) {
@@ -132,21 +135,27 @@ int stable_command(int argc, char** argv) {
       return 2;
     }
   }
+  if (names_group(device) && (what == "fit" || error))
+    throw std::invalid_argument("--device " + device + ": " + (error ? "--error" : "fit") +
+                                " takes one device (a list or \"all\" splits pdf, logpdf, cdf, sf, quantile, isf and sample)");
   if (what == "fit") return fit_command(data, method, p.param, tol, json, device);
   if (!have_alpha || !have_beta) {
     std::cerr << "clstat stable: --alpha and --beta are required (clstat stable --help lists the options)\n";
     return 2;
   }
   clstat::stable::check(p);
-  const clstat::Context ctx = context_for(device);
   namespace st = clstat::stable;
+  // One device, or the devices of --device's list with the work split over them (clstat/group.hpp).
+  const bool group = names_group(device);
+  const clstat::DeviceGroup g = group ? clstat::DeviceGroup::from_spec(device) : clstat::DeviceGroup({context_for(device)});
+  const clstat::Context& ctx = g.member(0);
   std::cout.precision(17);
   if (what == "sample") {
     if (n == 0) {
       std::cerr << "clstat stable: sample needs --n N > 0\n";
       return 2;
     }
-    const std::vector<double> y = st::sample(ctx, n, p, seed, first);
+    const std::vector<double> y = group ? st::sample(g, n, p, seed, first) : st::sample(ctx, n, p, seed, first);
     if (out.size() > 4 && out.substr(out.size() - 4) == ".f64") {
       std::ofstream f(out, std::ios::binary);
       f.write(reinterpret_cast<const char*>(y.data()), static_cast<std::streamsize>(y.size() * sizeof(double)));
@@ -172,7 +181,16 @@ int stable_command(int argc, char** argv) {
   }
   if (what == "pdf" || what == "logpdf" || what == "cdf" || what == "sf") {
     const unsigned fn = what == "pdf" ? st::fn_pdf : what == "logpdf" ? st::fn_logpdf : what == "cdf" ? st::fn_cdf : st::fn_sf;
-    const st::Values v = st::evaluate(ctx, fn, x.data(), x.size(), p, error);
+    st::Values v;
+    if (!group) {
+      v = st::evaluate(ctx, fn, x.data(), x.size(), p, error);
+    } else {
+      auto& slot = fn == st::fn_pdf ? v.pdf : fn == st::fn_logpdf ? v.logpdf : fn == st::fn_cdf ? v.cdf : v.sf;
+      slot = fn == st::fn_pdf      ? st::pdf(g, x.data(), x.size(), p)
+             : fn == st::fn_logpdf ? st::logpdf(g, x.data(), x.size(), p)
+             : fn == st::fn_cdf    ? st::cdf(g, x.data(), x.size(), p)
+                                   : st::sf(g, x.data(), x.size(), p);
+    }
     const auto& val = fn == st::fn_pdf ? v.pdf : fn == st::fn_logpdf ? v.logpdf : fn == st::fn_cdf ? v.cdf : v.sf;
     const auto& err = fn == st::fn_pdf     ? v.pdf_error
                       : fn == st::fn_logpdf ? v.logpdf_error
@@ -185,7 +203,8 @@ int stable_command(int argc, char** argv) {
       std::cout << "\n";
     }
   } else if (what == "quantile" || what == "isf") {
-    const auto v = what == "quantile" ? st::quantile(ctx, x.data(), x.size(), p) : st::isf(ctx, x.data(), x.size(), p);
+    const auto v = group ? (what == "quantile" ? st::quantile(g, x.data(), x.size(), p) : st::isf(g, x.data(), x.size(), p))
+                         : (what == "quantile" ? st::quantile(ctx, x.data(), x.size(), p) : st::isf(ctx, x.data(), x.size(), p));
     std::cout << "p," << what << "\n";
     for (std::size_t i = 0; i < x.size(); ++i) std::cout << x[i] << "," << v[i] << "\n";
   } else {
