@@ -161,12 +161,19 @@ std::vector<std::size_t> h_subset(const Design& d, const std::vector<double>& be
     for (std::size_t j = 0; j < q; ++j) r -= d.z[i * q + j] * beta[j];
     r2[i] = r * r;
   }
-  std::vector<std::size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  auto less = [&](std::size_t a, std::size_t b) { return r2[a] < r2[b] || (r2[a] == r2[b] && a < b); };
-  if (h < n) std::nth_element(idx.begin(), idx.begin() + (h - 1), idx.end(), less);
-  idx.resize(h);
-  std::sort(idx.begin(), idx.end());
+  // The h-th smallest value by a selection on the values themselves (contiguous, where one on
+  // indices compared through r2 missed the cache), then the rows below it and, in row order, as
+  // many rows equal to it as h takes.
+  std::vector<double> v(r2);
+  std::nth_element(v.begin(), v.begin() + (h - 1), v.end());
+  const double t = v[h - 1];
+  std::size_t below = 0;
+  for (double r : r2) below += r < t;
+  std::vector<std::size_t> idx;
+  idx.reserve(h);
+  std::size_t ties = h - below;
+  for (std::size_t i = 0; i < n; ++i)
+    if (r2[i] < t || (r2[i] == t && ties > 0 && ties--)) idx.push_back(i);
   return idx;
 }
 
