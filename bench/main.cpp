@@ -158,17 +158,18 @@ int main(int argc, char** argv) {
     };
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
-      // Seconds each suite took at the default sizes, with its peers: on the CI-sized machine
-      // (2 cores, PoCL 3.1) and on an H100 (bench/results/, 2026-11-24). Other machines differ;
-      // this is to say "minutes" or "an hour" before a run starts, not a measurement.
+      // Seconds each suite took at the default sizes, with its peers: on the slower of the
+      // CI-sized machines seen (2 cores of an AMD EPYC, PoCL 3.1, 2026-11-27; a Xeon with AVX-512
+      // took 0.6 times as long) and on an H100 (bench/results/, 2026-11-24). Other machines
+      // differ; this is to say "minutes" or "an hour" before a run starts, not a measurement.
       struct Typical {
         const char* suite;
         double cpu_s, gpu_s;
       };
-      static const Typical typical[] = {{"reduce", 8, 14},    {"pairwise", 3, 30},  {"kde", 32, 175},
-                                        {"bandwidth", 12, 17}, {"stable", 38, 70},  {"stable-law", 15, 120}, {"order", 23, 325},
-                                        {"grid", 11, 17},     {"runtime", 22, 20},  {"robust", 22, 140},
-                                        {"python", 12, 180},  {"stable-fit", 60, 300}};
+      static const Typical typical[] = {{"reduce", 9, 14},     {"pairwise", 9, 30},  {"kde", 46, 175},
+                                        {"bandwidth", 19, 17}, {"stable", 38, 70},   {"stable-law", 10, 120},
+                                        {"order", 84, 325},    {"grid", 18, 17},     {"runtime", 31, 20},
+                                        {"robust", 10, 140},   {"python", 41, 180},  {"stable-fit", 100, 300}};
       double seconds = 0;
       for (const auto& t : typical)
         if (want(t.suite)) {
