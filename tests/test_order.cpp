@@ -544,6 +544,63 @@ TEST_CASE_TEMPLATE("order.rows_group_width_changes_no_bits", T, float, std::int6
   }
 }
 
+TEST_CASE_TEMPLATE("order.top_k_rows_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
+  // Each row's k largest (smallest) with their columns against a sort of (value, column) pairs:
+  // ties (values from a few) take the lower columns first; under propagate NaNs rank above
+  // +Inf, under omit they are left out. 9000 columns take top_k row by row.
+  if (!type_ok<T>()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{40, 37}, {9, 1000}, {5, 4101}, {2, 9000}}) {
+    auto x = clstat_ref::order_data<T>("mixture3", rows * cols, seed + cols);
+    for (std::size_t i = 0; i < x.size(); i += 3) x[i] = static_cast<T>(g() % 7);  // ties
+    if constexpr (std::is_floating_point_v<T>)
+      for (std::size_t r = 1; r < rows; r += 2) x[r * cols + (r % cols)] = std::numeric_limits<T>::quiet_NaN();
+    for (auto pol : {order::NanPolicy::propagate, order::NanPolicy::omit}) {
+      order::Options o;
+      o.nan = pol;
+      for (bool largest : {true, false}) {
+        const std::uint64_t k = 1 + g() % (cols - 1);
+        INFO(rows << " x " << cols << ", k " << k << (largest ? " largest" : " smallest") << ", policy "
+                  << static_cast<int>(pol));
+        const auto got = order::top_k_rows(ctx(), x.data(), rows, cols, k, largest, o);
+        REQUIRE(got.values.size() == rows * k);
+        for (std::size_t r = 0; r < rows; ++r) {
+          std::vector<std::pair<T, std::uint64_t>> p;
+          for (std::size_t c = 0; c < cols; ++c) {
+            const T v = x[r * cols + c];
+            if constexpr (std::is_floating_point_v<T>)
+              if (std::isnan(v) && pol == order::NanPolicy::omit) continue;
+            p.emplace_back(v, c);
+          }
+          std::stable_sort(p.begin(), p.end(), [&](const auto& a, const auto& b) {
+            return largest ? clstat_ref::total_less(b.first, a.first) : clstat_ref::total_less(a.first, b.first);
+          });
+          for (std::size_t j = 0; j < k; ++j) {
+            INFO("row " << r << " j " << j);
+            CHECK(same_bits(got.values[r * k + j], p[j].first));
+            CHECK(got.indices[r * k + j] == p[j].second);
+          }
+        }
+      }
+    }
+  }
+  const std::vector<float> y{1, 2, std::nanf(""), 4, 5, 6};
+  CHECK(order::top_k_rows(ctx(), y.data(), 2, 3, 0).values.empty());
+  CHECK_THROWS_WITH_AS(order::top_k_rows(ctx(), y.data(), 2, 3, 4), doctest::Contains("exceeds cols = 3"),
+                       std::invalid_argument);
+  order::Options raise, omit;
+  raise.nan = order::NanPolicy::raise;
+  omit.nan = order::NanPolicy::omit;
+  CHECK_THROWS_WITH_AS(order::top_k_rows(ctx(), y.data(), 2, 3, 1, true, raise), doctest::Contains("row 0 holds 1 NaN"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k_rows(ctx(), y.data(), 2, 3, 3, true, omit), doctest::Contains("exceeds the 2"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::top_k_rows(ctx(), y.data(), 0, 3, 1), doctest::Contains("empty matrix"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("order.rows_bad_input") {
   std::vector<float> x{1, 2, std::nanf(""), 4};
   CHECK_THROWS_WITH_AS(order::median_rows(ctx(), x.data(), 0, 4), doctest::Contains("empty matrix"),

@@ -217,3 +217,63 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
     }
   }
 }
+
+// top_k along rows, after select_rows found each row's threshold key thr[g] (the k-th largest,
+// or smallest, of row g): the keys beyond it (above it when `largest`, below otherwise; NaN keys
+// skipped when `skip_nan`) with their columns, in any order, then as many keys equal to it as k
+// takes, the lowest columns first, to keys[g k ..) and cols_out[g k ..). The row is read in
+// chunks of WG elements in column order; within a chunk each tie's rank among the row's ties
+// comes from the chunk's prefix sums (the two-barrier chunk sums of select_rows).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void top_k_rows_gather(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const skey* thr,
+                       uint largest, uint skip_nan, uint k, __global skey* keys, __global uint* cols_out) {
+  __local uint red[WG], part[NCH];
+  __local uint cursor;
+  const uint l = get_local_id(0);
+  const uint g = get_group_id(0);
+  __global const elem_t* row = x + xoff + (ulong)g * ld;
+  const skey t = thr[g];
+  if (l == 0) cursor = 0;  // group_sum's barriers order this before every atomic_inc
+  uint nb = 0;
+  for (uint i = l; i < cols; i += WG) {
+    const skey key = to_key(row[i]);
+    nb += !(skip_nan && is_nan_elem(row[i])) && (largest ? key > t : key < t);
+  }
+  nb = group_sum(red, part, nb, l);
+  const uint need = k - nb;  // ties to take
+  uint taken = 0;  // ties in the chunks before this one, the same for the whole group
+  for (uint c0 = 0; c0 < cols; c0 += WG) {
+    const uint i = c0 + l;
+    skey key = 0;
+    uint beyond = 0, tie = 0;
+    if (i < cols) {
+      key = to_key(row[i]);
+      const int skip = skip_nan && is_nan_elem(row[i]);
+      beyond = !skip && (largest ? key > t : key < t);
+      tie = !skip && key == t;
+    }
+    if (beyond) {
+      const uint at = atomic_inc(&cursor);
+      keys[(ulong)g * k + at] = key;
+      cols_out[(ulong)g * k + at] = i;
+    }
+    red[l] = tie;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    // The chunk sums, written out as in select_rows (PoCL 3.1; see there).
+    if (l < NCH) {
+      uint sum = 0;
+      for (uint c = 0; c < CH; ++c) sum += red[l * CH + c];
+      part[l] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint rank = taken + prefix_before(red, part, l);
+    if (tie && rank < need) {
+      keys[(ulong)g * k + nb + rank] = key;
+      cols_out[(ulong)g * k + nb + rank] = i;
+    }
+    uint chunk = 0;
+    for (uint c = 0; c < NCH; ++c) chunk += part[c];
+    taken += chunk;
+    barrier(CLK_LOCAL_MEM_FENCE);  // red and part are written again by the next chunk
+  }
+}

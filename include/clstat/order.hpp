@@ -164,6 +164,22 @@ CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_rows_async(const Queue& q, con
                                                              const std::vector<std::uint64_t>& ks,
                                                              const Options& o = {},
                                                              const std::vector<Event>& wait = {});
+/// Row r's k largest (or smallest) values and their column indices, as top_k() on that row
+/// (torch.topk(x, k, dim=1)): values[r * k + j] and indices[r * k + j], from the largest down (or
+/// the smallest up), the lower column first among equal values. NaN policy per row as top_k
+/// (propagate ranks NaNs above +Inf, omit leaves them out, raise throws naming the row). k = 0
+/// gives empty lists; k > cols, or k past a row's non-NaN count under omit, throws
+/// std::invalid_argument. Work: the rows' thresholds by the rows kernel, one more read of the
+/// matrix gathering each row's k, and an O(rows k log k) host sort; rows too long for the rows
+/// kernel take top_k one row after another.
+template <class T>
+CLSTAT_EXPORT TopK<T> top_k_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, std::uint64_t k,
+                                 bool largest = true, const Options& o = {});
+template <class T>
+CLSTAT_EXPORT Future<TopK<T>> top_k_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
+                                               std::size_t rows, std::size_t cols, std::uint64_t k,
+                                               bool largest = true, const Options& o = {},
+                                               const std::vector<Event>& wait = {});
 /// The median of each row, as median().
 template <class T>
 CLSTAT_EXPORT std::vector<double> median_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,

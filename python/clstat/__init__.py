@@ -363,30 +363,44 @@ def partition_kth(a, kth, axis=None, ctx=None):
     return out[0] if scalar else out
 
 
-def topk(a, k, largest=True, ctx=None):
-    """The k largest (or smallest) values of the flattened array and their indices, as torch.topk.
+def topk(a, k, largest=True, axis=None, ctx=None):
+    """The k largest (or smallest) values and their indices, as torch.topk.
 
     Parameters
     ----------
     a : array_like or DeviceArray
-        The data, flattened.
+        The data: flattened (axis None; a DeviceArray always), or slices along an axis.
     k : int
-        How many values (1 <= k <= a.size).
+        How many values (1 <= k <= the size of a slice).
     largest : bool
         The largest (True) or the smallest.
+    axis : None or int
+        None: of the flattened array; an int: of every slice along that axis, all slices in
+        one batched call (torch.topk(a, k, dim=axis) with the k values last).
 
     Returns
     -------
     (ndarray, ndarray)
-        The values, sorted (descending for largest), and their int64 indices in the flattened
-        array; ties are broken by the lower index.
+        The values, sorted (descending for largest), and their int64 indices (in the flattened
+        array, or along the axis); ties are broken by the lower index; NaNs rank above +Inf.
+        Along an axis both have the shape of a without the axis, then k.
 
     Examples
     --------
     >>> import numpy as np, clstat
     >>> clstat.topk(np.array([3.0, 9.0, 1.0, 7.0]), 2)
     (array([9., 7.]), array([1, 3]))
+    >>> clstat.topk(np.array([[3, 9, 1], [4, 0, 8]]), 1, axis=1)
+    (array([[9],
+           [8]]), array([[1],
+           [2]]))
     """
     if isinstance(a, DeviceArray):
+        if axis is not None:
+            raise ValueError("topk: a DeviceArray is read flattened; axis must be None")
         return _clstat.topk_device(a, int(k), bool(largest))
-    return _clstat.topk(_np.ravel(a), int(k), bool(largest), ctx)
+    if axis is None:
+        return _clstat.topk(_np.ravel(a), int(k), bool(largest), ctx)
+    rows, rest = _rows(a, axis)
+    values, indices = _clstat.topk_rows(rows, int(k), bool(largest), ctx)
+    return values.reshape(rest + (int(k),)), indices.reshape(rest + (int(k),))

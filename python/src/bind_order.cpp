@@ -148,6 +148,24 @@ void bind_order(py::module_& m) {
         });
       },
       py::arg("a"), py::arg("k"), py::arg("largest") = true, py::arg("ctx") = py::none());
+  // Each row of a C-contiguous (rows, cols) array: flat (rows k) values and column indices.
+  m.def(
+      "topk_rows",
+      [](py::array a, std::uint64_t k, bool largest, py::object ctx) {
+        if (a.ndim() != 2) throw py::value_error("topk_rows needs a 2-d array");
+        const clstat::Context& c = context_of(ctx);
+        const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+        return dispatch(a, [&](auto t) -> py::tuple {
+          using T = typename decltype(t)::value_type;
+          od::TopK<T> r;
+          {
+            py::gil_scoped_release nogil;
+            r = od::top_k_rows(c, t.data(), rows, cols, k, largest);
+          }
+          return topk_tuple(r);
+        });
+      },
+      py::arg("a"), py::arg("k"), py::arg("largest") = true, py::arg("ctx") = py::none());
 }
 
 }  // namespace clstat_py

@@ -259,6 +259,28 @@ def test_device_array_order_statistics():
         clstat.to_device(np.zeros(0))
 
 
+def test_topk_along_an_axis_against_torch_order():
+    # torch.topk(a, k, dim) with the k values last: sorted values, the lower index first among
+    # ties; NaNs above +Inf (NumPy's sort order).
+    rng = np.random.default_rng(21)
+    a = rng.integers(0, 20, size=(6, 500, 3)).astype(np.float64)
+    a[2, 7, 1] = np.nan
+    for largest in (True, False):
+        values, indices = clstat.topk(a, 9, largest=largest, axis=1)
+        assert values.shape == (6, 3, 9) and indices.shape == (6, 3, 9)
+        moved = np.moveaxis(a, 1, -1)
+        order = np.argsort(-moved if largest else moved, axis=-1, kind="stable")
+        if largest:  # NaN first: argsort of -a puts it last
+            nan_first = np.argsort(~np.isnan(moved), axis=-1, kind="stable")
+            order = np.where(np.isnan(moved).any(axis=-1, keepdims=True),
+                             np.concatenate([nan_first[..., :1], order[..., :-1]], axis=-1), order)
+        want = order[..., :9]
+        assert np.array_equal(indices, want)
+        assert np.array_equal(values, np.take_along_axis(moved, want, axis=-1), equal_nan=True)
+    with pytest.raises(ValueError, match="axis"):
+        clstat.topk(clstat.to_device(np.ones(9)), 2, axis=0)
+
+
 def test_device_group_order_statistics():
     # The default device twice (two contexts), unequal weights: the single-device values.
     dev = clstat.default_context().device

@@ -55,37 +55,46 @@ std::string rows_shape(std::size_t w, const void* cols) {
   return " -DRITEMS=" + std::to_string(items) + " -DLOG2_WG=" + std::to_string(lg);
 }
 
+// The program of cl/order/select_rows.cl for rows of `cols` keys, and in `chosen` its group's
+// width; null when such rows are too long for it (more than kMaxRowItems keys a work-item).
+// The group: cols / order.rows_items work-items, a power of two from 32 to 256 (fewer for a
+// device that takes fewer), each holding RITEMS keys. A narrower group pays less for each
+// barrier of a search and leaves room for more groups at once; a wider one holds longer rows.
+template <class T>
+std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::ContextImpl& ci, std::size_t cols,
+                                                             const std::string& op, std::size_t& chosen) {
+  const std::size_t aim = ::clstat::detail::tuned(ci.tuning, "order.rows_items", 16);
+  std::size_t wg = 32;
+  while (wg < 256 && wg * aim < cols) wg *= 2;
+  wg = std::min<std::size_t>(wg, ci.info().max_work_group_size);
+  if (cols > kMaxRowItems * wg) return nullptr;
+  const std::string opt =
+      build::base_options(ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>());
+  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
+  ::clstat::detail::cl_guard(op, ci, [&] {
+    prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &cols);
+  });
+  return cols <= kMaxRowItems * chosen ? prog : nullptr;
+}
+
 // The values of the 1-based ranks need(n_eff) of every row; need returns the same count for
 // every n_eff of these rows except that shorter lists are padded with their last rank.
+// With nan_is_value (top_k's propagate), NaNs are ranked as the largest keys, never a NaN
+// result; only for rows the rows kernel takes (the row-by-row path applies the policy).
 template <class T>
 RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, std::size_t rows, std::size_t cols,
                           const Options& o, const std::function<std::vector<std::uint64_t>(std::uint64_t)>& need,
-                          const std::string& op) {
+                          const std::string& op, bool nan_is_value = false) {
   using Key = key_t<T>;
   check_matrix(op, b, off, rows, cols, o);
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
   auto ci = q.context().impl();
-  const DeviceInfo& info = ci->info();
   RowOutcome<T> out;
   out.nan_result.assign(rows, 0);
   out.n_eff.assign(rows, cols);
-  // The group: cols / order.rows_items work-items, a power of two from 32 to 256 (fewer for a
-  // device that takes fewer), each holding RITEMS keys. A narrower group pays less for each
-  // barrier of a search and leaves room for more groups at once; a wider one holds longer rows.
-  const std::size_t aim = ::clstat::detail::tuned(ci->tuning, "order.rows_items", 16);
-  std::size_t wg = 32;
-  while (wg < 256 && wg * aim < cols) wg *= 2;
-  wg = std::min<std::size_t>(wg, info.max_work_group_size);
   std::size_t chosen = 0;
-  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
-  if (cols <= kMaxRowItems * wg) {
-    const std::string opt = build::base_options(*ci, std::is_same_v<T, double>, op) +
-                            " -DELEM_KIND=" + std::to_string(elem_kind<T>());
-    ::clstat::detail::cl_guard(op, *ci, [&] {
-      prog = build::program_for_wg(*ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &cols);
-    });
-  }
-  if (!prog || cols > kMaxRowItems * chosen) {  // long rows: the radix selection, row by row
+  const auto prog = rows_program<T>(*ci, cols, op, chosen);
+  if (!prog) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
       auto res = run<T>(op + " (row " + std::to_string(r) + ")", q, b, off + r * cols, cols, o, need);
@@ -118,7 +127,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     k.setArg(6, rb);
     k.setArg(7, static_cast<cl_uint>(stride));
     k.setArg(8, static_cast<cl_uint>(R));
-    k.setArg(9, static_cast<cl_uint>(!use_list));
+    k.setArg(9, static_cast<cl_uint>(!use_list && !nan_is_value));
     k.setArg(10, ob);
     k.setArg(11, nb);
     ::clstat::detail::launch(q, k, cl::NDRange(groups * chosen), cl::NDRange(chosen), {}, op);
@@ -142,7 +151,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     std::vector<std::vector<std::uint64_t>> again_ranks;
     out.width = full.size();
     for (std::size_t r = 0; r < rows; ++r) {
-      if (nan[r] == 0) continue;
+      if (nan[r] == 0 || nan_is_value) continue;
       if (o.nan == NanPolicy::raise)
         throw std::invalid_argument(op + ": row " + std::to_string(r) + " holds " + std::to_string(nan[r]) +
                                     " NaN value" + (nan[r] == 1 ? "" : "s") + " (NanPolicy::raise)");
@@ -243,6 +252,78 @@ std::vector<double> quantiles_rows_on(const Queue& q, const Buffer<T>& x, std::s
   return out;
 }
 
+enum class TopRowsScratch { thresholds, keys, cols };
+
+// top_k along rows: each row's threshold key (its k-th largest or smallest, NaNs ranked above
+// +Inf under propagate) by the rows kernel, then top_k_rows_gather, then a sort of each row's k.
+// Rows too long for the rows kernel take top_k one row after another.
+template <class T>
+TopK<T> top_k_rows_on(const Queue& q, const Buffer<T>& x, std::size_t off, std::size_t rows, std::size_t cols,
+                      std::uint64_t k, bool largest, const Options& o) {
+  using Key = key_t<T>;
+  const std::string op = "clstat::order::top_k_rows";
+  check_matrix(op, x, off, rows, cols, o);
+  if (k > cols) throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds cols = " + std::to_string(cols));
+  TopK<T> out;
+  if (k == 0) return out;
+  auto ci = q.context().impl();
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
+  std::size_t chosen = 0;
+  const auto prog = rows_program<T>(*ci, cols, op, chosen);
+  out.values.resize(rows * k);
+  out.indices.resize(rows * k);
+  if (!prog) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      const TopK<T> one = top_k_async(q, x, off + r * cols, cols, k, largest, o).get();
+      std::copy(one.values.begin(), one.values.end(), out.values.begin() + r * k);
+      std::copy(one.indices.begin(), one.indices.end(), out.indices.begin() + r * k);
+    }
+    return out;
+  }
+  auto res = select_rows<T>(q, x, off, rows, cols, o, [&](std::uint64_t m) {
+    if (k > m)
+      throw std::invalid_argument(op + ": k = " + std::to_string(k) + " exceeds the " + std::to_string(m) +
+                                  " values of a row that are not NaN");
+    return std::vector<std::uint64_t>{largest ? m - k + 1 : k};
+  }, op, o.nan == NanPolicy::propagate);
+  std::vector<Key> thr(rows), keys(rows * k);
+  std::vector<cl_uint> where(rows * k);
+  for (std::size_t r = 0; r < rows; ++r) thr[r] = to_key(res.values[r * res.width]);
+  ::clstat::detail::cl_guard(op, *ci, [&] {
+    const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
+    const cl::Buffer tb = ::clstat::detail::staged(q, TopRowsScratch::thresholds, thr.data(), rows * sizeof(Key));
+    const cl::Buffer kb = ::clstat::detail::scratch(q, TopRowsScratch::keys, rows * k * sizeof(Key));
+    const cl::Buffer cb = ::clstat::detail::scratch(q, TopRowsScratch::cols, rows * k * sizeof(cl_uint));
+    cl::Kernel g = build::kernel(*prog, "top_k_rows_gather", q.index());
+    g.setArg(0, x.raw().impl()->buffer);
+    g.setArg(1, static_cast<cl_ulong>(off));
+    g.setArg(2, static_cast<cl_uint>(cols));
+    g.setArg(3, static_cast<cl_ulong>(cols));
+    g.setArg(4, tb);
+    g.setArg(5, static_cast<cl_uint>(largest));
+    g.setArg(6, static_cast<cl_uint>(o.nan == NanPolicy::omit));
+    g.setArg(7, static_cast<cl_uint>(k));
+    g.setArg(8, kb);
+    g.setArg(9, cb);
+    ::clstat::detail::launch(q, g, cl::NDRange(rows * chosen), cl::NDRange(chosen), {}, op);
+    cq.enqueueReadBuffer(kb, CL_FALSE, 0, keys.size() * sizeof(Key), keys.data());
+    ::clstat::detail::read_wait(cq, cb, 0, where.size() * sizeof(cl_uint), where.data());
+  });
+  std::vector<std::pair<Key, cl_uint>> one(k);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t j = 0; j < k; ++j) one[j] = {keys[r * k + j], where[r * k + j]};
+    std::sort(one.begin(), one.end(), [largest](const auto& a, const auto& b) {
+      if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
+      return a.second < b.second;
+    });
+    for (std::size_t j = 0; j < k; ++j) {
+      out.values[r * k + j] = from_key<T>(one[j].first);
+      out.indices[r * k + j] = one[j].second;
+    }
+  }
+  return out;
+}
+
 // Host-array forms upload the matrix on a queue they hold, then select there.
 template <class T, class F>
 auto on_host_matrix(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, const std::string& op, F&& f) {
@@ -299,7 +380,27 @@ Future<std::vector<double>> quantiles_rows_async(const Queue& q, const Buffer<T>
       q, wait, [=] { return quantiles_rows_on(q, x, offset, rows, cols, probs, type, o); });
 }
 
+template <class T>
+TopK<T> top_k_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, std::uint64_t k, bool largest,
+                   const Options& o) {
+  return on_host_matrix(ctx, x, rows, cols, "clstat::order::top_k_rows", [&](const Queue& q, const Buffer<T>& b) {
+    return top_k_rows_on(q, b, 0, rows, cols, k, largest, o);
+  });
+}
+template <class T>
+Future<TopK<T>> top_k_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset, std::size_t rows,
+                                 std::size_t cols, std::uint64_t k, bool largest, const Options& o,
+                                 const std::vector<Event>& wait) {
+  check_matrix("clstat::order::top_k_rows_async", x, offset, rows, cols, o);
+  return ::clstat::detail::host_task<TopK<T>>(q, wait, [=] { return top_k_rows_on(q, x, offset, rows, cols, k, largest, o); });
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                        \
+  template CLSTAT_EXPORT TopK<T> top_k_rows(const Context&, const T*, std::size_t, std::size_t, std::uint64_t, bool, \
+                                            const Options&);                                                        \
+  template CLSTAT_EXPORT Future<TopK<T>> top_k_rows_async(const Queue&, const Buffer<T>&, std::size_t, std::size_t, \
+                                                          std::size_t, std::uint64_t, bool, const Options&,         \
+                                                          const std::vector<Event>&);                               \
   template CLSTAT_EXPORT std::vector<T> kth_smallest_rows(const Context&, const T*, std::size_t, std::size_t,       \
                                                           const std::vector<std::uint64_t>&, const Options&);      \
   template CLSTAT_EXPORT std::vector<double> median_rows(const Context&, const T*, std::size_t, std::size_t,       \
