@@ -67,6 +67,8 @@ TEST_CASE("misuse.null_empty_and_huge_inputs") {
       {"median_rows null", [&] { order::median_rows<double>(c, null, 2, 2); }},
       {"median_rows rows * cols wraps", [&] { order::median_rows(c, x.data(), kHuge, 8); }},
       {"quantiles_rows 0 rows", [&] { order::quantiles_rows(c, x.data(), 0, 4, {0.5}); }},
+      {"top_k_rows null", [&] { order::top_k_rows<double>(c, null, 2, 2, 1); }},
+      {"top_k_rows k > cols", [&] { order::top_k_rows(c, x.data(), 2, 2, 3); }},
       // bandwidth (host rules need no device)
       {"normal_scale null", [&] { bandwidth::normal_scale(null, 5, 1); }},
       {"scott n = 0", [&] { bandwidth::scott(x.data(), 0, 1); }},
@@ -118,6 +120,8 @@ TEST_CASE("misuse.buffers_and_ranges") {
       {"quantiles_rows_async past the end", [&] { order::quantiles_rows_async(c.queue(0), b, 5, 2, 5, {0.5}); }},
       {"kth_smallest_async k = 0", [&] { order::kth_smallest_async(c.queue(0), b, 0, 10, {0}); }},
       {"top_k_async k > n", [&] { order::top_k_async(c.queue(0), b, 0, 10, 11); }},
+      {"top_k_rows_async past the end", [&] { order::top_k_rows_async(c.queue(0), b, 0, 3, 4, 1); }},
+      {"top_k_rows_async k > cols", [&] { order::top_k_rows_async(c.queue(0), b, 0, 2, 5, 6).get(); }},
       {"pairwise_sum_async past the end", [&] { pairwise_sum_async(c.queue(0), b, 0, 6, 2, PairFunction::gaussian, {1.0}); }},
       {"Buffer of too many elements", [&] { Buffer<double> huge(c, kHuge * 4); }},
       {"a zero-byte buffer", [&] { RawBuffer r(c, 0); }},
