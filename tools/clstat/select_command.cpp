@@ -21,12 +21,13 @@ namespace clstat_cli {
 namespace {
 
 const char* k_usage =
-    "usage: clstat select median|kth|quantile --data FILE [--column C] [--k K1,K2,...] [--p P1,P2,...]\n"
+    "usage: clstat select median|kth|quantile|topk --data FILE [--column C] [--k K1,K2,...] [--p P1,P2,...]\n"
     "                     [--type 1..9] [--method auto|radix|cutting-plane|sort] [--nan propagate|omit|raise] [--device SPEC]\n"
     "  --data FILE        a CSV (one column is read: the first, or --column) or raw little-endian\n"
     "                     .f64 / .f32 values\n"
     "  --column C         the CSV column by header name or 1-based position (default 1)\n"
-    "  --k K1,K2,...      kth: the ranks, 1 for the minimum, n for the maximum\n"
+    "  --k K1,K2,...      kth: the ranks, 1 for the minimum, n for the maximum; topk: one count K\n"
+    "  --smallest         topk: the K smallest (default: the K largest)\n"
     "  --p P1,P2,...      quantile: probabilities in [0, 1]\n"
     "  --type T           quantile: Hyndman-Fan type 1..9, as R's quantile(type = T) (default 7)\n"
     "  --method M         auto (default) or radix: radix selection; cutting-plane: Beliakov's\n"
@@ -38,7 +39,9 @@ const char* k_usage =
     "                     its offset) and uses its own device (--device, else the host's GPUs by\n"
     "                     rank); process 0 prints the answer, the same as one process gives\n"
     "Values are read as double (.f32 files as float, exactly). Output: CSV with a header:\n"
-    "statistic,value (median), k,value (kth) or p,quantile.\n";
+    "statistic,value (median), k,value (kth), p,quantile, or rank,value,row (topk: the values from the\n"
+    "largest down, or the smallest up, with their 1-based data rows, the lower row first among ties;\n"
+    "one device).\n";
 
 std::string number(double v) {
   char buf[64];
@@ -135,13 +138,13 @@ int select_command(int argc, char** argv) {
     return argc < 1 ? 2 : 0;
   }
   const std::string what = argv[0];
-  if (what != "median" && what != "kth" && what != "quantile") {
+  if (what != "median" && what != "kth" && what != "quantile" && what != "topk") {
     std::cerr << "clstat select: unknown statistic '" << what << "' (clstat select --help lists the options)\n";
     return 2;
   }
   std::string data, column = "1", device, ks_text, ps_text;
   int type = 7;
-  bool mpi = false;
+  bool mpi = false, smallest = false;
   clstat::order::Options o;
   SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
@@ -154,6 +157,7 @@ int select_command(int argc, char** argv) {
     else if (a == "--type") type = static_cast<int>(parse_count("--type", next_value(i, argc, argv), 1, 9));
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--mpi") mpi = true;
+    else if (a == "--smallest") smallest = true;
     else if (a == "--method") {
       const std::string m = next_value(i, argc, argv);
       if (m == "auto") o.method = clstat::order::Method::automatic;
@@ -180,6 +184,19 @@ int select_command(int argc, char** argv) {
     return 2;
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");
+  if (smallest && what != "topk") throw std::invalid_argument("--smallest is for topk");
+  if (what == "topk") {
+    if (mpi || names_group(device)) throw std::invalid_argument("topk takes one device (no --mpi, no device list)");
+    if (ks_text.empty()) throw std::invalid_argument("topk needs --k K");
+    const std::vector<double> x = read_table(data, raw ? "" : column, raw ? 1 : 0).values;
+    const auto ks = parse_counts("--k", ks_text, 1, x.size());
+    if (ks.size() != 1) throw std::invalid_argument("topk takes one count --k K");
+    const auto top = clstat::order::top_k(context_for(device), x.data(), x.size(), ks[0], !smallest, o);
+    std::cout << "rank,value,row\n";
+    for (std::size_t i = 0; i < top.values.size(); ++i)
+      std::cout << i + 1 << "," << number(top.values[i]) << "," << top.indices[i] + 1 << "\n";
+    return 0;
+  }
   if (mpi) {
 #ifdef CLSTAT_CLI_MPI
     return with_mpi([&] {
