@@ -1,5 +1,6 @@
 // examples/order.cpp: exact order statistics on the device: the median, the k-th smallest, R's
-// type-7 quantiles and the top 5, each checked against std::nth_element.
+// type-7 quantiles and the top 5, each checked against std::nth_element; then the same data as
+// 1024 rows of 1024, the median and the top 3 of every row in one call each.
 #include <clstat/clstat.hpp>
 
 #include <algorithm>
@@ -23,8 +24,18 @@ int main() {
               ctx.info().name.c_str(), median, k1000);
   std::printf("  quantiles 10%% %.5f, 90%% %.5f, 99%% %.5f; largest %.4f\n", q[0], q[1], q[2], top.values[0]);
 
+  // Rows: numpy.median(x.reshape(1024, 1024), axis=1) and torch.topk(..., 3, dim=1).
+  const std::size_t rows = 1024, cols = 1024;
+  const std::vector<double> med = ord::median_rows(ctx, x.data(), rows, cols);
+  const ord::TopK<float> top3 = ord::top_k_rows(ctx, x.data(), rows, cols, 3);  // [r * 3 + j]
+  std::printf("  row 0: median %.6f, largest %.4f at column %llu\n", med[0], top3.values[0],
+              static_cast<unsigned long long>(top3.indices[0]));
+
   std::vector<float> s = x;
   std::nth_element(s.begin(), s.begin() + 999, s.end());
-  const bool ok = s[999] == k1000 && top.values[0] == *std::max_element(x.begin(), x.end());
+  const bool ok = s[999] == k1000 && top.values[0] == *std::max_element(x.begin(), x.end()) &&
+                  med[rows - 1] == ord::median(ctx, x.data() + (rows - 1) * cols, cols) &&
+                  top3.values[3] == *std::max_element(x.begin() + cols, x.begin() + 2 * cols) &&
+                  x[cols + top3.indices[3]] == top3.values[3];
   return ok ? 0 : 1;
 }
