@@ -30,8 +30,9 @@
 // work-item adds the chunks' sums it needs; a tree or a Hillis-Steele scan took eight and
 // seventeen, and barriers, not arithmetic, bounded a row.
 //
-// Options: ELEM_KIND, WG (a power of two), LOG2_WG, RITEMS (RITEMS WG < 65536: the two counts of
-// step 2 are summed packed in one uint).
+// Options: ELEM_KIND, WG (a power of two: the host makes it cols / order.rows_items, from 32 to
+// 256), LOG2_WG, RITEMS (RITEMS WG < 65536: the two counts of step 2 are summed packed in one
+// uint). top_k_rows_gather, at the end, serves top_k along rows from the thresholds found here.
 #include "order_keys.clh"
 
 #ifndef RITEMS
