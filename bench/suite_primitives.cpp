@@ -2,6 +2,7 @@
 
 #include "clstat/order.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <chrono>
 #include <cmath>
@@ -132,6 +133,16 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
     batched("median_rows", [&] { md = clstat::order::median_rows_async(q, dev, 0, R, C).get(); }, [&] {
       return same(md[0], clstat::order::median_async(q, dev, 0, C).get()) &&
              same(md[R - 1], clstat::order::median_async(q, dev, (R - 1) * C, C).get());
+    });
+    // The top 8 of every row with their columns (torch.topk(x, 8, dim=1)).
+    clstat::order::TopK<T> tk;
+    batched("top_k_rows (k = 8)", [&] { tk = clstat::order::top_k_rows_async(q, dev, 0, R, C, 8).get(); }, [&] {
+      const auto a = clstat::order::top_k_async(q, dev, 0, C, 8).get(),
+                 b = clstat::order::top_k_async(q, dev, (R - 1) * C, C, 8).get();
+      return std::equal(a.values.begin(), a.values.end(), tk.values.begin()) &&
+             std::equal(a.indices.begin(), a.indices.end(), tk.indices.begin()) &&
+             std::equal(b.values.begin(), b.values.end(), tk.values.begin() + (R - 1) * 8) &&
+             std::equal(b.indices.begin(), b.indices.end(), tk.indices.begin() + (R - 1) * 8);
     });
     // Five quantiles along the rows of 65536 x 2048 (NumPy's quantile(x, p, axis=1)).
     if (n < (std::size_t(1) << 27)) continue;
