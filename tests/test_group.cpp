@@ -109,6 +109,9 @@ TEST_CASE("group.points_split_equal_one_device") {
   KdeOptions ko;
   ko.bandwidth = Bandwidth::scaled_covariance(0.4);
   const auto one = kde(ctx(), x.data(), n, d, y.data(), m, ko);
+  KdeOptions k1;
+  k1.bandwidth = Bandwidth::scalar(0.3);
+  const auto cdf_one = kde_cdf(ctx(), x.data(), n, y.data(), m, k1);  // x's and y's first n and m values as 1-d data
   const stable::Params law{1.3, -0.4, 2, 1, stable::Param::S0};
   const auto pts = clstat_test::normal<double>(1001, seed + 2, 0, 10);
   const auto pdf1 = stable::pdf(ctx(), pts.data(), pts.size(), law);
@@ -117,6 +120,9 @@ TEST_CASE("group.points_split_equal_one_device") {
     const auto got = kde(g, x.data(), n, d, y.data(), m, ko);
     REQUIRE(got.size() == m);
     for (std::size_t i = 0; i < m; ++i) CHECK(same_bits(got[i], one[i]));
+    const auto gc1 = kde_cdf(g, x.data(), n, y.data(), m, k1);
+    REQUIRE(gc1.size() == m);
+    for (std::size_t i = 0; i < m; ++i) CHECK(same_bits(gc1[i], cdf_one[i]));
     const auto gp = stable::pdf(g, pts.data(), pts.size(), law), gc = stable::cdf(g, pts.data(), pts.size(), law);
     REQUIRE(gp.size() == pts.size());
     for (std::size_t i = 0; i < pts.size(); ++i) {
@@ -129,6 +135,9 @@ TEST_CASE("group.points_split_equal_one_device") {
   CHECK_THROWS_AS(stable::pdf(g, pts.data(), pts.size(), stable::Params{2.5, 0, 1, 0, stable::Param::S0}),
                   std::invalid_argument);
   CHECK_THROWS_AS(kde(g, x.data(), 0, d, y.data(), m, ko), std::invalid_argument);
+  KdeOptions loo = k1;
+  loo.leave_one_out = true;
+  CHECK_THROWS_AS(kde_cdf(g, x.data(), n, y.data(), m, loo), std::invalid_argument);
 }
 
 TEST_CASE_TEMPLATE("group.rows_equal_one_device_for_any_split", T, float, double, std::int32_t, std::int64_t) {

@@ -64,6 +64,12 @@ class CLSTAT_EXPORT DeviceGroup {
 CLSTAT_EXPORT std::vector<double> kde(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
                                       const double* y, std::size_t m, const KdeOptions& options = {});
 
+/// The kernel distribution function (kde_cdf of clstat/kde.hpp, d = 1) at m points y, the points
+/// split across the members as kde on a group is: each point's value is its member's, so a
+/// group of one device type gives the single-device values bit for bit. Throws as kde_cdf.
+/// Work: n m terms over the members, each member n times its share.
+CLSTAT_EXPORT std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n, const double* y,
+                                          std::size_t m, const KdeOptions& options = {});
 namespace stable {
 /// pdf, logpdf, cdf and sf of clstat/stable.hpp at n points split across the members as kde on a
 /// group is (each point's value is its member's; the single-device errors; n = 0 gives an empty

@@ -117,6 +117,14 @@ std::vector<double> kde(const DeviceGroup& g, const double* x, std::size_t n, st
   });
 }
 
+std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n, const double* y, std::size_t m,
+                            const KdeOptions& options) {
+  if (m == 0 || !y) return kde_cdf(g.member(0), x, n, y, m, options);
+  return split_points(g, m, 1, [&](const Context& c, std::size_t first, std::size_t count) {
+    return kde_cdf(c, x, n, y + first, count, options);
+  });
+}
+
 namespace stable {
 std::vector<double> pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
   return stable_split(g, x, n, p, "clstat::stable::pdf",
