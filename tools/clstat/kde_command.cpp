@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "clstat/clstat.hpp"
+#include "clstat/group.hpp"
 #include "cli_common.hpp"
 #include "kde_args.hpp"
 #include "table_input.hpp"
@@ -40,7 +41,8 @@ const char* k_usage =
     "  --cdf              the kernel estimate of the distribution function F (one column only):\n"
     "                     the integrated kernel, as R's ks::kcde; with --log, log F\n"
     "  --json             JSON instead of CSV\n"
-    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
+    "                     or a comma-separated list splits the --at points over those devices\n"
     "Output: the point's coordinates, then density (or log_density, cdf, log_cdf), one row per point.\n";
 
 }  // namespace
@@ -111,7 +113,16 @@ int kde_command(int argc, char** argv) {
     const Table w = read_table(weights, "1", 1);
     o.weights = w.values;
   }
-  clstat::Context ctx = context_for(device);
+  // One device, or the devices of --device's list with the evaluation points split over them
+  // (clstat/group.hpp): densities at --at points and --cdf.
+  const bool group = names_group(device);
+  if (group && (at.empty() || sample || loo))
+    throw std::invalid_argument("--device " + device +
+                                ": a list or \"all\" splits the points of --at (densities or --cdf); not --sample, "
+                                "--loo, nor the densities at the samples");
+  const clstat::DeviceGroup devices = group ? clstat::DeviceGroup::from_spec(device)
+                                            : clstat::DeviceGroup({context_for(device)});
+  const clstat::Context& ctx = devices.member(0);
   if (!boundary.empty()) {
     using M = clstat::KdeBoundary::Method;
     o.boundary.method = boundary == "reflection" ? M::reflection
@@ -140,14 +151,16 @@ int kde_command(int argc, char** argv) {
   if (cdf && x.cols != 1)
     throw std::invalid_argument("--cdf is for one column, the data have " + std::to_string(x.cols));
   const std::vector<double> f =
-      cdf ? clstat::kde_cdf(ctx, x.values.data(), x.rows, y.values.data(), y.rows, o)
+      group ? (cdf ? clstat::kde_cdf(devices, x.values.data(), x.rows, y.values.data(), y.rows, o)
+                   : clstat::kde(devices, x.values.data(), x.rows, x.cols, y.values.data(), y.rows, o))
+      : cdf        ? clstat::kde_cdf(ctx, x.values.data(), x.rows, y.values.data(), y.rows, o)
       : at.empty() ? clstat::kde_at_samples(ctx, x.values.data(), x.rows, x.cols, o)
                    : clstat::kde(ctx, x.values.data(), x.rows, x.cols, y.values.data(), y.rows, o);
   const char* col = cdf ? (log ? "log_cdf" : "cdf") : log ? "log_density" : "density";
   if (json) {
     std::cout << "{\"kernel\": \"" << kernel << "\", \"bandwidth\": \"" << bw << "\", \"precision\": \"" << precision
               << "\", \"n\": " << x.rows << ", \"d\": " << x.cols << ", \"m\": " << y.rows << ", \"device\": \""
-              << ctx.info().name << "\", \"columns\": [";
+              << (group ? device : ctx.info().name) << "\", \"columns\": [";
     for (std::size_t k = 0; k < y.cols; ++k) std::cout << (k ? ", " : "") << '"' << y.names[k] << '"';
     std::cout << "],\n \"points\": [";
     for (std::size_t i = 0; i < y.rows; ++i) {
