@@ -44,8 +44,9 @@ def kde(samples, points=None, kernel="gaussian", bandwidth=1.0, weights=None, pr
         Return log densities (exact where the density underflows).
     loo : bool
         Leave-one-out at the samples (points must be None).
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the points split across its devices, each point's value
+        its own device's (points must be given).
     boundary : {'none', 'reflection', 'renormalisation', 'log'}
         A bounded support [lower, upper] per dimension and its correction: mirrored samples,
         each kernel cut at the box and scaled to mass 1, or the estimate of log(x - lower) mapped
@@ -115,8 +116,8 @@ def kde_cdf(samples, points, kernel="gaussian", bandwidth=1.0, weights=None, pre
         float64 within 1e-12 relative of the exact sum; float32 within 2e-5 (1e-6 absolute).
     log : bool
         Return log F.
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the points split across its devices.
 
     Returns
     -------

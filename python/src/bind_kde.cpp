@@ -70,9 +70,11 @@ void bind_kde(py::module_& m) {
             F64 b = F64::ensure(*side);
             v->assign(b.data(), b.data() + b.size());
           }
-        const clstat::Context& c = context_of(ctx);
         std::vector<double> f;
         if (points.is_none()) {
+          if (py::isinstance<clstat::DeviceGroup>(ctx))
+            throw py::value_error("a DeviceGroup splits the points: give points (the densities at the samples take one device)");
+          const clstat::Context& c = context_of(ctx);
           py::gil_scoped_release nogil;
           f = clstat::kde_at_samples(c, samples.data(), n, d, o);
         } else {
@@ -80,8 +82,11 @@ void bind_kde(py::module_& m) {
           F64 y = F64::ensure(points);
           shape_2d(y, "points", m_, dm);
           if (dm != d) throw py::value_error("points have " + std::to_string(dm) + " columns, samples " + std::to_string(d));
-          py::gil_scoped_release nogil;
-          f = clstat::kde(c, samples.data(), n, d, y.data(), m_, o);
+          on_target(ctx, [&](const auto& on) {
+            py::gil_scoped_release nogil;
+            f = clstat::kde(on, samples.data(), n, d, y.data(), m_, o);
+            return 0;
+          });
         }
         return to_numpy(std::move(f));
       },
@@ -97,13 +102,13 @@ void bind_kde(py::module_& m) {
         if (samples.ndim() != 1 || points.ndim() != 1) throw py::value_error("kde_cdf takes 1-d samples and points");
         clstat::KdeOptions o = options_of(kernel, precision, log, weights);
         o.bandwidth = clstat::Bandwidth::scalar(h);
-        const clstat::Context& c = context_of(ctx);
         std::vector<double> f;
-        {
+        on_target(ctx, [&](const auto& on) {
           py::gil_scoped_release nogil;
-          f = clstat::kde_cdf(c, samples.data(), static_cast<std::size_t>(samples.size()), points.data(),
+          f = clstat::kde_cdf(on, samples.data(), static_cast<std::size_t>(samples.size()), points.data(),
                               static_cast<std::size_t>(points.size()), o);
-        }
+          return 0;
+        });
         return to_numpy(std::move(f));
       },
       py::arg("samples"), py::arg("points"), py::arg("kernel") = "gaussian", py::arg("bandwidth") = 1.0,

@@ -34,13 +34,6 @@ auto dispatch(const py::array& a, F&& f) {
   return f(F64::ensure(a));
 }
 
-// Calls f with the DeviceGroup ctx holds, or with its Context (the default one for None).
-template <class F>
-auto on_target(const py::object& ctx, F&& f) {
-  if (py::isinstance<clstat::DeviceGroup>(ctx)) return f(ctx.cast<const clstat::DeviceGroup&>());
-  return f(context_of(ctx));
-}
-
 }  // namespace
 
 void bind_order(py::module_& m) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "clstat/clstat.hpp"
+#include "clstat/group.hpp"
 
 namespace clstat_py {
 
@@ -22,6 +23,13 @@ using F64 = py::array_t<double, py::array::c_style | py::array::forcecast>;
 /// The context of a call: `ctx` when given, else the module's default (made on first use, on
 /// clstat's default device).
 const clstat::Context& context_of(const py::object& ctx);
+
+/// Calls f with the DeviceGroup ctx holds, or with its Context (the default one for None).
+template <class F>
+auto on_target(const py::object& ctx, F&& f) {
+  if (py::isinstance<clstat::DeviceGroup>(ctx)) return f(ctx.cast<const clstat::DeviceGroup&>());
+  return f(context_of(ctx));
+}
 
 /// Rows and columns of a 1-d (n,) or 2-d (n, d) array; throws ValueError otherwise.
 void shape_2d(const py::array& a, const char* what, std::size_t& n, std::size_t& d);

@@ -304,6 +304,14 @@ def test_device_group_order_statistics():
     assert np.array_equal(clstat.partition_kth(w, [0, 150], axis=2, ctx=g), np.sort(w, axis=2)[..., [0, 150]])
     with pytest.raises(ValueError, match="DeviceArray"):
         clstat.median(clstat.to_device(np.ones(9)), ctx=g)
+    # KDE and its distribution function with the points split: the single-device values.
+    x = rng.normal(size=(800, 2))
+    y = rng.normal(size=(301, 2))
+    assert np.array_equal(clstat.kde(x, y, bandwidth=0.4, ctx=g), clstat.kde(x, y, bandwidth=0.4))
+    assert np.array_equal(clstat.kde_cdf(x[:, 0], y[:, 0], bandwidth=0.4, ctx=g),
+                          clstat.kde_cdf(x[:, 0], y[:, 0], bandwidth=0.4))
+    with pytest.raises(ValueError, match="give points"):
+        clstat.kde(x, bandwidth=0.4, ctx=g)
     with pytest.raises(ValueError, match="weights"):
         clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
 
