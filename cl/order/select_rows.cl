@@ -44,17 +44,25 @@
 #define NCH (WG < 16 ? WG : 16)
 #define CH (WG / NCH)
 
+// part[c] = the sum of red's chunk c of CH counters, for every chunk, then a barrier. A macro,
+// not a function: with a function holding this barrier, called from group_sum and from the
+// interval loop of select_rows, PoCL 3.1 returned wrong ranks (and a group call hung).
+#define CHUNK_SUMS(red, part, l)                                                 \
+  do {                                                                           \
+    if ((l) < NCH) {                                                             \
+      uint sum_ = 0;                                                             \
+      for (uint c_ = 0; c_ < CH; ++c_) sum_ += (red)[(l) * CH + c_];             \
+      (part)[l] = sum_;                                                          \
+    }                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                \
+  } while (0)
+
 // The sum of v over the group; every work-item gets it. Two barriers; red (WG) and part (NCH)
 // may be used again right after it returns.
 inline uint group_sum(__local uint* red, __local uint* part, uint v, uint l) {
   red[l] = v;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (l < NCH) {
-    uint s = 0;
-    for (uint c = 0; c < CH; ++c) s += red[l * CH + c];
-    part[l] = s;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  CHUNK_SUMS(red, part, l);
   uint s = 0;
   for (uint c = 0; c < NCH; ++c) s += part[c];
   return s;
@@ -164,14 +172,7 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
         for (uint u = 0; u < RITEMS; ++u)
           if (k[u] >= lo && k[u] <= hi) atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);
         barrier(CLK_LOCAL_MEM_FENCE);
-        // group_sum's chunk sums again, written out: PoCL 3.1 returned wrong ranks when both
-        // called one function holding this barrier (a barrier two calls deep, or in this loop).
-        if (l < NCH) {
-          uint sum = 0;
-          for (uint c = 0; c < CH; ++c) sum += red[l * CH + c];
-          part[l] = sum;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        CHUNK_SUMS(red, part, l);
         const uint cnt = red[l], before = prefix_before(red, part, l), tt = t - below;
         if (tt >= before && tt - before < cnt) {  // exactly one step holds rank t
           const skey slo = lo + ((skey)l << sh), w = ((skey)1 << sh) - 1;
@@ -260,13 +261,7 @@ void top_k_rows_gather(__global const elem_t* x, ulong xoff, uint cols, ulong ld
     }
     red[l] = tie;
     barrier(CLK_LOCAL_MEM_FENCE);
-    // The chunk sums, written out as in select_rows (PoCL 3.1; see there).
-    if (l < NCH) {
-      uint sum = 0;
-      for (uint c = 0; c < CH; ++c) sum += red[l * CH + c];
-      part[l] = sum;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    CHUNK_SUMS(red, part, l);
     const uint rank = taken + prefix_before(red, part, l);
     if (tie && rank < need) {
       keys[(ulong)g * k + nb + rank] = key;
