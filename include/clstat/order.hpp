@@ -171,7 +171,8 @@ CLSTAT_EXPORT Future<std::vector<T>> kth_smallest_rows_async(const Queue& q, con
 /// gives empty lists; k > cols, or k past a row's non-NaN count under omit, throws
 /// std::invalid_argument. Work: the rows' thresholds by the rows kernel, one more read of the
 /// matrix gathering each row's k, and an O(rows k log k) host sort; rows too long for the rows
-/// kernel take top_k one row after another.
+/// kernel take top_k one row after another. Thread-safe as every call on a shared Context
+/// (clstat/runtime.hpp).
 template <class T>
 CLSTAT_EXPORT TopK<T> top_k_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols, std::uint64_t k,
                                  bool largest = true, const Options& o = {});
