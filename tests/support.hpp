@@ -14,8 +14,15 @@
 
 namespace clstat_test {
 
-/// The context on the device CLSTAT_DEVICE selects (ctest sets it per test).
+/// The context on the device CLSTAT_DEVICE selects (ctest sets it per test); with a list, its
+/// first device.
 const clstat::Context& ctx();
+
+/// The devices of a group under test: the comma-separated list CLSTAT_DEVICE held when the test
+/// program started ("1:0,1:1": two GPUs as one group; devices of one name, so that split results
+/// can be compared bit for bit), else empty, and the group tests take the test device several
+/// times.
+const std::vector<clstat::Device>& group_devices();
 
 inline bool has_fp64() { return ctx().info().fp64; }
 
@@ -50,7 +57,6 @@ struct ScopedEnv {
 /// A new context on the device under test, so tuning settings made now take effect.
 inline clstat::Context fresh_ctx() { return clstat::Context(ctx().device()); }
 
-/// A new context on the device under test with tuning entries replaced.
 /// a and b are the same bits (NaN payloads and the sign of zero included).
 template <class T>
 bool same_bits(T a, T b) {
@@ -63,6 +69,7 @@ bool type_ok() {
   return !std::is_same_v<T, double> || has_fp64();
 }
 
+/// A new context on the device under test with tuning entries replaced.
 inline clstat::Context tuned_ctx(const std::map<std::string, std::size_t>& tuning) {
   return clstat::Context(ctx().device(), 4, tuning);
 }

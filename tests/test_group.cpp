@@ -1,7 +1,7 @@
 // Device groups: order statistics over shards equal the single-device results bit for bit, for
 // any split (equal and unequal weights, an empty shard, one member with all the data), on the
 // test device taken two and three times (two contexts on one device, as VexCL tests its
-// multi-device path on one device).
+// multi-device path on one device), or on the devices CLSTAT_DEVICE lists (tests/main.cpp).
 #include <doctest/doctest.h>
 
 #include <clstat/group.hpp>
@@ -23,10 +23,11 @@ namespace {
 
 
 
-// Members: the test device `k` times, with the given weights.
+// Members: the test device `k` times, or the devices CLSTAT_DEVICE lists, in turn; the given weights.
 DeviceGroup group_of(std::size_t k, std::vector<double> weights = {}) {
+  const auto& listed = clstat_test::group_devices();
   std::vector<Context> m;
-  for (std::size_t i = 0; i < k; ++i) m.emplace_back(ctx().device(), 2);
+  for (std::size_t i = 0; i < k; ++i) m.emplace_back(listed.empty() ? ctx().device() : listed[i % listed.size()], 2);
   return DeviceGroup(std::move(m), std::move(weights));
 }
 

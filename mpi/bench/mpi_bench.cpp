@@ -1,14 +1,17 @@
 // clstat-mpi-bench: one call split across MPI processes against one process holding all the
 // data. Run under mpirun; every process makes the same data (one seed) and takes its shard.
 //   mpirun -np P clstat-mpi-bench [--devices SPEC,SPEC,...] [--weights W,W,...] [--median-log2 N]
-//                                 [--kde-log2 N] [--repeats R]
+//                                 [--kde-log2 N] [--stable-points N] [--repeats R]
 // --devices: process r uses the r-th spec (cycled), else clstat::mpi::rank_device. --weights:
 // the processes' shares (cycled; default equal). Rows (process 0 prints): the median of 2^N
-// doubles from host memory and KDE 1-d fp32 at n = m = 2^N' (samples sharded, all points on every
-// process), each as one process with all the data (process 0, the others waiting) and as all
-// processes together, wall clock from a barrier to the last process's return (median of R);
-// the answers compared (the median equal, kde within 2e-5 of the largest density).
+// doubles from host memory, KDE 1-d fp32 at n = m = 2^N' (samples sharded, all points on every
+// process) and the stable pdf of one law at N'' points (the points sharded: each process the
+// densities of its own points, nothing exchanged), each as one process with all the data
+// (process 0, the others waiting) and as all processes together, wall clock from a barrier to
+// the last process's return (median of R); the answers compared (the median equal, kde within
+// 2e-5 of the largest density, the pdf's shards bit for bit on devices of one name).
 #include <clstat/mpi.hpp>
+#include <clstat/stable.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -18,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -55,6 +59,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> specs;
   std::vector<double> weights{1};
   int median_log2 = 24, kde_log2 = 16, repeats = 5;
+  std::size_t stable_points = 1000000;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--devices") specs = split(v);
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
       for (const auto& w : split(v)) weights.push_back(std::stod(w));
     } else if (a == "--median-log2") median_log2 = std::stoi(v);
     else if (a == "--kde-log2") kde_log2 = std::stoi(v);
+    else if (a == "--stable-points") stable_points = std::stoull(v);
     else if (a == "--repeats") repeats = std::stoi(v);
   }
   int rc = 0;
@@ -90,8 +96,19 @@ int main(int argc, char** argv) {
     {
       const std::size_t n = std::size_t(1) << median_log2;
       std::vector<double> x(n);
-      std::uniform_real_distribution<double> u(-1, 1);
-      for (auto& v : x) v = u(g) * std::exp(3 * u(g));
+      // Blocks of 2^20 values on every core, each from its own seed (2^30 on one thread: half a minute).
+      const std::size_t block = std::size_t(1) << 20, blocks = (n + block - 1) / block;
+      const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
+      std::vector<std::thread> pool;
+      for (std::size_t t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          for (std::size_t b = t; b < blocks; b += threads) {
+            std::mt19937_64 gb(11 + b);
+            std::uniform_real_distribution<double> u(-1, 1);
+            for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) x[i] = u(gb) * std::exp(3 * u(gb));
+          }
+        });
+      for (auto& th : pool) th.join();
       const auto b = bounds(n);
       const std::size_t lo = b[static_cast<std::size_t>(rank)], hi = b[static_cast<std::size_t>(rank) + 1];
       double one = 0, all = 0;
@@ -123,6 +140,35 @@ int main(int argc, char** argv) {
         std::printf("kde d=1 fp32 n = m = 2^%d: 1 process %.2f ms, %d processes %.2f ms (%.2fx); max difference %.2e of the largest density\n",
                     kde_log2, t1, size, tp, t1 / tp, err / top);
         if (err > 2e-5 * top) rc = 1;
+      }
+    }
+    if (stable_points > 0) {
+      const std::size_t n = stable_points;
+      std::vector<double> x(n);
+      std::uniform_real_distribution<double> u(-20, 20);
+      for (auto& v : x) v = u(g);
+      const clstat::stable::Params law{1.5, 0.5, 1, 0, clstat::stable::Param::S0};
+      const auto b = bounds(n);
+      const std::size_t lo = b[static_cast<std::size_t>(rank)], hi = b[static_cast<std::size_t>(rank) + 1];
+      std::vector<double> one, mine;
+      const double t1 = timed([&] { if (rank == 0) one = clstat::stable::pdf(ctx, x.data(), n, law); }, repeats);
+      const double tp = timed([&] { mine = hi > lo ? clstat::stable::pdf(ctx, x.data() + lo, hi - lo, law) : std::vector<double>{}; }, repeats);
+      // Every shard against process 0's whole answer (devices of one name: the same bits).
+      std::vector<int> counts(static_cast<std::size_t>(size)), displs(static_cast<std::size_t>(size));
+      for (int r = 0; r < size; ++r) {
+        counts[static_cast<std::size_t>(r)] = static_cast<int>(b[static_cast<std::size_t>(r) + 1] - b[static_cast<std::size_t>(r)]);
+        displs[static_cast<std::size_t>(r)] = static_cast<int>(b[static_cast<std::size_t>(r)]);
+      }
+      std::vector<double> all(rank == 0 ? n : 0);
+      MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), counts.data(), displs.data(),
+                  MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      if (rank == 0) {
+        double err = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          if (one[i] != all[i]) err = std::max(err, std::fabs(one[i] - all[i]) / std::max(std::fabs(one[i]), 1e-300));
+        std::printf("stable pdf (1.5, 0.5) S0 at %zu points: 1 process %.2f ms, %d processes %.2f ms (%.2fx); max relative difference %.2e\n",
+                    n, t1, size, tp, t1 / tp, err);
+        if (err > 1e-9) rc = 1;
       }
     }
   } catch (const std::exception& e) {

@@ -2,10 +2,13 @@
 // selected values (midpoints, Hyndman-Fan interpolation); checks and NaN policy in run.hpp.
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "clstat/error.hpp"
 #include "clstat/exchange.hpp"
@@ -183,15 +186,35 @@ auto on_group(const DeviceGroup& g, const T* x, std::size_t n, const Options& o,
   if (!x) throw std::invalid_argument(op + ": null data pointer with n = " + std::to_string(n));
   const std::vector<std::size_t> sizes = g.split(n);
   std::vector<Lease> leases;
-  std::vector<ShardRef<T>> shards;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < g.size(); ++i) {
+  std::vector<std::size_t> at, member;
+  for (std::size_t i = 0, first = 0; i < g.size(); first += sizes[i], ++i)
     if (sizes[i] > 0) {
       leases.push_back(Lease::any(g.member(i)));
-      shards.push_back(ShardRef<T>{leases.back().queue(), upload(g.member(i), x + at, sizes[i], op), 0, sizes[i]});
+      at.push_back(first);
+      member.push_back(i);
     }
-    at += sizes[i];
+  // The shards go up at once, each from a thread of its own: an upload from pageable host memory
+  // holds its thread for the whole copy, so one after the other the group's uploads took as long
+  // as one device's (2^28 doubles on two H200s: 0.97x one device).
+  std::vector<std::optional<Buffer<T>>> up(member.size());
+  std::vector<std::exception_ptr> error(member.size());
+  {
+    std::vector<std::thread> threads;
+    for (std::size_t s = 0; s < member.size(); ++s)
+      threads.emplace_back([&, s] {
+        try {
+          up[s].emplace(upload(g.member(member[s]), x + at[s], sizes[member[s]], op));
+        } catch (...) {
+          error[s] = std::current_exception();
+        }
+      });
+    for (auto& t : threads) t.join();
   }
+  for (auto& e : error)
+    if (e) std::rethrow_exception(e);
+  std::vector<ShardRef<T>> shards;
+  for (std::size_t s = 0; s < member.size(); ++s)
+    shards.push_back(ShardRef<T>{leases[s].queue(), std::move(*up[s]), 0, sizes[member[s]]});
   return [leases = std::make_shared<std::vector<Lease>>(std::move(leases)), shards, n, o](const std::string& name,
                                                                                           const Need& need) {
     // One member with all the data: the single-device selection (with its sampled bracket).
