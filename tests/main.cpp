@@ -2,8 +2,8 @@
 //   --clstat-list-devices          "P:D<TAB>name" per device
 //   --clstat-resolve-device SPEC   the P:D that CLSTAT_DEVICE=SPEC selects (a list: "P:D,P:D")
 //   --clstat-require-device        fails with a message when there is no OpenCL device
-// CLSTAT_DEVICE may be a comma-separated list (the library reads one specification): the test
-// device is then its first, and the group tests take the listed devices as their members.
+// CLSTAT_DEVICE may be a comma-separated list: the test device is then its first (as
+// default_device takes it), and the group tests take the listed devices as their members.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -69,7 +69,6 @@ int main(int argc, char** argv) {
                      list.c_str(), clstat_test::listed.front().info().name.c_str(), d.info().name.c_str());
         return 2;
       }
-    setenv("CLSTAT_DEVICE", list.substr(0, list.find(',')).c_str(), 1);
   }
   if (argc >= 2 && std::strcmp(argv[1], "--clstat-require-device") == 0) {
     std::fprintf(stderr, "no OpenCL device found: install an ICD, e.g. pocl-opencl-icd\n");

@@ -114,8 +114,10 @@ CLSTAT_EXPORT std::vector<Device> devices();
 /// matches.
 CLSTAT_EXPORT Device select_device(const std::string& spec);
 
-/// $CLSTAT_DEVICE if set (as select_device), else the first GPU, else the first CPU device, else
-/// the first device. Throws clstat::Error (CL_DEVICE_NOT_FOUND) when there is no OpenCL device.
+/// $CLSTAT_DEVICE if set (as select_device; a comma-separated list, the form
+/// DeviceGroup::from_spec takes, gives its first device), else the first GPU, else the first CPU
+/// device, else the first device. Throws std::invalid_argument when $CLSTAT_DEVICE matches no
+/// device, clstat::Error (CL_DEVICE_NOT_FOUND) when there is no OpenCL device.
 CLSTAT_EXPORT Device default_device();
 
 class Context;

@@ -151,7 +151,11 @@ Device select_device(const std::string& spec) {
 }
 
 Device default_device() {
-  if (const char* e = std::getenv("CLSTAT_DEVICE"); e && *e) return select_device(e);
+  // A list (DeviceGroup::from_spec's form, "1:0,1:1") names a group: one device is its first.
+  if (const char* e = std::getenv("CLSTAT_DEVICE"); e && *e) {
+    const std::string spec = e;
+    return select_device(spec.substr(0, spec.find(',')));
+  }
   const auto& all = all_devices();
   if (all.empty()) throw Error(CL_DEVICE_NOT_FOUND, "default_device", "", "no OpenCL platform or device found");
   for (DeviceType want : {DeviceType::gpu, DeviceType::cpu})

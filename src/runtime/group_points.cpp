@@ -10,23 +10,20 @@
 #include <vector>
 
 #include "clstat/group.hpp"
+#include "runtime/host_result.hpp"
+#include "stable/eval_into.hpp"
 
 namespace clstat {
 namespace {
 
-// Runs part(member, first, count) for every member with a non-empty share of m points, each on
-// a thread of its own, and concatenates the results in member order; `width` values per point.
-// The first member's exception (in member order) is rethrown once all have stopped.
-template <class R = double, class F>
-std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t width, F&& part) {
+// Runs into(member, first, count, dst) for every member with a non-empty share of m points,
+// each on a thread of its own, every member writing its `width` values a point straight into
+// its slice of the one result (dst = its first point's). The first member's exception (in member
+// order) is rethrown once all have stopped.
+template <class R, class F>
+std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width, F&& into) {
   const std::vector<std::size_t> share = g.split(m);
-  // One member with every point: its call on this thread, its result as it is.
-  if (std::count_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) == 1) {
-    const std::size_t i = static_cast<std::size_t>(
-        std::find_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) - share.begin());
-    return part(g.member(i), 0, m);
-  }
-  std::vector<std::vector<R>> out(g.size());
+  std::vector<R> all = detail::host_result<R>(m * width);
   std::vector<std::exception_ptr> error(g.size());
   std::vector<std::thread> threads;
   std::size_t first = 0;
@@ -34,7 +31,7 @@ std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t wid
     if (share[i] > 0)
       threads.emplace_back([&, i, first] {
         try {
-          out[i] = part(g.member(i), first, share[i]);
+          into(g.member(i), first, share[i], all.data() + first * width);
         } catch (...) {
           error[i] = std::current_exception();
         }
@@ -44,19 +41,35 @@ std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t wid
   for (auto& t : threads) t.join();
   for (auto& e : error)
     if (e) std::rethrow_exception(e);
-  std::vector<R> all;
-  all.reserve(m * width);
-  for (auto& o : out) all.insert(all.end(), o.begin(), o.end());
   return all;
 }
 
-template <class F>
+// The same for a part(member, first, count) that returns its share's values: each member's
+// thread copies them into its slice (a concatenation on this thread, after the members, took
+// longer than two GPUs' whole stable pdf of 1e8 points).
+template <class R = double, class F>
+std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t width, F&& part) {
+  const std::vector<std::size_t> share = g.split(m);
+  // One member with every point: its call on this thread, its result as it is.
+  if (std::count_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) == 1) {
+    const std::size_t i = static_cast<std::size_t>(
+        std::find_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) - share.begin());
+    return part(g.member(i), 0, m);
+  }
+  return split_into<R>(g, m, width, [&](const Context& c, std::size_t first, std::size_t count, R* dst) {
+    const std::vector<R> r = part(c, first, count);
+    if (r.size() != count * width) throw std::logic_error("clstat::DeviceGroup: a member returned a share of the wrong size");
+    std::copy(r.begin(), r.end(), dst);
+  });
+}
+
+// pdf, logpdf, cdf or sf split by the points, each member's values read back into its slice.
 std::vector<double> stable_split(const DeviceGroup& g, const double* x, std::size_t n, const stable::Params& p,
-                                 const char* op, F&& f) {
+                                 const char* op, stable::Fn fn) {
   if (n == 0) return {};
   if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer with n = " + std::to_string(n));
-  return split_points(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count) {
-    return f(c, x + first, count, p);
+  return split_into<double>(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count, double* dst) {
+    detail::stable_eval_into(c, op, fn, x + first, count, p, dst);
   });
 }
 
@@ -127,20 +140,16 @@ std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n
 
 namespace stable {
 std::vector<double> pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::pdf",
-                      [](const Context& c, const double* v, std::size_t k, const Params& q) { return pdf(c, v, k, q); });
+  return stable_split(g, x, n, p, "clstat::stable::pdf", fn_pdf);
 }
 std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::logpdf",
-                      [](const Context& c, const double* v, std::size_t k, const Params& q) { return logpdf(c, v, k, q); });
+  return stable_split(g, x, n, p, "clstat::stable::logpdf", fn_logpdf);
 }
 std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::cdf",
-                      [](const Context& c, const double* v, std::size_t k, const Params& q) { return cdf(c, v, k, q); });
+  return stable_split(g, x, n, p, "clstat::stable::cdf", fn_cdf);
 }
 std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::sf",
-                      [](const Context& c, const double* v, std::size_t k, const Params& q) { return sf(c, v, k, q); });
+  return stable_split(g, x, n, p, "clstat::stable::sf", fn_sf);
 }
 std::vector<double> quantile(const DeviceGroup& g, const double* p, std::size_t n, const Params& params, double tol,
                              bool nan_for_invalid) {

@@ -9,9 +9,11 @@
 
 #include "build/program_cache.hpp"
 #include "clstat/stable.hpp"
+#include "runtime/host_result.hpp"
 #include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/memo.hpp"
+#include "stable/eval_into.hpp"
 #include "stable/fit_internal.hpp"
 #include "stable/interpolant.hpp"
 #include "stable/near_one.hpp"
@@ -141,13 +143,14 @@ bool paired_fns(unsigned fns) {
 // One work-item per point of `kernel` (stable_eval or stable_quantile) over in[0 .. n), with the
 // trailing arguments set by `tail` from index 5 (it returns the next index: the interpolant's,
 // then the output's), and `slots`
-// n-value outputs read back, on a queue it holds (the caller's when it holds one). Uses that
+// n-value outputs read back, on a queue it holds (the caller's when it holds one), into dst
+// when given (slots n values there; the result is then empty), else into the result. Uses that
 // queue's scratch, so repeated calls allocate nothing.
-
 template <class Tail>
 std::vector<double> per_point(const Context& ctx, const char* op, const char* kernel, const double* in, std::size_t n,
-                              const Laws& laws, std::size_t slots, bool paired, Tail tail) {
-  std::vector<double> out(slots * n);
+                              const Laws& laws, std::size_t slots, bool paired, Tail tail, double* dst = nullptr) {
+  std::vector<double> out = dst ? std::vector<double>{} : detail::host_result<double>(slots * n);
+  if (!dst) dst = out.data();
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
     detail::Lease lease = detail::Lease::any(ctx);
@@ -158,7 +161,7 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
     cl::Buffer ib = detail::scratch(qu, StableScratch::in, n * sizeof(double));
     cl::Buffer pb = detail::scratch(qu, StableScratch::params, laws.prm.size() * sizeof(double));
     cl::Buffer xb = detail::scratch(qu, StableScratch::law_index, std::max<std::size_t>(laws.pid.size(), 1) * sizeof(cl_uint));
-    cl::Buffer ob = detail::scratch(qu, StableScratch::out, out.size() * sizeof(double));
+    cl::Buffer ob = detail::scratch(qu, StableScratch::out, slots * n * sizeof(double));
     q.enqueueWriteBuffer(ib, CL_FALSE, 0, n * sizeof(double), in);
     q.enqueueWriteBuffer(pb, CL_FALSE, 0, laws.prm.size() * sizeof(double), laws.prm.data());
     if (!laws.pid.empty()) q.enqueueWriteBuffer(xb, CL_FALSE, 0, laws.pid.size() * sizeof(cl_uint), laws.pid.data());
@@ -168,7 +171,7 @@ std::vector<double> per_point(const Context& ctx, const char* op, const char* ke
     k.setArg(at + 1, ob);
     const std::size_t wg = group_size(*ci);
     detail::launch(qu, k, cl::NDRange((n + wg - 1) / wg * wg), cl::NDRange(wg), {}, op);
-    detail::read_wait(q, ob, 0, out.size() * sizeof(double), out.data());
+    detail::read_wait(q, ob, 0, slots * n * sizeof(double), dst);
   });
   return out;
 }
@@ -464,6 +467,26 @@ std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const
   return run_eval(ctx, op, fn_sf, x, n, law_for(ctx, op, p, n, k_rel), false, k_rel).sf;
 }
 
+namespace {
+// detail::stable_eval_into (stable/eval_into.hpp): the single-function call into `out`.
+void eval_into_impl(const Context& ctx, const char* op, Fn fn, const double* x, std::size_t n, const Params& p,
+                    double* out) {
+  check_tol(op, k_rel);
+  if (n > 0 && (!x || !out)) throw std::invalid_argument(std::string(op) + ": null input");
+  check_device(op, *ctx.impl());
+  if (n == 0) return;
+  const Laws laws = law_for(ctx, op, p, n, k_rel);
+  per_point(
+      ctx, op, "stable_eval", x, n, laws, 1, paired_fns(fn),
+      [&](const Queue&, cl::Kernel& k) {
+        k.setArg(5, k_rel);
+        k.setArg(6, static_cast<cl_int>(fn));
+        return 7u;
+      },
+      out);
+}
+}  // namespace
+
 std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,
                                    const std::vector<Params>& laws) {
   const char* op = "clstat::stable::log_likelihood";
@@ -538,3 +561,10 @@ std::vector<double> quantile_each(const Context& ctx, const double* prob, const 
 }
 
 }  // namespace clstat::stable
+
+namespace clstat::detail {
+void stable_eval_into(const Context& ctx, const char* op, stable::Fn fn, const double* x, std::size_t n,
+                      const stable::Params& p, double* out) {
+  stable::eval_into_impl(ctx, op, fn, x, n, p, out);
+}
+}  // namespace clstat::detail
