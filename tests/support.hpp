@@ -46,12 +46,19 @@ double ulp_distance(T a, T b) {
   return std::fabs(static_cast<double>(a) - static_cast<double>(b)) / static_cast<double>(u);
 }
 
-/// Sets an environment variable for the scope (CLSTAT_TUNING_FILE and CLSTAT_CACHE_DIR are read
-/// when a Context is made).
+/// Sets an environment variable for the scope and then restores it (CLSTAT_TUNING_FILE and
+/// CLSTAT_CACHE_DIR are read when a Context is made).
 struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
+  std::string name, before;
+  bool was_set;
+  ScopedEnv(const char* n, const std::string& v) : name(n), was_set(std::getenv(n) != nullptr) {
+    if (was_set) before = std::getenv(n);
+    setenv(n, v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (was_set) setenv(name.c_str(), before.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
 };
 
 /// A new context on the device under test, so tuning settings made now take effect.

@@ -21,9 +21,16 @@ TEST_CASE("runtime.devices") {
     CHECK(i.local_mem_bytes > 0);
     CHECK(i.opencl_c_version.find("OpenCL C") == 0);
   }
-  // The device under test is the one CLSTAT_DEVICE names.
-  if (const char* spec = std::getenv("CLSTAT_DEVICE"))
-    CHECK(select_device(spec).info().label() == ctx().info().label());
+  // The device under test is the one CLSTAT_DEVICE names (a list's first).
+  if (const char* spec = std::getenv("CLSTAT_DEVICE")) {
+    const std::string s = spec;
+    CHECK(select_device(s.substr(0, s.find(','))).info().label() == ctx().info().label());
+    CHECK(default_device().info().label() == ctx().info().label());
+  }
+  // A list names a group; the default device is its first, whatever follows.
+  const std::string pd = std::to_string(ctx().info().platform_index) + ":" + std::to_string(ctx().info().device_index);
+  const clstat_test::ScopedEnv list("CLSTAT_DEVICE", pd + ",no-such-device-xyz");
+  CHECK(default_device().info().label() == ctx().info().label());
 }
 
 TEST_CASE("runtime.select_device") {
