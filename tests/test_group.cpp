@@ -213,6 +213,40 @@ TEST_CASE("group.stable_quantiles_and_draws_equal_one_device") {
                   std::invalid_argument);
 }
 
+TEST_CASE("group.plugin_equals_one_device") {
+  // Every tile's partial sum is the one the first member computes, whoever computes it, and the
+  // first member merges them in the pass's order: the bandwidths are the single-device ones bit
+  // for bit, for any weights (the first member with none included), 1 and 2 stages, d = 1 and 2.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3001;
+  const auto x = clstat_test::normal<double>(2 * n, seed);
+  for (int stages : {1, 2})
+    for (std::size_t d : {std::size_t(1), std::size_t(2)}) {
+      bandwidth::PluginOptions o;
+      o.stages = stages;
+      const auto one = bandwidth::plugin(ctx(), x.data(), n, d, o);
+      for (const DeviceGroup& g : {group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1}), group_of(2, {1, 0})}) {
+        const auto got = bandwidth::plugin(g, x.data(), n, d, o);
+        REQUIRE(got.size() == d);
+        for (std::size_t k = 0; k < d; ++k) {
+          INFO("stages " << stages << ", d " << d << ", column " << k << ": " << got[k] << " against " << one[k]);
+          CHECK(same_bits(got[k], one[k]));
+        }
+      }
+    }
+  const DeviceGroup g = group_of(2);
+  bandwidth::PluginOptions bad;
+  bad.stages = 3;
+  CHECK_THROWS_AS(bandwidth::plugin(g, x.data(), n, 1, bad), std::invalid_argument);
+  CHECK_THROWS_AS(bandwidth::plugin(g, x.data(), 1, 1), std::invalid_argument);
+  CHECK_THROWS_AS(bandwidth::plugin(g, static_cast<const double*>(nullptr), n, 1), std::invalid_argument);
+  const std::vector<double> flat(100, 2.5);  // zero scale: the single-device message
+  CHECK_THROWS_WITH_AS(bandwidth::plugin(g, flat.data(), flat.size(), 1), doctest::Contains("zero scale"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("group.bad_input") {
   const DeviceGroup g = group_of(2);
   const std::vector<double> x{1, 2, 3};

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "clstat/bandwidth.hpp"
 #include "clstat/kde.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
@@ -70,6 +71,23 @@ CLSTAT_EXPORT std::vector<double> kde(const DeviceGroup& g, const double* x, std
 /// Work: n m terms over the members, each member n times its share.
 CLSTAT_EXPORT std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n, const double* y,
                                           std::size_t m, const KdeOptions& options = {});
+namespace bandwidth {
+/// The plug-in bandwidths of clstat/bandwidth.hpp (plugin) with each pass's pair sums split
+/// across the members: the tiles of the pair triangle (TILE x TILE blocks of pairs, the first
+/// member's tile size) dealt to the members by the weights, each member computing its tiles'
+/// partial sums, the partials (16 bytes a tile) gathered into the first member and merged there
+/// in the pass's fixed order. Every tile's partial depends on the tile alone, so on members of one
+/// device type the result is the first member's alone, bit for bit, for any weights; across
+/// types, the members' last bits of exp and of the sums' roundings differ (within 1e-12 relative
+/// of one device in the tests). Errors as plugin (a member without fp64:
+/// UnsupportedFeature). Moves: all n d values to every member with tiles; per pass and column,
+/// each member's partials to the first (about n^2 / (2 TILE^2) 16-byte partials in all; TILE =
+/// 128 to 512 on GPUs, 128 on CPUs) and one host wait. Work: stages n^2 d / 2 pair terms over
+/// the members.
+CLSTAT_EXPORT std::vector<double> plugin(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                                         const PluginOptions& options = {});
+}  // namespace bandwidth
+
 namespace stable {
 /// pdf, logpdf, cdf and sf of clstat/stable.hpp at n points split across the members as kde on a
 /// group is (each point's value is its member's; the single-device errors; n = 0 gives an empty

@@ -88,7 +88,9 @@ def plugin(x, stages=2, scale="minim", ctx=None):
         Functional-estimation stages (KernSmooth::dpik's level; 2 as its default).
     scale : {'minim', 'stdev', 'iqr'}
         The scale estimate of the normal reference, as dpik's scalest.
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the pair sums split across its devices (the first
+        device's value, bit for bit on devices of one type).
 
     Returns
     -------

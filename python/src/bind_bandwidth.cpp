@@ -33,9 +33,10 @@ void bind_bandwidth(py::module_& m) {
         o.stages = stages;
         if (scale == "sd") o.scale = bw::Scale::sd;
         else if (scale != "minim") throw py::value_error("scale must be 'minim' or 'sd'");
-        const clstat::Context& c = context_of(ctx);
-        py::gil_scoped_release nogil;
-        return bw::plugin(c, x.data(), n, d, o);
+        return on_target(ctx, [&](const auto& target) {
+          py::gil_scoped_release nogil;
+          return bw::plugin(target, x.data(), n, d, o);
+        });
       },
       py::arg("x"), py::arg("stages") = 2, py::arg("scale") = "minim", py::arg("ctx") = py::none());
   m.def(

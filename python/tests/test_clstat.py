@@ -312,6 +312,9 @@ def test_device_group_order_statistics():
                           clstat.kde_cdf(x[:, 0], y[:, 0], bandwidth=0.4))
     with pytest.raises(ValueError, match="give points"):
         clstat.kde(x, bandwidth=0.4, ctx=g)
+    # The plug-in's pair sums split by tiles: the single-device bandwidths.
+    big = rng.normal(size=(3001, 2))
+    assert np.array_equal(clstat.bandwidth.plugin(big, ctx=g), clstat.bandwidth.plugin(big))
     with pytest.raises(ValueError, match="weights"):
         clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 #include "build/program_cache.hpp"
@@ -31,7 +32,8 @@ struct PairSumPass::Impl {
   std::shared_ptr<detail::BuiltProgram> prog;
 };
 
-PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim, std::size_t n_hint)
+PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim, std::size_t n_hint,
+                         const Shape* shape)
     : impl_(std::make_unique<Impl>(ctx, op, term, dim)) {
   Impl& m = *impl_;
   m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : 1;
@@ -47,6 +49,7 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
   const bool small = n_hint <= 65536;
   m.wg = gpu ? (lscv ? 64 : small ? 32 : 64) : 32;
   m.rows = lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4);
+  if (shape) m.wg = shape->wg, m.rows = shape->rows;
   m.tile = m.wg * m.rows;
   if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
   detail::cl_guard(op, *ci, [&] {
@@ -62,31 +65,48 @@ PairSumPass::~PairSumPass() = default;
 
 std::size_t PairSumPass::row_stride() const { return impl_->rs; }
 
+PairSumPass::Shape PairSumPass::shape() const { return {impl_->wg, impl_->rows}; }
+
+std::uint64_t PairSumPass::tiles(std::size_t n) const {
+  const std::uint64_t nb = (n + impl_->tile - 1) / impl_->tile;
+  return nb * (nb + 1) / 2;
+}
+
+std::uint64_t PairSumPass::partial_bytes(std::size_t n) const {
+  return (impl_->term == PairTerm::lscv ? 2 : 1) * tiles(n) * 2 * sizeof(double);
+}
+
 Event PairSumPass::enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,
                            unsigned scale_at, double scale_value,
                            const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                            const Pilot* pilot) {
+  detail::require_lease(q, impl_->op);
+  const std::uint64_t bytes = partial_bytes(n);
+  if (bytes > impl_->ctx.info().max_alloc_bytes)
+    throw std::invalid_argument(std::string(impl_->op) + ": n = " + std::to_string(n) + " needs " +
+                                std::to_string(bytes) + " bytes of tile partials, more than one device allocation allows");
+  const cl::Buffer partials =
+      detail::cl_guard(impl_->op, *impl_->ctx.impl(), [&] { return detail::scratch(q, PairSumScratch::partials, bytes); });
+  const Event ev = enqueue_tiles(q, v, v_at, n, scale, scale_at, scale_value, partials, 0, tiles(n), deps);
+  return enqueue_finish(q, partials, n, scale, out, out_at, {ev}, pilot);
+}
+
+Event PairSumPass::enqueue_tiles(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n,
+                                 const cl::Buffer& scale, unsigned scale_at, double scale_value,
+                                 const cl::Buffer& partials, std::uint64_t first, std::uint64_t count,
+                                 const std::vector<Event>& deps) {
   Impl& m = *impl_;
-  auto ci = m.ctx.impl();
   detail::require_lease(q, m.op);
-  const std::size_t nout = m.term == PairTerm::lscv ? 2 : 1;
-  const std::uint64_t nb = (n + m.tile - 1) / m.tile;
-  const std::uint64_t tiles = nb * (nb + 1) / 2;
-  const std::size_t state = 2 * sizeof(double);
-  if (nout * tiles * state > m.ctx.info().max_alloc_bytes)
-    throw std::invalid_argument(std::string(m.op) + ": n = " + std::to_string(n) + " needs " +
-                                std::to_string(nout * tiles * state) +
-                                " bytes of tile partials, more than one device allocation allows");
-  return detail::cl_guard(m.op, *ci, [&] {
-    cl::Buffer partials = detail::scratch(q, PairSumScratch::partials, nout * tiles * state);
+  const std::uint64_t nb = (n + m.tile - 1) / m.tile, all = tiles(n);
+  if (first > all || count > all - first) throw std::logic_error(std::string(m.op) + ": tiles out of range");
+  return detail::cl_guard(m.op, *m.ctx.impl(), [&] {
     cl::Kernel sums = build::kernel(*m.prog, "pair_sums", q.index());
-    cl::Kernel finish = build::kernel(*m.prog, "pair_finish", q.index());
     // Launches of at most k_max_tiles tiles; every tile keeps its own partial, so the split does
     // not change the merge.
     Event ev;
     std::vector<Event> wait = deps;
-    for (std::uint64_t t0 = 0; t0 < tiles; t0 += k_max_tiles) {
-      const std::uint64_t count = std::min(k_max_tiles, tiles - t0);
+    for (std::uint64_t t0 = first; t0 < first + count; t0 += k_max_tiles) {
+      const std::uint64_t c = std::min(k_max_tiles, first + count - t0);
       sums.setArg(0, v);
       sums.setArg(1, static_cast<cl_ulong>(v_at));
       sums.setArg(2, static_cast<cl_uint>(n));
@@ -96,13 +116,25 @@ Event PairSumPass::enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at
       sums.setArg(6, static_cast<cl_uint>(scale_at));
       sums.setArg(7, static_cast<cl_double>(scale_value));
       sums.setArg(8, partials);
-      sums.setArg(9, static_cast<cl_ulong>(tiles));
-      ev = detail::launch(q, sums, cl::NDRange(count * m.wg), cl::NDRange(m.wg), wait, m.op);
+      sums.setArg(9, static_cast<cl_ulong>(all));
+      ev = detail::launch(q, sums, cl::NDRange(c * m.wg), cl::NDRange(m.wg), wait, m.op);
       wait = {ev};
     }
+    return ev;
+  });
+}
+
+Event PairSumPass::enqueue_finish(const Queue& q, const cl::Buffer& partials, std::size_t n, const cl::Buffer& scale,
+                                  const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
+                                  const Pilot* pilot) {
+  Impl& m = *impl_;
+  detail::require_lease(q, m.op);
+  const std::uint64_t all = tiles(n);
+  return detail::cl_guard(m.op, *m.ctx.impl(), [&] {
+    cl::Kernel finish = build::kernel(*m.prog, "pair_finish", q.index());
     finish.setArg(0, partials);
-    finish.setArg(1, static_cast<cl_ulong>(tiles));
-    finish.setArg(2, static_cast<cl_ulong>(tiles));
+    finish.setArg(1, static_cast<cl_ulong>(all));
+    finish.setArg(2, static_cast<cl_ulong>(all));
     finish.setArg(3, out);
     finish.setArg(4, static_cast<cl_uint>(out_at));
     finish.setArg(5, static_cast<cl_uint>(pilot ? 1 : 0));
@@ -110,7 +142,7 @@ Event PairSumPass::enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at
     finish.setArg(7, static_cast<cl_double>(pilot ? pilot->g : 0.0));
     finish.setArg(8, scale);
     finish.setArg(9, static_cast<cl_uint>(pilot ? pilot->scale_next : 0));
-    return detail::launch(q, finish, cl::NDRange(k_finish_wg), cl::NDRange(k_finish_wg), {ev}, m.op);
+    return detail::launch(q, finish, cl::NDRange(k_finish_wg), cl::NDRange(k_finish_wg), deps, m.op);
   });
 }
 

@@ -3,6 +3,7 @@
 // chain of passes (the plug-in's two stages, an LSCV_H evaluation) costs one wait at its end.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -15,11 +16,22 @@ enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3 };
 
 class PairSumPass {
  public:
+  /// The tile: work-group size and rows per work-item (TILE = wg rows fixes the rounding).
+  struct Shape {
+    std::size_t wg, rows;
+  };
   /// Builds (or finds) the program for `term`; `dim` is the LSCV dimension (1 for the psi terms),
   /// n_hint the number of points the passes will see (it picks the tile size).
   /// Work-group size and rows per work-item are constants per device type, since their product,
   /// the tile, fixes the rounding: results depend on n_hint's side of 65536 at the rounding level.
-  PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1, std::size_t n_hint = 0);
+  /// `shape` (when given) replaces them: a device group gives every member its first member's
+  /// shape, so that every tile's partial is the one that member would compute.
+  PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1, std::size_t n_hint = 0,
+              const Shape* shape = nullptr);
+  Shape shape() const;
+  /// Tiles of the pass over n points, and the bytes of their partials (all outputs).
+  std::uint64_t tiles(std::size_t n) const;
+  std::uint64_t partial_bytes(std::size_t n) const;
   ~PairSumPass();
   /// Doubles per prepared LSCV row (even, at least dim + 1).
   std::size_t row_stride() const;
@@ -38,6 +50,19 @@ class PairSumPass {
                 double scale_value,
                 const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
                 const Pilot* pilot = nullptr);
+
+  /// enqueue's two steps, for passes split across devices. enqueue_tiles: the partials of tiles
+  /// [first, first + count) of the pass over n points into `partials` (partial_bytes(n), each
+  /// tile's at its place among all the tiles). enqueue_finish: their fixed-order merge into
+  /// out[out_at ..] (as enqueue writes it). Every tile's partial depends on the tile alone, so
+  /// partials made on several devices of one type and gathered into one buffer merge to the
+  /// single-device sums bit for bit.
+  Event enqueue_tiles(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,
+                      unsigned scale_at, double scale_value, const cl::Buffer& partials, std::uint64_t first,
+                      std::uint64_t count, const std::vector<Event>& deps);
+  Event enqueue_finish(const Queue& q, const cl::Buffer& partials, std::size_t n, const cl::Buffer& scale,
+                       const cl::Buffer& out, unsigned out_at, const std::vector<Event>& deps,
+                       const Pilot* pilot = nullptr);
 
  private:
   struct Impl;

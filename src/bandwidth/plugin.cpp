@@ -17,6 +17,7 @@
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/pair_sums.hpp"
+#include "bandwidth/plugin_steps.hpp"
 #include "clstat/bandwidth.hpp"
 #include "runtime/lease.hpp"
 
@@ -59,7 +60,6 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
   check_data(op, x, n, d);
   if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-  const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
   std::vector<double> scale_h(2 * d), g1(d), g2(d), out_h(3 * d);
   auto ci = ctx.impl();
   detail::cl_guard(op, *ci, [&] {
@@ -80,25 +80,7 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
     cl::Buffer scale = detail::scratch(q, PluginScratch::scale, d * sizeof(double));  // the device's g_2 pilots
     cl::Buffer out = detail::scratch(q, PluginScratch::sums, out_h.size() * sizeof(double));
     cq.enqueueWriteBuffer(xb, CL_FALSE, 0, n * d * sizeof(double), cols);
-    std::string error;
-    for (std::size_t k = 0; k < d && error.empty(); ++k) {
-      const double* c = cols + k * n;
-      const ColumnStats st = column_stats(c, n, o.scale == Scale::minim);
-      const double s = o.scale == Scale::minim ? std::min(st.sd, (st.q3 - st.q1) / 1.349) : st.sd;
-      if (!(s > 0)) {
-        error = std::string(op) + ": column " + std::to_string(k) + " has a zero scale estimate (zero variance or IQR)";
-        break;
-      }
-      if (o.stages == 2) {
-        const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
-        g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
-        scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
-      } else {
-        const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
-        g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
-        scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
-      }
-    }
+    const std::string error = plugin_pilots(op, cols, n, d, o, g1, g2, scale_h);
     if (!error.empty()) {
       cq.finish();  // the upload reads host memory that may not outlive this call
       throw std::invalid_argument(error);
@@ -118,6 +100,35 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
     }
     detail::read_wait(cq, out, 0, out_h.size() * sizeof(double), out_h.data());
   });
+  return plugin_h(op, out_h, g1, g2, n, d, o);
+}
+
+}  // namespace
+
+std::string plugin_pilots(const char* op, const double* cols, std::size_t n, std::size_t d, const PluginOptions& o,
+                          std::vector<double>& g1, std::vector<double>& g2, std::vector<double>& scale_h) {
+  const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
+  for (std::size_t k = 0; k < d; ++k) {
+    const double* c = cols + k * n;
+    const ColumnStats st = column_stats(c, n, o.scale == Scale::minim);
+    const double s = o.scale == Scale::minim ? std::min(st.sd, (st.q3 - st.q1) / 1.349) : st.sd;
+    if (!(s > 0)) return std::string(op) + ": column " + std::to_string(k) + " has a zero scale estimate (zero variance or IQR)";
+    if (o.stages == 2) {
+      const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
+      g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
+      scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
+    } else {
+      const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
+      g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
+      scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
+    }
+  }
+  return {};
+}
+
+std::vector<double> plugin_h(const char* op, const std::vector<double>& out_h, const std::vector<double>& g1,
+                             std::vector<double> g2, std::size_t n, std::size_t d, const PluginOptions& o) {
+  const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
   std::vector<double> h(d);
   for (std::size_t k = 0; k < d; ++k) {
     if (o.stages == 2) {
@@ -135,8 +146,6 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
   }
   return h;
 }
-
-}  // namespace
 
 std::vector<double> plugin(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                            const PluginOptions& o) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "clstat/clstat.hpp"
+#include "clstat/group.hpp"
 #include "cli_common.hpp"
 #include "progress.hpp"
 #include "table_input.hpp"
@@ -34,7 +35,8 @@ const char* k_usage =
     "  --accept-nonconverged  lscv-H: exit 0 with the best point found when the search stops at its\n"
     "                     cap of 3000 evaluations (otherwise it is printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
-    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
+    "                     plugin also \"all\" or a comma-separated list: the pair sums split over them\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
     "of S^(1/2)), or 'H' row-major,\n"
     "then 'objective' for the LSCV methods. lscv-H reports progress on stderr.\n";
@@ -98,11 +100,17 @@ int bandwidth_command(int argc, char** argv) {
   bool has_objective = false;
   std::string extra;
   double multiplier = 0;  // lscv-h: the minimising multiple of S^(1/2) (h itself is in data units)
+  if (names_group(device) && method != "plugin")
+    throw std::invalid_argument("--device " + device + ": a device list splits --method plugin; " + method +
+                                " takes one device");
   auto context = [&] { return context_for(device); };
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
   else if (method == "scott") H = bw::scott(x, n, d);
   else if (method == "silverman") h = bw::silverman_rot(x, n, d);
-  else if (method == "plugin") h = bw::plugin(context(), x, n, d, {stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim});
+  else if (method == "plugin") {
+    const bw::PluginOptions o{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
+    h = names_group(device) ? bw::plugin(clstat::DeviceGroup::from_spec(device), x, n, d, o) : bw::plugin(context(), x, n, d, o);
+  }
   else if (method == "lscv-h") {
     bw::LscvOptions o;
     o.grid = grid;

@@ -100,7 +100,6 @@ inline std::vector<unsigned long long> parse_counts(const std::string& flag, con
   return v;
 }
 
-/// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.
 /// Whether s ends with t (file suffixes: .f64, .f32, .csv).
 inline bool ends_with(const std::string& s, const std::string& t) {
   return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
@@ -121,6 +120,7 @@ inline bool names_group(const std::string& device) {
   return device == "all" || device.find(',') != std::string::npos;
 }
 
+/// The context on --device SPEC, or on CLSTAT_DEVICE / the default device when SPEC is empty.
 inline clstat::Context context_for(const std::string& device) {
   return clstat::Context(device.empty() ? clstat::default_device() : clstat::select_device(device));
 }
