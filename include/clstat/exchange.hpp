@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "clstat/bandwidth.hpp"
 #include "clstat/export.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
@@ -80,4 +81,25 @@ CLSTAT_EXPORT std::vector<double> quantiles(const Context& ctx, Exchange& ex, co
                                             const std::vector<double>& probs, int type = 7, const Options& o = {});
 
 }  // namespace order
+
+namespace bandwidth {
+
+/// The plug-in bandwidths of clstat/bandwidth.hpp (plugin) of the union of every process's shard
+/// (x: this process's n_local rows of d values, row-major; 0 rows allowed, x may then be null),
+/// the rows in rank order: the bandwidths of one process holding all the data. The shards are
+/// gathered on every process (8 n d bytes to each); each pass's tiles of the pair triangle (the
+/// TILE x TILE blocks of pairs, rank 0's TILE) are dealt to the processes in rank order, each
+/// computes its tiles' partial sums on ctx's device, every process gathers all the partials (16
+/// bytes a tile, about n^2 / (2 TILE^2) tiles) and merges them in the pass's fixed order, and rank
+/// 0's sums go to every process. Every tile's partial depends on the tile alone, so on devices of
+/// one type the result is one process's bit for bit, for any shard sizes; across types, within
+/// rounding. d, options must be the same on every process. Throws on every process as plugin does
+/// (std::invalid_argument for bad data, naming the process where it is that process's shard;
+/// UnsupportedFeature without fp64). Thread safety: as ctx; the exchange is used by one call at a
+/// time. Work: stages n^2 d / 2 pair terms over the processes; per pass and column, one gather of
+/// the partials and one of the sums.
+CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
+                                         std::size_t d, const PluginOptions& options = {});
+
+}  // namespace bandwidth
 }  // namespace clstat

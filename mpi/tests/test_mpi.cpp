@@ -179,3 +179,42 @@ TEST_CASE("mpi.kde_adds_the_shards_in_rank_order") {
   const auto got_w = mpi::kde(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, y.data(), m, ow);
   for (std::size_t i = 0; i < m; ++i) CHECK(std::fabs(got_w[i] - want_w[i]) <= 1e-13 * want_w[i] + 1e-300);
 }
+
+TEST_CASE("mpi.plugin_equals_one_process") {
+  // The shards gathered, the tiles dealt to the processes, the partials merged in the pass's
+  // order: one process's bandwidths bit for bit, for every split (an empty shard, one process with
+  // everything), 1 and 2 stages, d = 1 and 2.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 3001;
+  const auto x = clstat_test::normal<double>(2 * n, seed);
+  for (int stages : {1, 2})
+    for (std::size_t d : {std::size_t(1), std::size_t(2)}) {
+      bandwidth::PluginOptions o;
+      o.stages = stages;
+      const auto want = bandwidth::plugin(ctx(), x.data(), n, d, o);
+      for (const auto& w : kSplits) {
+        const auto b = bounds(n, w);
+        const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+        const auto got = mpi::plugin(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, o);
+        REQUIRE(got.size() == d);
+        for (std::size_t k = 0; k < d; ++k) {
+          INFO("stages " << stages << ", d " << d << ", shard [" << lo << ", " << hi << "): " << got[k] << " against " << want[k]);
+          CHECK(same_bits(got[k], want[k]));
+        }
+      }
+    }
+  // Bad input on one process raises on all, and the next call works.
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  const int last = size() - 1;
+  CHECK_THROWS_AS(mpi::plugin(ctx(), MPI_COMM_WORLD, rank() == last ? nullptr : x.data() + lo, hi - lo, 1), std::invalid_argument);
+  std::vector<double> bad(x.begin() + static_cast<std::ptrdiff_t>(lo), x.begin() + static_cast<std::ptrdiff_t>(hi));
+  if (rank() == last) bad.back() = std::nan("");
+  CHECK_THROWS_AS(mpi::plugin(ctx(), MPI_COMM_WORLD, bad.data(), bad.size(), 1), std::invalid_argument);
+  bandwidth::PluginOptions other;
+  if (rank() == last && size() > 1) other.stages = 1;  // arguments that differ between processes
+  if (size() > 1) CHECK_THROWS_AS(mpi::plugin(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1, other), std::invalid_argument);
+  CHECK(same_bits(mpi::plugin(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1)[0], bandwidth::plugin(ctx(), x.data(), n, 1)[0]));
+}

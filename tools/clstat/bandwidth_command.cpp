@@ -10,7 +10,11 @@
 
 #include "clstat/clstat.hpp"
 #include "clstat/group.hpp"
+#ifdef CLSTAT_CLI_MPI
+#include "clstat/mpi.hpp"
+#endif
 #include "cli_common.hpp"
+#include "mpi_run.hpp"
 #include "progress.hpp"
 #include "table_input.hpp"
 
@@ -37,6 +41,9 @@ const char* k_usage =
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
     "                     plugin also \"all\" or a comma-separated list: the pair sums split over them\n"
+    "  --mpi              plugin under mpirun: each process reads its share of the rows (a raw file\n"
+    "                     from its offset) and uses its own device (--device, else the host's GPUs\n"
+    "                     by local rank); process 0 prints\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
     "of S^(1/2)), or 'H' row-major,\n"
     "then 'objective' for the LSCV methods. lscv-H reports progress on stderr.\n";
@@ -45,13 +52,35 @@ void print_list(std::ostream& o, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << v[i];
 }
 
+// The result, as text or JSON (lscv-H's evaluations and convergence when `extra` is given).
+void print_result(bool json, const std::string& method, std::uint64_t n, std::size_t d, const std::vector<double>& h,
+                  const std::vector<double>& H, double multiplier, bool has_objective, double objective,
+                  const std::string& extra, bool converged) {
+  std::cout.precision(17);
+  if (json) {
+    std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"d\": " << d;
+    if (!h.empty()) std::cout << ", \"h\": [", print_list(std::cout, h), std::cout << "]";
+    if (!H.empty()) std::cout << ", \"H\": [", print_list(std::cout, H), std::cout << "]";
+    if (multiplier > 0) std::cout << ", \"lscv_multiplier\": " << multiplier;
+    if (has_objective) std::cout << ", \"objective\": " << objective;
+    if (!extra.empty()) std::cout << ", \"evaluations\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
+    std::cout << "}\n";
+  } else {
+    if (!h.empty()) std::cout << "h ", print_list(std::cout, h), std::cout << "\n";
+    if (!H.empty()) std::cout << "H ", print_list(std::cout, H), std::cout << "\n";
+    if (multiplier > 0) std::cout << "lscv_multiplier " << multiplier << "\n";
+    if (has_objective) std::cout << "objective " << objective << "\n";
+    if (!extra.empty()) std::cout << "evaluations " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
+  }
+}
+
 }  // namespace
 
 int bandwidth_command(int argc, char** argv) {
   std::string data, columns, method, scale = "minim", device;
   std::size_t dims = 0, grid = 150, restarts = 3;
   int stages = 2;
-  bool json = false, converged = true, accept_nonconverged = false;
+  bool json = false, converged = true, accept_nonconverged = false, mpi = false;
   SeenOptions seen;
   for (int i = 0; i < argc; ++i) {
     const std::string a = argv[i];
@@ -67,6 +96,7 @@ int bandwidth_command(int argc, char** argv) {
     else if (a == "--restarts") restarts = parse_count("--restarts", value(), 0, 6);
     else if (a == "--device") device = value();
     else if (a == "--json") json = true;
+    else if (a == "--mpi") mpi = true;
     else if (a == "--accept-nonconverged") accept_nonconverged = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
@@ -74,6 +104,11 @@ int bandwidth_command(int argc, char** argv) {
       return 2;
     }
   }
+  auto print = [&](const std::string& m, std::uint64_t n, std::size_t d, const std::vector<double>& h,
+                   const std::vector<double>& H, double multiplier, bool has_objective, double objective,
+                   const std::string& extra, bool converged) {
+    print_result(json, m, n, d, h, H, multiplier, has_objective, objective, extra, converged);
+  };
   if (data.empty() || method.empty()) {
     std::cerr << "clstat bandwidth: --data and --method are required (clstat bandwidth --help lists the options)\n";
     return 2;
@@ -91,10 +126,31 @@ int bandwidth_command(int argc, char** argv) {
     std::cerr << "clstat bandwidth: --scale is minim or sd\n";
     return 2;
   }
+  namespace bw = clstat::bandwidth;
+  const bw::PluginOptions plugin_options{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
+  if (mpi) {
+    if (method != "plugin") throw std::invalid_argument("--mpi splits --method plugin; " + method + " takes one process");
+    if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
+#ifdef CLSTAT_CLI_MPI
+    return with_mpi("clstat bandwidth", [&] {
+      int rank = 0, size = 1;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
+      const Table part = read_table_part(data, columns, dims, static_cast<std::size_t>(rank), static_cast<std::size_t>(size));
+      const std::vector<double> h = clstat::mpi::plugin(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, plugin_options);
+      std::uint64_t n = part.rows;
+      MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      if (rank == 0) print(method, n, part.cols, h, {}, 0, false, 0, "", true);
+      return 0;
+    });
+#else
+    throw std::invalid_argument("--mpi: this clstat was built without MPI (CMake found no MPI; Debian: libopenmpi-dev)");
+#endif
+  }
   const Table t = read_table(data, columns, dims);
   const double* x = t.values.data();
   const std::size_t n = t.rows, d = t.cols;
-  namespace bw = clstat::bandwidth;
   std::vector<double> h, H;
   double objective = 0;
   bool has_objective = false;
@@ -107,10 +163,9 @@ int bandwidth_command(int argc, char** argv) {
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
   else if (method == "scott") H = bw::scott(x, n, d);
   else if (method == "silverman") h = bw::silverman_rot(x, n, d);
-  else if (method == "plugin") {
-    const bw::PluginOptions o{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
-    h = names_group(device) ? bw::plugin(clstat::DeviceGroup::from_spec(device), x, n, d, o) : bw::plugin(context(), x, n, d, o);
-  }
+  else if (method == "plugin")
+    h = names_group(device) ? bw::plugin(clstat::DeviceGroup::from_spec(device), x, n, d, plugin_options)
+                            : bw::plugin(context(), x, n, d, plugin_options);
   else if (method == "lscv-h") {
     bw::LscvOptions o;
     o.grid = grid;
@@ -139,22 +194,7 @@ int bandwidth_command(int argc, char** argv) {
     std::cerr << "clstat bandwidth: unknown method '" << method << "' (clstat bandwidth --help lists the options)\n";
     return 2;
   }
-  std::cout.precision(17);
-  if (json) {
-    std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"d\": " << d;
-    if (!h.empty()) std::cout << ", \"h\": [", print_list(std::cout, h), std::cout << "]";
-    if (!H.empty()) std::cout << ", \"H\": [", print_list(std::cout, H), std::cout << "]";
-    if (multiplier > 0) std::cout << ", \"lscv_multiplier\": " << multiplier;
-    if (has_objective) std::cout << ", \"objective\": " << objective;
-    if (!extra.empty()) std::cout << ", \"evaluations\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
-    std::cout << "}\n";
-  } else {
-    if (!h.empty()) std::cout << "h ", print_list(std::cout, h), std::cout << "\n";
-    if (!H.empty()) std::cout << "H ", print_list(std::cout, H), std::cout << "\n";
-    if (multiplier > 0) std::cout << "lscv_multiplier " << multiplier << "\n";
-    if (has_objective) std::cout << "objective " << objective << "\n";
-    if (!extra.empty()) std::cout << "evaluations " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
-  }
+  print(method, n, d, h, H, multiplier, has_objective, objective, extra, converged);
   // A search that stopped at its evaluation cap is printed but is not a success unless accepted.
   if (!converged && !accept_nonconverged) {
     std::cerr << "clstat bandwidth: lscv-H did not converge within " << extra

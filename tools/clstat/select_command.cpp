@@ -15,6 +15,7 @@
 #include "clstat/mpi.hpp"
 #endif
 #include "cli_common.hpp"
+#include "mpi_run.hpp"
 #include "table_input.hpp"
 
 namespace clstat_cli {
@@ -109,26 +110,6 @@ struct OverMpi {
   }
 };
 
-// Runs f under MPI_Init / MPI_Finalize; an error on any process is printed by that process and
-// makes the run's status 1 everywhere (the library raises it on every process).
-template <class F>
-int with_mpi(F&& f) {
-  int argc = 0;
-  char** argv = nullptr;
-  MPI_Init(&argc, &argv);
-  int rc = 0;
-  try {
-    rc = f();
-  } catch (const std::exception& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    std::cerr << "clstat select (process " << rank << "): " << e.what() << "\n";
-    rc = 1;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return rc;
-}
 #endif
 }  // namespace
 
@@ -199,7 +180,7 @@ int select_command(int argc, char** argv) {
   }
   if (mpi) {
 #ifdef CLSTAT_CLI_MPI
-    return with_mpi([&] {
+    return with_mpi("clstat select", [&] {
       int rank = 0, size = 1;
       MPI_Comm_rank(MPI_COMM_WORLD, &rank);
       MPI_Comm_size(MPI_COMM_WORLD, &size);

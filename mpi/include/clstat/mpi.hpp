@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "clstat/exchange.hpp"
+#include "clstat/bandwidth.hpp"
 #include "clstat/kde.hpp"
 #include "clstat/mpi_export.hpp"
 #include "clstat/order.hpp"
@@ -85,5 +86,15 @@ CLSTAT_MPI_EXPORT std::vector<double> quantiles(const Context& ctx, MPI_Comm com
 CLSTAT_MPI_EXPORT std::vector<double> kde(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
                                           std::size_t d, const double* y, std::size_t m,
                                           const KdeOptions& options = {});
+
+/// The plug-in bandwidths (clstat/bandwidth.hpp) of the rows of all processes together, in rank
+/// order: x holds this process's n_local rows of d values (0 allowed). The exchange form of
+/// clstat/exchange.hpp over comm: the shards gathered on every process, the pair triangle's tiles
+/// dealt to the processes, the tile partials gathered and merged in the pass's order, so on one
+/// device type every process gets one process's bandwidths bit for bit, for any shard sizes.
+/// Collective; errors as there. Work: stages n^2 d / 2 pair terms over the processes; moves the
+/// data (8 n d bytes) and, per pass and column, the partials (16 bytes a tile) to every process.
+CLSTAT_MPI_EXPORT std::vector<double> plugin(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
+                                             std::size_t d, const bandwidth::PluginOptions& options = {});
 
 }  // namespace clstat::mpi
