@@ -10,6 +10,9 @@
 //   of every process are gathered (8 m bytes each) and added in rank order on every process, not
 //   by a floating MPI_SUM whose order MPI may choose, so the result is the same bits on every
 //   process and for every run with the same shards.
+// - Plug-in bandwidth: the shards gathered on every process, each pass's tiles of the pair
+//   triangle dealt to the processes, the tiles' partial sums (16 bytes a tile) gathered by all
+//   and merged in the pass's fixed order: one process's bandwidths bit for bit on one device type.
 // Bad input or a device failure on any process raises on every process (clstat/exchange.hpp);
 // none is left waiting. MPI errors raise std::runtime_error with MPI's message.
 //
