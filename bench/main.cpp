@@ -3,7 +3,7 @@
 // throughput and the fraction of the device's own ceiling.
 //
 //   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,scaling)
-//                [--tune kde]
+//                [--tune kde|group]
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE, or a comma-separated list of
@@ -15,6 +15,8 @@
 // --tune kde searches the KDE launch settings on each device and stores the best in the tuning
 // file (clstat/tuning.hpp) before the suites run, so they measure the tuned settings;
 // --tune-classes f32.d16,f64.d1 limits it to those precision.dimension classes.
+// --tune group measures each device's float KDE rate and stores it as the device's default
+// weight in a DeviceGroup (group.rate; bench/suite_scaling.hpp).
 // --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <algorithm>
@@ -44,7 +46,7 @@
 namespace {
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
-            << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde]"
+            << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde|group]"
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
                "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,\n"
@@ -106,7 +108,7 @@ int main(int argc, char** argv) {
     return suites.count(name) ||
            (suites.count("all") && std::string(name) != "stable-fit" && std::string(name) != "scaling");
   };
-  if (!tune.empty() && tune != "kde") return usage("bad --tune (only 'kde')");
+  if (!tune.empty() && tune != "kde" && tune != "group") return usage("bad --tune (kde or group)");
   if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   const auto start = std::chrono::steady_clock::now();
   // "[clstat-bench] <device>: <what> (at N s)": the log shows where the time went. On a terminal
@@ -201,6 +203,10 @@ int main(int argc, char** argv) {
         header(d, "tuning KDE");
         for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats, tune_classes)) rep.rows.push_back(r);
         ctx = clstat::Context(d);  // a new context reads the stored settings
+      } else if (tune == "group") {
+        header(d, "measuring its rate in a device group");
+        for (auto& r : bench::tune_group(ctx, o.repeats)) rep.rows.push_back(r);
+        ctx = clstat::Context(d);
       }
       rep.tuning = ctx.tuning_summary();
       if (want("reduce")) {

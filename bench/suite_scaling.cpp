@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iostream>
 #include <random>
 #include <sstream>
 
 #include <unistd.h>
 
 #include "clstat/group.hpp"
+#include "clstat/tuning.hpp"
 
 namespace bench {
 
@@ -212,6 +214,40 @@ std::vector<Row> run_scaling(const std::vector<clstat::Device>& devices, int rep
     }
   }
   return rows;
+}
+
+std::vector<Row> tune_group(const clstat::Context& ctx, int repeats) {
+  const std::size_t n = std::size_t(1) << 16;
+  std::mt19937_64 g(3);
+  std::normal_distribution<double> z;
+  std::vector<double> x(n), y(std::size_t(1) << 22);
+  for (auto& v : x) v = z(g);
+  for (auto& v : y) v = 1.5 * z(g);
+  clstat::KdeOptions ko;
+  ko.bandwidth = clstat::Bandwidth::scalar(0.05);
+  ko.precision = clstat::Precision::float32;
+  // As many points as take 50 ms (a GPU's launch latency is then under 1% of the time).
+  std::size_t m = 1024;
+  Stats s = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), m, ko); }, 1);
+  while (s.median < 50 && m < y.size()) {
+    m *= 2;
+    s = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), m, ko); }, 1);
+  }
+  s = wall_stats([&] { clstat::kde(ctx, x.data(), n, 1, y.data(), m, ko); }, repeats);
+  const double rate = static_cast<double>(n) * static_cast<double>(m) / (s.median * 1e-3) * 1e-6;
+  const std::size_t stored = std::max<std::size_t>(1, static_cast<std::size_t>(std::llround(rate)));
+  clstat::store_tuning(ctx.info(), {{"group.rate", stored}});
+  std::cerr << "[clstat-bench] wrote group.rate " << stored << " for '" << clstat::tuning_key(ctx.info()) << "' to "
+            << clstat::tuning_file() << "\n";
+  Row r{"group-tune", "kde d=1 gaussian, 2^16 samples (the device's group.rate)", "f32", m};
+  r.repeats = repeats;
+  r.wall_ms = s;
+  r.work = static_cast<double>(n) * static_cast<double>(m) * 1e-6;
+  r.unit = "Mpairs/s";
+  r.throughput = rate;
+  r.check = "stored as group.rate = " + std::to_string(stored);
+  r.pass = rate > 0;
+  return {r};
 }
 
 }  // namespace bench

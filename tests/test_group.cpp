@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <clstat/group.hpp>
+#include <clstat/tuning.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <cstring>
 #include <limits>
 
@@ -245,6 +247,27 @@ TEST_CASE("group.plugin_equals_one_device") {
   const std::vector<double> flat(100, 2.5);  // zero scale: the single-device message
   CHECK_THROWS_WITH_AS(bandwidth::plugin(g, flat.data(), flat.size(), 1), doctest::Contains("zero scale"),
                        std::invalid_argument);
+}
+
+TEST_CASE("group.weights_from_measured_rates") {
+  // Default weights: every member's group.rate tuning entry when all have one, else equal.
+  const clstat_test::ScopedEnv no_file("CLSTAT_TUNING_FILE", "/nonexistent/clstat-tuning.json");
+  const Device dev = ctx().device();
+  const DeviceGroup g({Context(dev, 2, {{"group.rate", 300}}), Context(dev, 2, {{"group.rate", 100}})});
+  CHECK(g.weights() == std::vector<double>{300, 100});
+  CHECK(g.split(8) == std::vector<std::size_t>{6, 2});
+  const DeviceGroup h({Context(dev, 2, {{"group.rate", 300}}), Context(dev, 2)});
+  CHECK(h.weights() == std::vector<double>{1, 1});
+  const DeviceGroup k({Context(dev, 2, {{"group.rate", 300}}), Context(dev, 2, {{"group.rate", 100}})}, {1, 1});
+  CHECK(k.weights() == std::vector<double>{1, 1});  // given weights win
+  CHECK_THROWS_AS(Context(dev, 2, {{"group.rate", 0}}), std::invalid_argument);
+  // The rates a tuning file stores reach the contexts made afterwards, and from_spec's group.
+  const auto dir = std::filesystem::temp_directory_path() / ("clstat-group-rate-" + std::to_string(clstat_test::fresh_seed()));
+  const clstat_test::ScopedEnv file("CLSTAT_TUNING_FILE", (dir / "tuning.json").string());
+  store_tuning(ctx().info(), {{"group.rate", 7}});
+  const std::string pd = std::to_string(ctx().info().platform_index) + ":" + std::to_string(ctx().info().device_index);
+  CHECK(DeviceGroup::from_spec(pd + "," + pd).weights() == std::vector<double>{7, 7});
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("group.bad_input") {

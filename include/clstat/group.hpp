@@ -31,14 +31,19 @@ namespace clstat {
 
 class CLSTAT_EXPORT DeviceGroup {
  public:
-  /// Members and their weights (empty: all 1). Weights are finite and >= 0 with a positive sum;
-  /// a member of weight 0 gets no data. Throws std::invalid_argument for no members, one Context
+  /// Members and their weights. Empty weights: each member's measured rate when every member has
+  /// one (the tuning entry "group.rate", float 1-d KDE Mpairs/s, which `clstat-bench --tune group`
+  /// measures and stores in the tuning file, clstat/tuning.hpp), else all 1. Those rates suit the
+  /// compute-bound operations (KDE, stable, the plug-in); order statistics of host data go at the
+  /// speed of each member's upload: pass weights for them. Weights are finite and >= 0 with a
+  /// positive sum; a member of weight 0 gets no data. Throws std::invalid_argument for no members, one Context
   /// given twice (a device twice takes two Contexts on it), a weight count that differs from the
   /// member count, or bad weights.
   explicit DeviceGroup(std::vector<Context> members, std::vector<double> weights = {});
   /// "all" (every device of devices(), one context each), or a comma-separated list of
   /// select_device() specifications ("nvidia,pocl", "0:0,1:0", "pocl,pocl": the same device
-  /// twice). Throws std::invalid_argument as select_device does, or for an empty list.
+  /// twice), with the default weights above. Throws std::invalid_argument as select_device does,
+  /// or for an empty list.
   static DeviceGroup from_spec(const std::string& spec);
 
   std::size_t size() const noexcept { return members_.size(); }

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "runtime/impl.hpp"
+#include "runtime/tuning.hpp"
+
 namespace clstat {
 
 DeviceGroup::DeviceGroup(std::vector<Context> members, std::vector<double> weights)
@@ -14,7 +17,17 @@ DeviceGroup::DeviceGroup(std::vector<Context> members, std::vector<double> weigh
       if (members_[i].impl() == members_[j].impl())
         throw std::invalid_argument("clstat::DeviceGroup: members " + std::to_string(j) + " and " + std::to_string(i) +
                                     " are the same Context (a device twice takes two Contexts on it)");
-  if (weights_.empty()) weights_.assign(members_.size(), 1.0);
+  if (weights_.empty()) {
+    // The members' measured rates when every one has one (the tuning entry group.rate), else equal.
+    for (const Context& m : members_) {
+      const std::size_t rate = detail::tuned(m.impl()->tuning, "group.rate", 0);
+      if (rate == 0) {
+        weights_.assign(members_.size(), 1.0);
+        break;
+      }
+      weights_.push_back(static_cast<double>(rate));
+    }
+  }
   if (weights_.size() != members_.size())
     throw std::invalid_argument("clstat::DeviceGroup: " + std::to_string(weights_.size()) + " weights for " +
                                 std::to_string(members_.size()) + " members");

@@ -51,6 +51,9 @@ bool range_of(const std::string& key, Range& r) {
       {"grid.ppi", {1, 8, false}},             // points per work-item along the last dimension
       {"grid.rows_max", {1, 256, false}},      // rows staged together (at most the tile's items)
       {"grid.max_cells", {1, 1u << 24, false}},  // cells the samples are binned into, at most
+      // The device's rate beside others in a DeviceGroup (clstat-bench --tune group: float 1-d
+      // KDE in Mpairs/s); a group whose members all have one takes them as its default weights.
+      {"group.rate", {1, std::size_t{1} << 40, false}},
   };
   for (const auto& f : fixed)
     if (key == f.key) return r = f.r, true;
