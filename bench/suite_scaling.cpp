@@ -60,6 +60,7 @@ struct Op {
   std::function<std::vector<double>(const clstat::Context&, std::size_t k)> one;
   std::function<std::vector<double>(const clstat::DeviceGroup&)> group;
   double tol;  // relative; 0: equal
+  double power = 1;  // the work grows as (the first k) ^ power: 2 for the pairs of k samples
 };
 
 }  // namespace
@@ -129,18 +130,31 @@ std::vector<Row> run_scaling(const std::vector<clstat::Device>& devices, int rep
                    one_type ? 1e-12 : 1e-9});
   }
 
+  if (fp64) {
+    // The plug-in bandwidth: its passes' tiles of the pair triangle split (2 stages, n^2 pairs).
+    const std::size_t np = gpu ? (std::size_t(1) << 18) : (std::size_t(1) << 13);
+    auto px = std::make_shared<std::vector<double>>(np);
+    for (auto& v : *px) v = z(g);
+    Op op{"plugin bandwidth, 2 stages", "f64", "Gpairs/s", np, double(np) * double(np), 1e9, gpu ? 16u : 1u,
+          [=](const clstat::Context& c, std::size_t k) { return clstat::bandwidth::plugin(c, px->data(), k, 1); },
+          [=](const clstat::DeviceGroup& gr) { return clstat::bandwidth::plugin(gr, px->data(), np, 1); },
+          one_type ? 0 : 1e-12};
+    op.power = 2;
+    ops.push_back(op);
+  }
+
   for (const Op& op : ops) {
     // Each device alone on a part of the work: its rate, and the time it would take for all.
     const std::size_t k = std::max<std::size_t>(1, op.n / op.probe);
     std::vector<double> t(ctx.size());
     for (std::size_t i = 0; i < ctx.size(); ++i) {
       const Stats s = wall_stats([&] { op.one(ctx[i], k); }, repeats);
-      t[i] = s.median * static_cast<double>(op.n) / static_cast<double>(k);
+      t[i] = s.median * std::pow(static_cast<double>(op.n) / static_cast<double>(k), op.power);
       if (k == op.n) continue;  // the full run below, or the row after
       Row r{"scaling", op.name + " on " + at(devices[i]) + ", 1/" + std::to_string(op.probe) + " of the work", op.precision, k};
       r.repeats = repeats;
       r.wall_ms = s;
-      r.work = op.work / op.scale * static_cast<double>(k) / static_cast<double>(op.n);
+      r.work = op.work / op.scale * std::pow(static_cast<double>(k) / static_cast<double>(op.n), op.power);
       r.unit = op.unit;
       r.throughput = r.work / (s.median * 1e-3);
       r.check = devices[i].info().label() + ": sets the weights";

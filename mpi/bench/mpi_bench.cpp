@@ -1,7 +1,7 @@
 // clstat-mpi-bench: one call split across MPI processes against one process holding all the
 // data. Run under mpirun; every process makes the same data (one seed) and takes its shard.
 //   mpirun -np P clstat-mpi-bench [--devices SPEC,SPEC,...] [--weights W,W,...] [--median-log2 N]
-//                                 [--kde-log2 N] [--stable-points N] [--repeats R]
+//                                 [--kde-log2 N] [--stable-points N] [--plugin-log2 N] [--repeats R]
 // --devices: process r uses the r-th spec (cycled), else clstat::mpi::rank_device. --weights:
 // the processes' shares (cycled; default equal). Rows (process 0 prints): the median of 2^N
 // doubles from host memory, KDE 1-d fp32 at n = m = 2^N' (samples sharded, all points on every
@@ -9,7 +9,9 @@
 // densities of its own points, nothing exchanged), each as one process with all the data
 // (process 0, the others waiting) and as all processes together, wall clock from a barrier to
 // the last process's return (median of R); the answers compared (the median equal, kde within
-// 2e-5 of the largest density, the pdf's shards bit for bit on devices of one name).
+// 2e-5 of the largest density, the pdf's shards bit for bit on devices of one name); then the
+// two-stage plug-in bandwidth of 2^N''' doubles (rows sharded, the tiles of pairs dealt to the processes),
+// equal to one process's on devices of one name.
 #include <clstat/mpi.hpp>
 #include <clstat/stable.hpp>
 
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
   std::vector<double> weights{1};
   int median_log2 = 24, kde_log2 = 16, repeats = 5;
   std::size_t stable_points = 1000000;
+  int plugin_log2 = 14;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--devices") specs = split(v);
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
     } else if (a == "--median-log2") median_log2 = std::stoi(v);
     else if (a == "--kde-log2") kde_log2 = std::stoi(v);
     else if (a == "--stable-points") stable_points = std::stoull(v);
+    else if (a == "--plugin-log2") plugin_log2 = std::stoi(v);
     else if (a == "--repeats") repeats = std::stoi(v);
   }
   int rc = 0;
@@ -170,6 +174,21 @@ int main(int argc, char** argv) {
                     n, t1, size, tp, t1 / tp, err);
         if (err > 1e-9) rc = 1;
       }
+    }
+    if (plugin_log2 > 0) {
+      const std::size_t n = std::size_t(1) << plugin_log2;
+      std::vector<double> x(n);
+      std::normal_distribution<double> z;
+      for (auto& v : x) v = z(g);
+      const auto b = bounds(n);
+      const std::size_t lo = b[static_cast<std::size_t>(rank)], hi = b[static_cast<std::size_t>(rank) + 1];
+      double one = 0, all = 0;
+      const double t1 = timed([&] { if (rank == 0) one = clstat::bandwidth::plugin(ctx, x.data(), n, 1)[0]; }, repeats);
+      const double tp = timed([&] { all = clstat::mpi::plugin(ctx, MPI_COMM_WORLD, x.data() + lo, hi - lo, 1)[0]; }, repeats);
+      if (rank == 0)
+        std::printf("plugin bandwidth (2 stages) of 2^%d doubles: 1 process %.2f ms, %d processes %.2f ms (%.2fx); %s\n",
+                    plugin_log2, t1, size, tp, t1 / tp, one == all ? "same value" : "DIFFERENT VALUE");
+      if (rank == 0 && one != all) rc = 1;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clstat-mpi-bench (process %d): %s\n", rank, e.what());
