@@ -249,6 +249,50 @@ TEST_CASE("group.plugin_equals_one_device") {
                        std::invalid_argument);
 }
 
+TEST_CASE("group.grid_equals_one_device") {
+  // A grid point's value is the same whichever rows a call computes: the members' rows give the
+  // single-device grid bit for bit, sample-wise (one slab and many) and point-wise, for any split.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 2000;
+  for (std::size_t d : {std::size_t(2), std::size_t(3)}) {
+    const auto x = clstat_test::normal<double>(n * d, seed + d);
+    GridSpec grid;
+    for (std::size_t k = 0; k < d; ++k) {
+      grid.lower.push_back(-3.5 + 0.1 * static_cast<double>(k));
+      grid.upper.push_back(3.0 + 0.2 * static_cast<double>(k));
+      grid.count.push_back(d == 2 ? 61 - 10 * k : 23 + 4 * k);
+    }
+    for (GridMethod method : {GridMethod::sample_wise, GridMethod::point_wise})
+      for (std::size_t budget : {std::size_t(0), std::size_t(3 * 64 * sizeof(double))}) {
+        GridOptions o;
+        o.method = method;
+        o.kernel = Kernel::epanechnikov;
+        o.bandwidth = Bandwidth::scaled_covariance(0.6);
+        o.memory_budget_bytes = budget;
+        const auto one = evaluate_grid(ctx(), x.data(), n, d, grid, o);
+        for (const DeviceGroup& g : {group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {1, 1, 1})}) {
+          const auto got = evaluate_grid(g, x.data(), n, d, grid, o);
+          INFO("d " << d << ", method " << static_cast<int>(method) << ", budget " << budget);
+          REQUIRE(got.size() == one.size());
+          std::size_t differ = 0;
+          for (std::size_t i = 0; i < one.size(); ++i) differ += !same_bits(got[i], one[i]);
+          CHECK(differ == 0);
+        }
+      }
+  }
+  // Bad grids raise as on one device.
+  const auto x = clstat_test::normal<double>(200, seed);
+  GridSpec bad;
+  bad.lower = {0, 0};
+  bad.upper = {1, -1};
+  bad.count = {10, 10};
+  CHECK_THROWS_AS(evaluate_grid(group_of(2), x.data(), 100, 2, bad, {}), std::invalid_argument);
+  bad.count = {10};
+  CHECK_THROWS_AS(evaluate_grid(group_of(2), x.data(), 100, 2, bad, {}), std::invalid_argument);
+}
+
 TEST_CASE("group.weights_from_measured_rates") {
   // Default weights: every member's group.rate tuning entry when all have one, else equal.
   const clstat_test::ScopedEnv no_file("CLSTAT_TUNING_FILE", "/nonexistent/clstat-tuning.json");

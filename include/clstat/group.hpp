@@ -23,6 +23,7 @@
 
 #include "clstat/bandwidth.hpp"
 #include "clstat/kde.hpp"
+#include "clstat/kde_grid.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
 #include "clstat/stable.hpp"
@@ -76,6 +77,17 @@ CLSTAT_EXPORT std::vector<double> kde(const DeviceGroup& g, const double* x, std
 /// Work: n m terms over the members, each member n times its share.
 CLSTAT_EXPORT std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n, const double* y,
                                           std::size_t m, const KdeOptions& options = {});
+/// The density grid of clstat/kde_grid.hpp (evaluate_grid) with the grid's first-dimension
+/// indices split across the members by the weights: each member computes its contiguous rows
+/// (all later dimensions) from all n samples, all members at once, straight into its part of the
+/// result. A grid point's value depends on the grid and the samples alone, not on which rows a
+/// call computes, so on members of one device type the grid is the single-device one bit for
+/// bit; across types, within the grid's stated accuracy. Errors as evaluate_grid (each member
+/// validates; the first member's error is raised). Moves: all n d samples to every member, each
+/// member's rows back. Work: the single-device work of each member's rows, the rows at once.
+CLSTAT_EXPORT std::vector<double> evaluate_grid(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                                                const GridSpec& grid, const GridOptions& options = {});
+
 namespace bandwidth {
 /// The plug-in bandwidths of clstat/bandwidth.hpp (plugin) with each pass's pair sums split
 /// across the members: the tiles of the pair triangle (TILE x TILE blocks of pairs, the first

@@ -151,8 +151,9 @@ def grid(samples, lower, upper, size, kernel="epanechnikov", h=None, ctx=None):
         sample's support), the Gaussian point-wise.
     h : float, optional
         H = h^2 S with S the sample covariance (default: the normal-scale rule for the kernel).
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the first dimension's nodes split across its devices (the
+        single-device grid, bit for bit on devices of one type).
 
     Returns
     -------

@@ -145,12 +145,10 @@ void bind_kde(py::module_& m) {
         o.kernel = kernel_of(kernel);
         o.bandwidth = clstat::Bandwidth::scaled_covariance(h.is_none() ? clstat::grid_normal_scale(o.kernel, d, n)
                                                                       : h.cast<double>());
-        const clstat::Context& c = context_of(ctx);
-        std::vector<double> v;
-        {
+        std::vector<double> v = on_target(ctx, [&](const auto& target) {
           py::gil_scoped_release nogil;
-          v = clstat::evaluate_grid(c, samples.data(), n, d, g, o);
-        }
+          return clstat::evaluate_grid(target, samples.data(), n, d, g, o);
+        });
         return to_numpy(std::move(v), std::vector<py::ssize_t>(size.begin(), size.end()));
       },
       py::arg("samples"), py::arg("lower"), py::arg("upper"), py::arg("size"), py::arg("kernel") = "epanechnikov",

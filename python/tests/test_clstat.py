@@ -315,6 +315,8 @@ def test_device_group_order_statistics():
     # The plug-in's pair sums split by tiles: the single-device bandwidths.
     big = rng.normal(size=(3001, 2))
     assert np.array_equal(clstat.bandwidth.plugin(big, ctx=g), clstat.bandwidth.plugin(big))
+    # The grid's rows split: the single-device grid.
+    assert np.array_equal(clstat.grid(big, [-3, -3], [3, 3], [41, 37], ctx=g), clstat.grid(big, [-3, -3], [3, 3], [41, 37]))
     with pytest.raises(ValueError, match="weights"):
         clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
 

@@ -28,6 +28,9 @@ struct GridSink {
   const cl::Buffer* device = nullptr;
   std::vector<Event> wait;  // with `device`: what must finish before the grid is written
   Event* finished = nullptr;  // with `device`: set to the event of the last write
+  // Only the first-dimension indices [row_begin, row_end) (a device group member's share; host
+  // sinks only): the values there are the whole grid's, bit for bit.
+  std::size_t row_begin = 0, row_end = static_cast<std::size_t>(-1);
 };
 
 /// The grid of `g` from the n samples x (n x d, row-major) with u = A (y - x) (A: d x d row-major,

@@ -14,8 +14,12 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <exception>
 
+#include "clstat/group.hpp"
 #include "runtime/host_memory.hpp"
+#include "runtime/host_result.hpp"
 #include "runtime/lease.hpp"
 #include "kde/grid_sample_wise.hpp"
 #include "kde/kde_plan.hpp"
@@ -41,9 +45,12 @@ void point_wise(const Context& ctx, const double* x, std::size_t n, const kde_de
   ko.kernel = kernel;
   ko.bandwidth = Bandwidth::matrix(std::vector<double>(H.data(), H.data() + d * d));
   const std::size_t slab = std::size_t{1} << 22;  // grid points materialised at once
+  // The points of the first-dimension indices asked for (all but for a group member's share).
+  const std::size_t inner = total / g.count[0];
+  const std::size_t first = std::min(sink.row_begin, g.count[0]) * inner, end = std::min(sink.row_end, g.count[0]) * inner;
   std::vector<double> y;
-  for (std::size_t p0 = 0; p0 < total; p0 += slab) {
-    const std::size_t m = std::min(slab, total - p0);
+  for (std::size_t p0 = first; p0 < end; p0 += slab) {
+    const std::size_t m = std::min(slab, end - p0);
     y.resize(m * d);
     for (std::size_t j = 0; j < m; ++j) {
       std::size_t lin = p0 + j;
@@ -161,6 +168,47 @@ std::vector<double> evaluate_grid(const Context& ctx, const double* x, std::size
   sink.done = [](std::size_t, std::size_t) {};
   detail::Lease lease = detail::Lease::any(ctx);
   evaluate(lease.queue(), x, n, d, grid, o, sink);
+  return out;
+}
+
+std::vector<double> evaluate_grid(const DeviceGroup& group, const double* x, std::size_t n, std::size_t d,
+                                  const GridSpec& grid, const GridOptions& o) {
+  // A grid whose shape is bad: the first member's call raises as it would.
+  std::uint64_t points = grid.count.size() == d && d > 0 ? 1 : 0;
+  for (auto c : grid.count) points = c != 0 && points > (std::uint64_t{1} << 60) / c ? 0 : points * c;
+  const std::vector<std::size_t> share = points ? group.split(grid.count[0]) : std::vector<std::size_t>{};
+  if (std::count_if(share.begin(), share.end(), [](std::size_t r) { return r > 0; }) <= 1) {
+    std::size_t i = 0;
+    while (i < share.size() && share[i] == 0) ++i;
+    return evaluate_grid(group.member(i < share.size() ? i : 0), x, n, d, grid, o);
+  }
+  detail::require_host_bytes(kOp, "a grid of " + std::to_string(points) + " points", points * sizeof(double));
+  std::vector<double> out = detail::host_result<double>(points);
+  // Each member its contiguous first-dimension indices, on a thread of its own, straight into
+  // its part of the result.
+  std::vector<std::exception_ptr> error(group.size());
+  std::vector<std::thread> threads;
+  std::size_t row = 0;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    if (share[i] > 0)
+      threads.emplace_back([&, i, row] {
+        try {
+          kde_detail::GridSink sink;
+          sink.place = [&](std::size_t first, std::size_t) { return out.data() + first; };
+          sink.done = [](std::size_t, std::size_t) {};
+          sink.row_begin = row;
+          sink.row_end = row + share[i];
+          detail::Lease lease = detail::Lease::any(group.member(i));
+          evaluate(lease.queue(), x, n, d, grid, o, sink);
+        } catch (...) {
+          error[i] = std::current_exception();
+        }
+      });
+    row += share[i];
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : error)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 
