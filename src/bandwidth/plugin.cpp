@@ -69,12 +69,7 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
     if (o.stages == 2) pass6 = std::make_unique<PairSumPass>(ctx, op, PairTerm::psi6, 1, n);
     // The data go up first, so the transfer overlaps the host's scale estimates below. One column
     // is x itself (alive until the blocking read); more are copied dimension-major.
-    std::vector<double> xs;
-    if (d > 1) {
-      xs.resize(n * d);
-      for (std::size_t k = 0; k < d; ++k)
-        for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = x[i * d + k];
-    }
+    const std::vector<double> xs = plugin_columns(x, n, d);
     const double* cols = d > 1 ? xs.data() : x;
     cl::Buffer xb = detail::scratch(q, PluginScratch::columns, n * d * sizeof(double));
     cl::Buffer scale = detail::scratch(q, PluginScratch::scale, d * sizeof(double));  // the device's g_2 pilots
@@ -104,6 +99,16 @@ std::vector<double> plugin_on(const Queue& q, const double* x, std::size_t n, st
 }
 
 }  // namespace
+
+std::vector<double> plugin_columns(const double* x, std::size_t n, std::size_t d) {
+  std::vector<double> xs;
+  if (d > 1) {
+    xs.resize(n * d);
+    for (std::size_t k = 0; k < d; ++k)
+      for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = x[i * d + k];
+  }
+  return xs;
+}
 
 std::string plugin_pilots(const char* op, const double* cols, std::size_t n, std::size_t d, const PluginOptions& o,
                           std::vector<double>& g1, std::vector<double>& g2, std::vector<double>& scale_h) {

@@ -59,12 +59,7 @@ std::vector<double> plugin(const Context& ctx, Exchange& ex, const double* x, st
   }
   const std::size_t n = all.size() / d;
   check_data(op.c_str(), all.data(), n, d);  // the same data on every process: all throw alike
-  std::vector<double> xs;
-  if (d > 1) {
-    xs.resize(n * d);
-    for (std::size_t k = 0; k < d; ++k)
-      for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = all[i * d + k];
-  }
+  const std::vector<double> xs = plugin_columns(all.data(), n, d);
   const double* cols = d > 1 ? xs.data() : all.data();
   std::vector<double> g1(d), g2(d), scale_h(2 * d), out_h(3 * d);
   const std::string error = plugin_pilots(op.c_str(), cols, n, d, o, g1, g2, scale_h);

@@ -49,12 +49,7 @@ std::vector<double> plugin(const DeviceGroup& g, const double* x, std::size_t n,
                                                    share.begin());
     if (i == 0) return plugin(g.member(0), x, n, d, o);  // the first member alone: its own call
   }
-  std::vector<double> xs;
-  if (d > 1) {
-    xs.resize(n * d);
-    for (std::size_t k = 0; k < d; ++k)
-      for (std::size_t i = 0; i < n; ++i) xs[k * n + i] = x[i * d + k];
-  }
+  const std::vector<double> xs = plugin_columns(x, n, d);
   const double* cols = d > 1 ? xs.data() : x;
   std::vector<double> g1(d), g2(d), scale_h(2 * d), out_h(3 * d);
   const std::string error = plugin_pilots(op, cols, n, d, o, g1, g2, scale_h);

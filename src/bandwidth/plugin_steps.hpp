@@ -9,6 +9,10 @@
 
 namespace clstat::bandwidth {
 
+/// The dimension-major copy of the n x d row-major x the passes read (empty for d = 1: x itself
+/// is the one column). O(n d).
+std::vector<double> plugin_columns(const double* x, std::size_t n, std::size_t d);
+
 /// The normal-reference pilots of every column of the dimension-major cols (n d values): stage 2
 /// fills g1 and scale_h[2k] = 1 / (g1 sqrt 2), stage 1 g2 and scale_h[2k + 1]. Returns the error
 /// message for a column with a zero scale estimate, else empty. (g1, g2: d values; scale_h: 2 d.)

@@ -14,12 +14,10 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <thread>
-#include <exception>
 
 #include "clstat/group.hpp"
 #include "runtime/host_memory.hpp"
-#include "runtime/host_result.hpp"
+#include "runtime/group_split.hpp"
 #include "runtime/lease.hpp"
 #include "kde/grid_sample_wise.hpp"
 #include "kde/kde_plan.hpp"
@@ -183,33 +181,19 @@ std::vector<double> evaluate_grid(const DeviceGroup& group, const double* x, std
     return evaluate_grid(group.member(i < share.size() ? i : 0), x, n, d, grid, o);
   }
   detail::require_host_bytes(kOp, "a grid of " + std::to_string(points) + " points", points * sizeof(double));
-  std::vector<double> out = detail::host_result<double>(points);
-  // Each member its contiguous first-dimension indices, on a thread of its own, straight into
+  // Each member its contiguous first-dimension indices (rows of `inner` points), straight into
   // its part of the result.
-  std::vector<std::exception_ptr> error(group.size());
-  std::vector<std::thread> threads;
-  std::size_t row = 0;
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    if (share[i] > 0)
-      threads.emplace_back([&, i, row] {
-        try {
-          kde_detail::GridSink sink;
-          sink.place = [&](std::size_t first, std::size_t) { return out.data() + first; };
-          sink.done = [](std::size_t, std::size_t) {};
-          sink.row_begin = row;
-          sink.row_end = row + share[i];
-          detail::Lease lease = detail::Lease::any(group.member(i));
-          evaluate(lease.queue(), x, n, d, grid, o, sink);
-        } catch (...) {
-          error[i] = std::current_exception();
-        }
-      });
-    row += share[i];
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : error)
-    if (e) std::rethrow_exception(e);
-  return out;
+  const std::size_t inner = points / grid.count[0];
+  return detail::split_into<double>(group, grid.count[0], inner,
+                                    [&](const Context& c, std::size_t row, std::size_t rows, double* dst) {
+                                      kde_detail::GridSink sink;
+                                      sink.place = [&](std::size_t first, std::size_t) { return dst + (first - row * inner); };
+                                      sink.done = [](std::size_t, std::size_t) {};
+                                      sink.row_begin = row;
+                                      sink.row_end = row + rows;
+                                      detail::Lease lease = detail::Lease::any(c);
+                                      evaluate(lease.queue(), x, n, d, grid, o, sink);
+                                    });
 }
 
 void evaluate_grid(const Context& ctx, const double* x, std::size_t n, std::size_t d, const GridSpec& grid,

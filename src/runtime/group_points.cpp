@@ -10,39 +10,11 @@
 #include <vector>
 
 #include "clstat/group.hpp"
-#include "runtime/host_result.hpp"
+#include "runtime/group_split.hpp"
 #include "stable/eval_into.hpp"
 
 namespace clstat {
 namespace {
-
-// Runs into(member, first, count, dst) for every member with a non-empty share of m points,
-// each on a thread of its own, every member writing its `width` values a point straight into
-// its slice of the one result (dst = its first point's). The first member's exception (in member
-// order) is rethrown once all have stopped.
-template <class R, class F>
-std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width, F&& into) {
-  const std::vector<std::size_t> share = g.split(m);
-  std::vector<R> all = detail::host_result<R>(m * width);
-  std::vector<std::exception_ptr> error(g.size());
-  std::vector<std::thread> threads;
-  std::size_t first = 0;
-  for (std::size_t i = 0; i < g.size(); ++i) {
-    if (share[i] > 0)
-      threads.emplace_back([&, i, first] {
-        try {
-          into(g.member(i), first, share[i], all.data() + first * width);
-        } catch (...) {
-          error[i] = std::current_exception();
-        }
-      });
-    first += share[i];
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : error)
-    if (e) std::rethrow_exception(e);
-  return all;
-}
 
 // The same for a part(member, first, count) that returns its share's values: each member's
 // thread copies them into its slice (a concatenation on this thread, after the members, took
@@ -56,7 +28,7 @@ std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t wid
         std::find_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) - share.begin());
     return part(g.member(i), 0, m);
   }
-  return split_into<R>(g, m, width, [&](const Context& c, std::size_t first, std::size_t count, R* dst) {
+  return detail::split_into<R>(g, m, width, [&](const Context& c, std::size_t first, std::size_t count, R* dst) {
     const std::vector<R> r = part(c, first, count);
     if (r.size() != count * width) throw std::logic_error("clstat::DeviceGroup: a member returned a share of the wrong size");
     std::copy(r.begin(), r.end(), dst);
@@ -68,7 +40,7 @@ std::vector<double> stable_split(const DeviceGroup& g, const double* x, std::siz
                                  const char* op, stable::Fn fn) {
   if (n == 0) return {};
   if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer with n = " + std::to_string(n));
-  return split_into<double>(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count, double* dst) {
+  return detail::split_into<double>(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count, double* dst) {
     detail::stable_eval_into(c, op, fn, x + first, count, p, dst);
   });
 }

@@ -1,0 +1,43 @@
+// Internal: one result split across a device group's members, each writing its share on a
+// thread of its own (clstat/group.hpp's point-, row- and grid-split operations).
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "clstat/group.hpp"
+#include "runtime/host_result.hpp"
+
+namespace clstat::detail {
+
+// Runs into(member, first, count, dst) for every member with a non-empty share of m points,
+// each on a thread of its own, every member writing its `width` values a point straight into
+// its slice of the one result (dst = its first point's). The first member's exception (in member
+// order) is rethrown once all have stopped.
+template <class R, class F>
+std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width, F&& into) {
+  const std::vector<std::size_t> share = g.split(m);
+  std::vector<R> all = detail::host_result<R>(m * width);
+  std::vector<std::exception_ptr> error(g.size());
+  std::vector<std::thread> threads;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (share[i] > 0)
+      threads.emplace_back([&, i, first] {
+        try {
+          into(g.member(i), first, share[i], all.data() + first * width);
+        } catch (...) {
+          error[i] = std::current_exception();
+        }
+      });
+    first += share[i];
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : error)
+    if (e) std::rethrow_exception(e);
+  return all;
+}
+
+}  // namespace clstat::detail
