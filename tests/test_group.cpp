@@ -249,6 +249,28 @@ TEST_CASE("group.plugin_equals_one_device") {
                        std::invalid_argument);
 }
 
+TEST_CASE("group.lscv_H_equals_one_device") {
+  // Every evaluation's sums are the first member's bit for bit, so the search takes the same
+  // steps: the same H, objective and evaluation count, for any weights.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 700, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  bandwidth::LscvMatrixOptions o;
+  o.restarts = 0;
+  o.max_evaluations = 40;
+  const auto one = bandwidth::lscv_H(ctx(), x.data(), n, d, o);
+  for (const DeviceGroup& g : {group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+    const auto got = bandwidth::lscv_H(g, x.data(), n, d, o);
+    CHECK(got.evaluations == one.evaluations);
+    CHECK(same_bits(got.objective, one.objective));
+    REQUIRE(got.H.size() == one.H.size());
+    for (std::size_t i = 0; i < one.H.size(); ++i) CHECK(same_bits(got.H[i], one.H[i]));
+  }
+  CHECK_THROWS_AS(bandwidth::lscv_H(group_of(2), x.data(), 2, d, o), std::invalid_argument);
+}
+
 TEST_CASE("group.grid_equals_one_device") {
   // A grid point's value is the same whichever rows a call computes: the members' rows give the
   // single-device grid bit for bit, sample-wise (one slab and many) and point-wise, for any split.

@@ -103,6 +103,16 @@ namespace bandwidth {
 /// the members.
 CLSTAT_EXPORT std::vector<double> plugin(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
                                          const PluginOptions& options = {});
+/// LSCV over full bandwidth matrices (lscv_H of clstat/bandwidth.hpp) with every evaluation's pair
+/// pass split across the members as the plug-in's passes are (the tiles dealt by the weights,
+/// the first member's tile shape, the partials merged on the first member): on members of one
+/// device type each evaluation's sums are the first member's alone bit for bit, so the search
+/// takes the same steps and returns the same H. Errors as lscv_H. Moves: all n d values to every
+/// member once; per evaluation, A (d^2 doubles) to each member and each member's partials (32
+/// bytes a tile) to the first, and one host wait. Work: n^2 d / 2 pair terms per evaluation over
+/// the members.
+CLSTAT_EXPORT LscvMatrixResult lscv_H(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                                      const LscvMatrixOptions& options = {});
 }  // namespace bandwidth
 
 namespace stable {

@@ -143,7 +143,9 @@ def lscv_H(x, ctx=None):
     Parameters
     ----------
     x : array_like, shape (n, d)
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: every evaluation's pair sums split across its devices
+        (the first device's H, bit for bit on devices of one type).
 
     Returns
     -------

@@ -66,12 +66,10 @@ void bind_bandwidth(py::module_& m) {
       [](F64 x, py::object ctx) {
         std::size_t n, d;
         shape_2d(x, "x", n, d);
-        const clstat::Context& c = context_of(ctx);
-        bw::LscvMatrixResult r;
-        {
+        const bw::LscvMatrixResult r = on_target(ctx, [&](const auto& target) {
           py::gil_scoped_release nogil;
-          r = bw::lscv_H(c, x.data(), n, d);
-        }
+          return bw::lscv_H(target, x.data(), n, d);
+        });
         py::dict out;
         out["H"] = square(r.H, d);
         out["objective"] = r.objective;

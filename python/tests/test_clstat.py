@@ -315,6 +315,9 @@ def test_device_group_order_statistics():
     # The plug-in's pair sums split by tiles: the single-device bandwidths.
     big = rng.normal(size=(3001, 2))
     assert np.array_equal(clstat.bandwidth.plugin(big, ctx=g), clstat.bandwidth.plugin(big))
+    small = big[:300]
+    got, want = clstat.bandwidth.lscv_H(small, ctx=g), clstat.bandwidth.lscv_H(small)
+    assert np.array_equal(got.H, want.H) and got.objective == want.objective
     # The grid's rows split: the single-device grid.
     assert np.array_equal(clstat.grid(big, [-3, -3], [3, 3], [41, 37], ctx=g), clstat.grid(big, [-3, -3], [3, 3], [41, 37]))
     with pytest.raises(ValueError, match="weights"):

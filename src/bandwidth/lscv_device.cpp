@@ -23,7 +23,7 @@ constexpr std::size_t k_zw = 64;  // lscv_zoom's work-group
 // distances, the grid's partial sums and the search state. LSCV_H's: A, the prepared rows, the
 // two sums.
 enum class LscvScratch { rows_in, a_mu, mu, whitened, distances, partials, state };
-enum class LscvMatrixScratch { a, rows, sums };
+enum class LscvMatrixScratch { a, rows, sums, partials };
 
 // Work-groups per scale-factor row: about 16 pairs per work-item, from the pair count alone (at
 // n = 1024 a zoom pass then has 5 x 128 groups).
@@ -231,66 +231,143 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
   return t;
 }
 
-struct WhitenedPairs::Impl {
+// One device's part: its copy of the centred data, its programs, its pass (the first member's
+// tile shape) and its tiles [first, first + count).
+struct WhitenedPairs::Member {
   Context ctx;
-  const char* op;
-  std::size_t n, d;
   cl::Buffer x;  // the centred data, owned: it outlives any one lease
   std::shared_ptr<detail::BuiltProgram> prog;
   std::unique_ptr<PairSumPass> pass;
-  Impl(const Context& c, const char* o) : ctx(c), op(o) {}
+  std::uint64_t first = 0, count = 0;
+};
+
+struct WhitenedPairs::Impl {
+  const char* op;
+  std::size_t n, d;
+  std::vector<Member> members;
 };
 
 WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d)
-    : impl_(std::make_unique<Impl>(ctx, op)) {
+    : WhitenedPairs(std::vector<Context>{ctx}, {1.0}, op, x, n, d) {}
+
+WhitenedPairs::WhitenedPairs(const std::vector<Context>& devices, const std::vector<double>& weights, const char* op,
+                             const double* x, std::size_t n, std::size_t d)
+    : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
-  m.n = n, m.d = d;
+  m.op = op, m.n = n, m.d = d;
   if (d > pairwise_max_dim)
     throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) + " exceeds " +
                                 std::to_string(pairwise_max_dim));
-  auto ci = ctx.impl();
-  detail::cl_guard(op, *ci, [&] {
-    auto prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, d, op));
-    m.prog = prog;
-    m.pass = std::make_unique<PairSumPass>(ctx, op, PairTerm::lscv, d);
-    std::vector<double> mu(d, 0.0), xd(n * d);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < d; ++k) mu[k] += x[i * d + k];
-    for (auto& v : mu) v /= static_cast<double>(n);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
-    m.x = cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xd.size() * sizeof(double), xd.data());
-  });
+  std::vector<double> mu(d, 0.0), xd(n * d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) mu[k] += x[i * d + k];
+  for (auto& v : mu) v /= static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
+  // The tiles dealt by the weights (floor, the rest to the last member of positive weight).
+  PairSumPass::Shape shape{0, 0};
+  std::uint64_t tiles = 0;
+  double sum = 0;
+  for (double w : weights) sum += w;
+  std::uint64_t given = 0;
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    const Context& c = devices[i];
+    Member mb{c, {}, {}, {}, 0, 0};
+    auto ci = c.impl();
+    detail::cl_guard(op, *ci, [&] {
+      mb.prog = build::program(*ci, "bandwidth/lscv", lscv_options(*ci, d, op));
+      mb.pass = std::make_unique<PairSumPass>(c, op, PairTerm::lscv, d, 0, i == 0 ? nullptr : &shape);
+      if (i == 0) shape = mb.pass->shape(), tiles = mb.pass->tiles(n);
+    });
+    mb.first = given;
+    mb.count = std::min(tiles - given, static_cast<std::uint64_t>(std::floor(static_cast<double>(tiles) * weights[i] / sum)));
+    given += mb.count;
+    if (weights[i] > 0) last = i;
+    m.members.push_back(std::move(mb));
+  }
+  m.members[last].count += tiles - given;
+  for (std::size_t i = last + 1; i < m.members.size(); ++i) m.members[i].first = tiles;
+  for (std::size_t i = 0; i < m.members.size(); ++i) {
+    Member& mb = m.members[i];
+    if (i > 0 && mb.count == 0) continue;  // the first merges, so it holds the data anyway
+    detail::cl_guard(op, *mb.ctx.impl(), [&] {
+      mb.x = cl::Buffer(mb.ctx.impl()->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xd.size() * sizeof(double), xd.data());
+    });
+  }
 }
 
 WhitenedPairs::~WhitenedPairs() = default;
 
 void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) const {
   const Impl& m = *impl_;
-  auto ci = m.ctx.impl();
-  detail::Lease lease = detail::Lease::any(m.ctx);
-  const Queue q = lease.queue();
-  double host[2];
-  detail::cl_guard(m.op, *ci, [&] {
-    const cl::CommandQueue& cq = detail::queue_of(q);
-    // Scratch buffers: A, the prepared rows and the two sums live only within this call.
-    cl::Buffer Ab = detail::scratch(q, LscvMatrixScratch::a, m.d * m.d * sizeof(double));
-    cl::Buffer rows = detail::scratch(q, LscvMatrixScratch::rows, m.n * row_stride(m.d) * sizeof(double));
-    cl::Buffer out = detail::scratch(q, LscvMatrixScratch::sums, 2 * sizeof(double));
-    const std::vector<double> a = row_major(A);  // alive until the blocking read below
-    cl::Event w;
-    cq.enqueueWriteBuffer(Ab, CL_FALSE, 0, a.size() * sizeof(double), a.data(), nullptr, &w);
-    cl::Kernel prep = build::kernel(*m.prog, "lscv_rows", q.index());
-    prep.setArg(0, m.x);
-    prep.setArg(1, static_cast<cl_uint>(m.n));
-    prep.setArg(2, Ab);
-    prep.setArg(3, rows);
-    Event ev = detail::launch(q, prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
-    ev = m.pass->enqueue(q, rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
-    detail::read_wait(cq, out, 0, 2 * sizeof(double), host);
+  const std::vector<double> a = row_major(A);  // alive until the blocking reads below
+  // Every member with tiles: the rows prepared for H, its tiles' partials; the others' partials
+  // then copied into the first member's buffer, where the merge runs (one member: all of it).
+  std::vector<detail::Lease> leases;
+  std::vector<cl::Buffer> partials(m.members.size());
+  const bool split = m.members.size() > 1;
+  for (std::size_t i = 0; i < m.members.size(); ++i) {
+    const Member& mb = m.members[i];
+    leases.push_back(detail::Lease::any(mb.ctx));
+    if (mb.count == 0 && (i > 0 || split)) continue;
+    const Queue q = leases.back().queue();
+    detail::cl_guard(m.op, *mb.ctx.impl(), [&] {
+      const cl::CommandQueue& cq = detail::queue_of(q);
+      // Scratch buffers: A, the prepared rows and the two sums live only within this call.
+      cl::Buffer Ab = detail::scratch(q, LscvMatrixScratch::a, m.d * m.d * sizeof(double));
+      cl::Buffer rows = detail::scratch(q, LscvMatrixScratch::rows, m.n * row_stride(m.d) * sizeof(double));
+      cl::Event w;
+      cq.enqueueWriteBuffer(Ab, CL_FALSE, 0, a.size() * sizeof(double), a.data(), nullptr, &w);
+      cl::Kernel prep = build::kernel(*mb.prog, "lscv_rows", q.index());
+      prep.setArg(0, mb.x);
+      prep.setArg(1, static_cast<cl_uint>(m.n));
+      prep.setArg(2, Ab);
+      prep.setArg(3, rows);
+      Event ev = detail::launch(q, prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {detail::from_cl(w)}, m.op);
+      if (!split) {
+        cl::Buffer out = detail::scratch(q, LscvMatrixScratch::sums, 2 * sizeof(double));
+        mb.pass->enqueue(q, rows, 0, m.n, out, 0, 0.0, out, 0, {ev});
+        double host[2];
+        detail::read_wait(cq, out, 0, 2 * sizeof(double), host);
+        s4 = host[0], s2 = host[1];
+        return;
+      }
+      partials[i] = detail::scratch(q, LscvMatrixScratch::partials, mb.pass->partial_bytes(m.n));
+      mb.pass->enqueue_tiles(q, rows, 0, m.n, Ab, PairSumPass::k_scale_value, 0.0, partials[i], mb.first, mb.count, {ev});
+      cq.flush();
+    });
+  }
+  if (!split) return;
+  const Member& m0 = m.members[0];
+  const Queue q0 = leases[0].queue();
+  detail::cl_guard(m.op, *m0.ctx.impl(), [&] {
+    if (!partials[0]()) partials[0] = detail::scratch(q0, LscvMatrixScratch::partials, m0.pass->partial_bytes(m.n));
   });
-  s4 = host[0];
-  s2 = host[1];
+  // Partials: output k of tile t at k * tiles + t, 16 bytes each.
+  const std::uint64_t tiles = m0.pass->tiles(m.n), state = 2 * sizeof(double);
+  std::vector<unsigned char> staged;
+  for (std::size_t i = 1; i < m.members.size(); ++i) {
+    const Member& mb = m.members[i];
+    if (mb.count == 0) continue;
+    staged.resize(mb.count * state);
+    for (std::uint64_t k = 0; k < 2; ++k) {
+      const std::uint64_t at = (k * tiles + mb.first) * state;
+      detail::cl_guard(m.op, *mb.ctx.impl(), [&] {
+        detail::read_wait(detail::queue_of(leases[i].queue()), partials[i], at, staged.size(), staged.data());
+      });
+      detail::cl_guard(m.op, *m0.ctx.impl(), [&] {
+        detail::write_wait(detail::queue_of(q0), partials[0], at, staged.size(), staged.data());
+      });
+    }
+  }
+  detail::cl_guard(m.op, *m0.ctx.impl(), [&] {
+    cl::Buffer out = detail::scratch(q0, LscvMatrixScratch::sums, 2 * sizeof(double));
+    m0.pass->enqueue_finish(q0, partials[0], m.n, out, out, 0, {});
+    double host[2];
+    detail::read_wait(detail::queue_of(q0), out, 0, 2 * sizeof(double), host);
+    s4 = host[0], s2 = host[1];
+  });
 }
 
 }  // namespace clstat::bandwidth_detail

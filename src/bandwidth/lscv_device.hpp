@@ -41,6 +41,12 @@ class WhitenedPairs {
  public:
   /// x: n x d row-major (host); centred on its mean before upload.
   WhitenedPairs(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d);
+  /// The same over several devices (a DeviceGroup's members and weights): each pass's tiles of
+  /// the pair triangle dealt by the weights, every device computing its tiles' partials with the
+  /// first device's tile shape, the merge on the first: the first device's sums bit for bit on
+  /// devices of one type.
+  WhitenedPairs(const std::vector<Context>& devices, const std::vector<double>& weights, const char* op,
+                const double* x, std::size_t n, std::size_t d);
   ~WhitenedPairs();
   /// With A lower triangular (d x d) and q_ij = |A (x_i - x_j)|^2: s4 = sum_{i<j} exp(-q/4),
   /// s2 = sum_{i<j} exp(-q/2), in one fused pass (pair_sums.cl, one exp per pair).
@@ -48,6 +54,7 @@ class WhitenedPairs {
   void sums(const Mat& A, double& s4, double& s2) const;
 
  private:
+  struct Member;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

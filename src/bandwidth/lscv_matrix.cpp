@@ -12,6 +12,7 @@
 #include "bandwidth/lscv_device.hpp"
 #include "bandwidth/nelder_mead.hpp"
 #include "clstat/bandwidth.hpp"
+#include "clstat/group.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
@@ -25,6 +26,10 @@ struct Evaluator {
   std::size_t n, d;
   Evaluator(const Context& ctx, const char* op, const double* x, std::size_t n_, std::size_t d_)
       : pairs(ctx, op, x, n_, d_), n(n_), d(d_) {}
+  // Over a group's members: each evaluation's pair pass split by tiles (lscv_device.hpp).
+  Evaluator(const std::vector<Context>& devices, const std::vector<double>& weights, const char* op, const double* x,
+            std::size_t n_, std::size_t d_)
+      : pairs(devices, weights, op, x, n_, d_), n(n_), d(d_) {}
   // LSCV at H = L L' (L lower triangular with a positive diagonal).
   double at_factor(const Mat& L) const {
     const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
@@ -121,15 +126,15 @@ void check_lscv_H(const char* op, const Context& ctx, const double* x, std::size
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
 
-LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
-  const char* op = "clstat::bandwidth::lscv_H";
-  detail::Lease lease = detail::Lease::named(q);  // every evaluation below runs on q
-  const Context ctx = q.context();
+// The search, given how to make the evaluator (one device or a group's members).
+template <class Make>
+LscvMatrixResult lscv_H_search(const char* op, const double* x, std::size_t n, std::size_t d,
+                               const LscvMatrixOptions& o, Make&& make) {
   const Mat S = covariance(op, x, n, d);
   reject_duplicates(op, x, n, d);
   const double dd = static_cast<double>(d);
   const Mat Hns = S * std::pow(4 / ((dd + 2) * static_cast<double>(n)), 2 / (dd + 4));
-  Evaluator e(ctx, op, x, n, d);
+  const Evaluator e = make();
 
   LscvMatrixResult best;
   best.objective = HUGE_VAL;
@@ -177,7 +182,23 @@ LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::
   return best;
 }
 
+LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_H";
+  detail::Lease lease = detail::Lease::named(q);  // every evaluation below runs on q
+  const Context ctx = q.context();
+  return lscv_H_search(op, x, n, d, o, [&] { return Evaluator(ctx, op, x, n, d); });
+}
+
 }  // namespace
+
+LscvMatrixResult lscv_H(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                        const LscvMatrixOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_H";
+  for (std::size_t i = 0; i < g.size(); ++i) check_lscv_H(op, g.member(i), x, n, d, o);
+  std::vector<Context> members;
+  for (std::size_t i = 0; i < g.size(); ++i) members.push_back(g.member(i));
+  return lscv_H_search(op, x, n, d, o, [&] { return Evaluator(members, g.weights(), op, x, n, d); });
+}
 
 LscvMatrixResult lscv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvMatrixOptions& o) {
   check_lscv_H("clstat::bandwidth::lscv_H", ctx, x, n, d, o);

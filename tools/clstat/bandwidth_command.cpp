@@ -40,7 +40,8 @@ const char* k_usage =
     "                     cap of 3000 evaluations (otherwise it is printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
-    "                     plugin also \"all\" or a comma-separated list: the pair sums split over them\n"
+    "                     plugin and lscv-H also \"all\" or a comma-separated list: the pair sums\n"
+    "                     split over them\n"
     "  --mpi              plugin under mpirun: each process reads its share of the rows (a raw file\n"
     "                     from its offset) and uses its own device (--device, else the host's GPUs\n"
     "                     by local rank); process 0 prints\n"
@@ -156,9 +157,9 @@ int bandwidth_command(int argc, char** argv) {
   bool has_objective = false;
   std::string extra;
   double multiplier = 0;  // lscv-h: the minimising multiple of S^(1/2) (h itself is in data units)
-  if (names_group(device) && method != "plugin")
-    throw std::invalid_argument("--device " + device + ": a device list splits --method plugin; " + method +
-                                " takes one device");
+  if (names_group(device) && method != "plugin" && method != "lscv-H")
+    throw std::invalid_argument("--device " + device + ": a device list splits --method plugin and lscv-H; " +
+                                method + " takes one device");
   auto context = [&] { return context_for(device); };
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
   else if (method == "scott") H = bw::scott(x, n, d);
@@ -182,7 +183,8 @@ int bandwidth_command(int argc, char** argv) {
     o.restarts = restarts;
     clstat_tools::Progress progress("clstat bandwidth: lscv-H (evaluations, at most)");
     o.progress = [&](const clstat::ProgressReport& p) { progress.update(p.done, p.total); };
-    const auto r = bw::lscv_H(context(), x, n, d, o);
+    const auto r = names_group(device) ? bw::lscv_H(clstat::DeviceGroup::from_spec(device), x, n, d, o)
+                                       : bw::lscv_H(context(), x, n, d, o);
     progress.clear();
     std::fprintf(stderr, "clstat bandwidth: lscv-H: %zu evaluations, best %.12g%s\n", r.evaluations, r.objective,
                  r.converged ? "" : " (not converged)");
