@@ -101,5 +101,17 @@ namespace bandwidth {
 CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
                                          std::size_t d, const PluginOptions& options = {});
 
+/// LSCV over full bandwidth matrices (lscv_H of clstat/bandwidth.hpp) of the union of every
+/// process's shard (rows in rank order; 0 rows allowed): the shards gathered on every process
+/// (8 n d bytes to each), every process running the same Nelder-Mead search, each evaluation's
+/// pair pass split by tiles in rank order as plugin's passes are, with rank 0's sums taken by
+/// every process. On one device type each evaluation's sums, and so H, are one process's bit
+/// for bit; every process returns the same result. d and options (but progress) must be the
+/// same on every process. Throws on every process as lscv_H does. Work: n^2 d / 2 pair terms per
+/// evaluation over the processes; per evaluation two gathers (the partials, 32 bytes a tile, and
+/// the sums).
+CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
+                                      std::size_t d, const LscvMatrixOptions& options = {});
+
 }  // namespace bandwidth
 }  // namespace clstat

@@ -218,3 +218,34 @@ TEST_CASE("mpi.plugin_equals_one_process") {
   if (size() > 1) CHECK_THROWS_AS(mpi::plugin(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1, other), std::invalid_argument);
   CHECK(same_bits(mpi::plugin(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo, 1)[0], bandwidth::plugin(ctx(), x.data(), n, 1)[0]));
 }
+
+TEST_CASE("mpi.lscv_H_equals_one_process") {
+  // Every evaluation's sums are one process's (rank 0's merge of every process's tiles), so every
+  // process runs the single-process search: the same H, objective and evaluations.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 600, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  bandwidth::LscvMatrixOptions o;
+  o.restarts = 0;
+  o.max_evaluations = 40;
+  const auto want = bandwidth::lscv_H(ctx(), x.data(), n, d, o);
+  for (const auto& w : kSplits) {
+    const auto b = bounds(n, w);
+    const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+    INFO("shard [" << lo << ", " << hi << ")");
+    const auto got = mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, o);
+    CHECK(got.evaluations == want.evaluations);
+    CHECK(same_bits(got.objective, want.objective));
+    REQUIRE(got.H.size() == want.H.size());
+    for (std::size_t i = 0; i < want.H.size(); ++i) CHECK(same_bits(got.H[i], want.H[i]));
+  }
+  // Bad options on one process raise on all; then a good call.
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  bandwidth::LscvMatrixOptions bad = o;
+  if (rank() == size() - 1) bad.max_evaluations = 5;
+  CHECK_THROWS_AS(mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, bad), std::invalid_argument);
+  CHECK(mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, o).evaluations == want.evaluations);
+}

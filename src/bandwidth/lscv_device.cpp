@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <exception>
+#include <tuple>
+#include <utility>
 
 #include "bandwidth/pair_sums.hpp"
 #include "build/program_cache.hpp"
@@ -245,7 +249,64 @@ struct WhitenedPairs::Impl {
   const char* op;
   std::size_t n, d;
   std::vector<Member> members;
+  Exchange* ex = nullptr;  // over processes: members[0] is this process's device
+  std::uint64_t tiles = 0;
 };
+
+namespace {
+// The centred data, dimension-major.
+std::vector<double> centred(const double* x, std::size_t n, std::size_t d) {
+  std::vector<double> mu(d, 0.0), xd(n * d);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) mu[k] += x[i * d + k];
+  for (auto& v : mu) v /= static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
+  return xd;
+}
+
+// Process r's tiles of `tiles` over P processes: an equal share in rank order.
+std::pair<std::uint64_t, std::uint64_t> rank_tiles(std::uint64_t tiles, int r, int P) {
+  const auto R = static_cast<std::uint64_t>(r), base = tiles / static_cast<std::uint64_t>(P),
+             extra = tiles % static_cast<std::uint64_t>(P);
+  return {R * base + std::min(R, extra), base + (R < extra ? 1 : 0)};
+}
+}  // namespace
+
+WhitenedPairs::WhitenedPairs(const Context& ctx, Exchange& ex, const char* op, const double* x, std::size_t n,
+                             std::size_t d)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.op = op, m.n = n, m.d = d, m.ex = &ex;
+  std::vector<double> xd = centred(x, n, d);  // CL_MEM_COPY_HOST_PTR takes a non-const pointer
+  Member mb{ctx, {}, {}, {}, 0, 0};
+  PairSumPass::Shape shape{0, 0};
+  std::exception_ptr err;
+  try {
+    if (d > pairwise_max_dim)
+      throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) + " exceeds " +
+                                  std::to_string(pairwise_max_dim));
+    detail::cl_guard(op, *ctx.impl(), [&] { shape = PairSumPass(ctx, op, PairTerm::lscv, d).shape(); });
+  } catch (...) {
+    err = std::current_exception();
+  }
+  const auto shapes = agree_before(ex, op, err, 0, std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(&shape),
+                                                                              reinterpret_cast<const unsigned char*>(&shape) + sizeof shape));
+  std::memcpy(&shape, shapes[0].data(), sizeof shape);
+  try {
+    detail::cl_guard(op, *ctx.impl(), [&] {
+      mb.prog = build::program(*ctx.impl(), "bandwidth/lscv", lscv_options(*ctx.impl(), d, op));
+      mb.pass = std::make_unique<PairSumPass>(ctx, op, PairTerm::lscv, d, 0, &shape);
+      m.tiles = mb.pass->tiles(n);
+      std::tie(mb.first, mb.count) = rank_tiles(m.tiles, ex.rank(), ex.size());
+      mb.x = cl::Buffer(ctx.impl()->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, xd.size() * sizeof(double), xd.data());
+    });
+  } catch (...) {
+    err = std::current_exception();
+  }
+  agree_before(ex, op, err, 0, {});
+  m.members.push_back(std::move(mb));
+}
 
 WhitenedPairs::WhitenedPairs(const Context& ctx, const char* op, const double* x, std::size_t n, std::size_t d)
     : WhitenedPairs(std::vector<Context>{ctx}, {1.0}, op, x, n, d) {}
@@ -258,12 +319,7 @@ WhitenedPairs::WhitenedPairs(const std::vector<Context>& devices, const std::vec
   if (d > pairwise_max_dim)
     throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) + " exceeds " +
                                 std::to_string(pairwise_max_dim));
-  std::vector<double> mu(d, 0.0), xd(n * d);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) mu[k] += x[i * d + k];
-  for (auto& v : mu) v /= static_cast<double>(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < d; ++k) xd[k * n + i] = x[i * d + k] - mu[k];
+  std::vector<double> xd = centred(x, n, d);  // CL_MEM_COPY_HOST_PTR takes a non-const pointer
   // The tiles dealt by the weights (floor, the rest to the last member of positive weight).
   PairSumPass::Shape shape{0, 0};
   std::uint64_t tiles = 0;
@@ -302,6 +358,10 @@ WhitenedPairs::~WhitenedPairs() = default;
 void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) const {
   const Impl& m = *impl_;
   const std::vector<double> a = row_major(A);  // alive until the blocking reads below
+  if (m.ex) {
+    exchange_sums(a, s4, s2);
+    return;
+  }
   // Every member with tiles: the rows prepared for H, its tiles' partials; the others' partials
   // then copied into the first member's buffer, where the merge runs (one member: all of it).
   std::vector<detail::Lease> leases;
@@ -368,6 +428,63 @@ void WhitenedPairs::sums(const Mat& A, double& s4, double& s2) const {
     detail::read_wait(detail::queue_of(q0), out, 0, 2 * sizeof(double), host);
     s4 = host[0], s2 = host[1];
   });
+}
+
+void WhitenedPairs::exchange_sums(const std::vector<double>& a, double& s4, double& s2) const {
+  const Impl& m = *impl_;
+  Exchange& ex = *m.ex;
+  const Member& mb = m.members[0];
+  const std::uint64_t state = 2 * sizeof(double);
+  detail::Lease lease = detail::Lease::any(mb.ctx);
+  const Queue q = lease.queue();
+  const cl::CommandQueue& cq = detail::queue_of(q);
+  // This process's tiles: the rows prepared for H, the partials of both outputs read back.
+  std::vector<unsigned char> mine(2 * mb.count * state);
+  cl::Buffer partials;
+  std::exception_ptr err;
+  try {
+    detail::cl_guard(m.op, *mb.ctx.impl(), [&] {
+      cl::Buffer Ab = detail::scratch(q, LscvMatrixScratch::a, m.d * m.d * sizeof(double));
+      cl::Buffer rows = detail::scratch(q, LscvMatrixScratch::rows, m.n * row_stride(m.d) * sizeof(double));
+      partials = detail::scratch(q, LscvMatrixScratch::partials, mb.pass->partial_bytes(m.n));
+      detail::write_wait(cq, Ab, 0, a.size() * sizeof(double), a.data());
+      cl::Kernel prep = build::kernel(*mb.prog, "lscv_rows", q.index());
+      prep.setArg(0, mb.x);
+      prep.setArg(1, static_cast<cl_uint>(m.n));
+      prep.setArg(2, Ab);
+      prep.setArg(3, rows);
+      const Event ev = detail::launch(q, prep, cl::NDRange(round_up(m.n, 64)), cl::NDRange(64), {}, m.op);
+      if (mb.count > 0) {
+        mb.pass->enqueue_tiles(q, rows, 0, m.n, Ab, PairSumPass::k_scale_value, 0.0, partials, mb.first, mb.count, {ev});
+        for (std::uint64_t k = 0; k < 2; ++k)
+          detail::read_wait(cq, partials, (k * m.tiles + mb.first) * state, mb.count * state, mine.data() + k * mb.count * state);
+      }
+    });
+  } catch (...) {
+    err = std::current_exception();
+  }
+  const auto parts = agree_before(ex, m.op, err, 0, mine);
+  // Every process's partials at their places, the merge, and rank 0's sums for all.
+  double host[2] = {0, 0};
+  try {
+    detail::cl_guard(m.op, *mb.ctx.impl(), [&] {
+      for (std::size_t r = 0; r < parts.size(); ++r) {
+        const auto [first, count] = rank_tiles(m.tiles, static_cast<int>(r), static_cast<int>(parts.size()));
+        for (std::uint64_t k = 0; k < 2 && count > 0; ++k)
+          detail::write_wait(cq, partials, (k * m.tiles + first) * state, count * state, parts[r].data() + k * count * state);
+      }
+      cl::Buffer out = detail::scratch(q, LscvMatrixScratch::sums, 2 * sizeof(double));
+      mb.pass->enqueue_finish(q, partials, m.n, out, out, 0, {});
+      detail::read_wait(cq, out, 0, 2 * sizeof(double), host);
+    });
+  } catch (...) {
+    err = std::current_exception();
+  }
+  const auto sums = agree_before(ex, m.op, err, 0,
+                                 std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(host),
+                                                            reinterpret_cast<const unsigned char*>(host) + sizeof host));
+  std::memcpy(host, sums[0].data(), sizeof host);
+  s4 = host[0], s2 = host[1];
 }
 
 }  // namespace clstat::bandwidth_detail

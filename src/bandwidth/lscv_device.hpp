@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "bandwidth/bandwidth_input.hpp"
+#include "clstat/exchange.hpp"
 #include "clstat/runtime.hpp"
 
 namespace clstat::bandwidth_detail {
@@ -47,6 +48,11 @@ class WhitenedPairs {
   /// devices of one type.
   WhitenedPairs(const std::vector<Context>& devices, const std::vector<double>& weights, const char* op,
                 const double* x, std::size_t n, std::size_t d);
+  /// The same over processes (clstat/exchange.hpp): x is all the data on every process; the
+  /// tiles dealt to the processes in rank order, rank 0's tile shape, every process's partials
+  /// gathered by all and merged by each, and rank 0's sums taken by every process. Collective:
+  /// every process constructs and calls sums() alike.
+  WhitenedPairs(const Context& ctx, Exchange& ex, const char* op, const double* x, std::size_t n, std::size_t d);
   ~WhitenedPairs();
   /// With A lower triangular (d x d) and q_ij = |A (x_i - x_j)|^2: s4 = sum_{i<j} exp(-q/4),
   /// s2 = sum_{i<j} exp(-q/2), in one fused pass (pair_sums.cl, one exp per pair).
@@ -54,6 +60,7 @@ class WhitenedPairs {
   void sums(const Mat& A, double& s4, double& s2) const;
 
  private:
+  void exchange_sums(const std::vector<double>& a, double& s4, double& s2) const;
   struct Member;
   struct Impl;
   std::unique_ptr<Impl> impl_;

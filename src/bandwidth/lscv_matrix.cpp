@@ -6,12 +6,16 @@
 // on the device). ks parametrises by vech(H^(1/2)) instead; both reach the same minima.
 // The start is the normal-scale H (the paper's eq. (25) gives its square root).
 #include <cmath>
+#include <cstring>
+#include <exception>
+#include <string>
 #include <stdexcept>
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/lscv_device.hpp"
 #include "bandwidth/nelder_mead.hpp"
 #include "clstat/bandwidth.hpp"
+#include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
 #include "runtime/lease.hpp"
 
@@ -30,6 +34,9 @@ struct Evaluator {
   Evaluator(const std::vector<Context>& devices, const std::vector<double>& weights, const char* op, const double* x,
             std::size_t n_, std::size_t d_)
       : pairs(devices, weights, op, x, n_, d_), n(n_), d(d_) {}
+  // Over processes: each evaluation's tiles dealt to them, every process the same sums.
+  Evaluator(const Context& ctx, Exchange& ex, const char* op, const double* x, std::size_t n_, std::size_t d_)
+      : pairs(ctx, ex, op, x, n_, d_), n(n_), d(d_) {}
   // LSCV at H = L L' (L lower triangular with a positive diagonal).
   double at_factor(const Mat& L) const {
     const Mat A = L.triangularView<Eigen::Lower>().solve(Mat::Identity(L.rows(), L.cols()));
@@ -190,6 +197,39 @@ LscvMatrixResult lscv_H_on(const Queue& q, const double* x, std::size_t n, std::
 }
 
 }  // namespace
+
+LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t d,
+                        const LscvMatrixOptions& o) {
+  const std::string op = "clstat::bandwidth::lscv_H (processes)";
+  std::exception_ptr err;
+  try {
+    if (d == 0) throw std::invalid_argument(op + ": d = 0");
+    if (n_local > 0 && !x) throw std::invalid_argument(op + ": null data pointer with n_local = " + std::to_string(n_local));
+    if (!(o.rel_tol > 0)) throw std::invalid_argument(op + ": rel_tol must be positive");
+    if (o.restarts > 6) throw std::invalid_argument(op + ": at most 6 restarts");
+    if (o.max_evaluations < 10) throw std::invalid_argument(op + ": max_evaluations must be at least 10");
+    if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+  } catch (...) {
+    err = std::current_exception();
+  }
+  std::uint64_t args = hash_bytes(hash_seed, &d, sizeof d);
+  args = hash_bytes(args, &o.restarts, sizeof o.restarts);
+  args = hash_bytes(args, &o.rel_tol, sizeof o.rel_tol);
+  args = hash_bytes(args, &o.max_evaluations, sizeof o.max_evaluations);
+  const auto* b = reinterpret_cast<const unsigned char*>(x);
+  const auto shards = agree_before(ex, op, err, args,
+                                   err || n_local == 0 ? std::vector<unsigned char>{}
+                                                       : std::vector<unsigned char>(b, b + n_local * d * sizeof(double)));
+  std::vector<double> all;
+  for (const auto& sh : shards) {
+    const std::size_t at = all.size();
+    all.resize(at + sh.size() / sizeof(double));
+    if (!sh.empty()) std::memcpy(all.data() + at, sh.data(), sh.size());
+  }
+  const std::size_t n = all.size() / d;
+  check_data(op.c_str(), all.data(), n, d);  // the same data everywhere: every process throws alike
+  return lscv_H_search(op.c_str(), all.data(), n, d, o, [&] { return Evaluator(ctx, ex, op.c_str(), all.data(), n, d); });
+}
 
 LscvMatrixResult lscv_H(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
                         const LscvMatrixOptions& o) {

@@ -42,7 +42,7 @@ const char* k_usage =
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
     "                     plugin and lscv-H also \"all\" or a comma-separated list: the pair sums\n"
     "                     split over them\n"
-    "  --mpi              plugin under mpirun: each process reads its share of the rows (a raw file\n"
+    "  --mpi              plugin, lscv-H under mpirun: each process reads its share of the rows (a raw file\n"
     "                     from its offset) and uses its own device (--device, else the host's GPUs\n"
     "                     by local rank); process 0 prints\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
@@ -130,7 +130,8 @@ int bandwidth_command(int argc, char** argv) {
   namespace bw = clstat::bandwidth;
   const bw::PluginOptions plugin_options{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
   if (mpi) {
-    if (method != "plugin") throw std::invalid_argument("--mpi splits --method plugin; " + method + " takes one process");
+    if (method != "plugin" && method != "lscv-H")
+      throw std::invalid_argument("--mpi splits --method plugin and lscv-H; " + method + " takes one process");
     if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
 #ifdef CLSTAT_CLI_MPI
     return with_mpi("clstat bandwidth", [&] {
@@ -139,10 +140,24 @@ int bandwidth_command(int argc, char** argv) {
       MPI_Comm_size(MPI_COMM_WORLD, &size);
       const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
       const Table part = read_table_part(data, columns, dims, static_cast<std::size_t>(rank), static_cast<std::size_t>(size));
-      const std::vector<double> h = clstat::mpi::plugin(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, plugin_options);
       std::uint64_t n = part.rows;
       MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-      if (rank == 0) print(method, n, part.cols, h, {}, 0, false, 0, "", true);
+      if (method == "plugin") {
+        const std::vector<double> h =
+            clstat::mpi::plugin(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, plugin_options);
+        if (rank == 0) print(method, n, part.cols, h, {}, 0, false, 0, "", true);
+        return 0;
+      }
+      bw::LscvMatrixOptions lo;
+      lo.restarts = restarts;
+      const auto r = clstat::mpi::lscv_H(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, lo);
+      if (rank == 0) print(method, n, part.cols, {}, r.H, 0, true, r.objective, std::to_string(r.evaluations), r.converged);
+      if (!r.converged && !accept_nonconverged) {
+        if (rank == 0)
+          std::cerr << "clstat bandwidth: lscv-H did not converge within " << r.evaluations
+                    << " evaluations (--accept-nonconverged takes the best point found)\n";
+        return 1;
+      }
       return 0;
     });
 #else

@@ -12,7 +12,8 @@
 //   process and for every run with the same shards.
 // - Plug-in bandwidth: the shards gathered on every process, each pass's tiles of the pair
 //   triangle dealt to the processes, the tiles' partial sums (16 bytes a tile) gathered by all
-//   and merged in the pass's fixed order: one process's bandwidths bit for bit on one device type.
+//   and merged in the pass's fixed order: one process's bandwidths bit for bit on one device type;
+//   LSCV over full H the same for every evaluation of its search.
 // Bad input or a device failure on any process raises on every process (clstat/exchange.hpp);
 // none is left waiting. MPI errors raise std::runtime_error with MPI's message.
 //
@@ -99,5 +100,12 @@ CLSTAT_MPI_EXPORT std::vector<double> kde(const Context& ctx, MPI_Comm comm, con
 /// data (8 n d bytes) and, per pass and column, the partials (16 bytes a tile) to every process.
 CLSTAT_MPI_EXPORT std::vector<double> plugin(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
                                              std::size_t d, const bandwidth::PluginOptions& options = {});
+
+/// LSCV over full bandwidth matrices of the rows of all processes together (rank order): the
+/// exchange form of clstat/exchange.hpp over comm (every process runs the same search on the same
+/// sums: one process's H bit for bit on one device type). Collective; errors as there.
+CLSTAT_MPI_EXPORT bandwidth::LscvMatrixResult lscv_H(const Context& ctx, MPI_Comm comm, const double* x,
+                                                     std::size_t n_local, std::size_t d,
+                                                     const bandwidth::LscvMatrixOptions& options = {});
 
 }  // namespace clstat::mpi
