@@ -22,6 +22,7 @@
 #include "clstat/export.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
+#include "clstat/stable_fit.hpp"
 
 namespace clstat {
 
@@ -114,4 +115,20 @@ CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const do
                                       std::size_t d, const LscvMatrixOptions& options = {});
 
 }  // namespace bandwidth
+
+namespace stable {
+
+/// The fit of clstat/stable_fit.hpp (fit) to the union of every process's shard (n_local values
+/// here, 0 allowed; the values in rank order): the shards gathered on every process (8 n bytes to
+/// each), which all make the same start, grid and Newton steps, with every log-likelihood the sum
+/// over the processes of their shards' log-likelihoods on their own devices, added in rank order.
+/// Every process returns the same result. It agrees with one process's fit to the fit's
+/// tolerance (the sums round differently), and is that fit bit for bit when one process holds
+/// every value. options must be the same on every process (progress excepted). Throws on every
+/// process as fit does. Work: each process's shard's likelihood passes (33 laws a Newton
+/// stencil), one gather of the shards and one gather of a few sums per batch of laws.
+CLSTAT_EXPORT FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
+                            const FitOptions& options = {});
+
+}  // namespace stable
 }  // namespace clstat

@@ -249,3 +249,42 @@ TEST_CASE("mpi.lscv_H_equals_one_process") {
   CHECK_THROWS_AS(mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, bad), std::invalid_argument);
   CHECK(mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, o).evaluations == want.evaluations);
 }
+
+TEST_CASE("mpi.stable_fit_adds_the_shards_likelihoods") {
+  // Every process takes the same steps on the summed likelihoods: the same result on every
+  // process, one process's fit within the fit's tolerance, and bit for bit when one process holds
+  // every value.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const stable::Params law{1.6, 0.3, 2.0, -1.0, stable::Param::S0};
+  const std::size_t n = 300;  // the MLE's quadrature on 2 CPU cores: seconds per fit
+  const auto x = stable::sample(ctx(), n, law, seed);
+  const auto want = stable::fit(ctx(), x.data(), n);
+  for (const std::vector<double>& w : {std::vector<double>{1, 3}, std::vector<double>{1, 0}}) {
+    const auto b = bounds(n, w);
+    const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+    INFO("shard [" << lo << ", " << hi << ")");
+    const auto got = mpi::fit(ctx(), MPI_COMM_WORLD, x.data() + lo, hi - lo);
+    double mine[4] = {got.params.alpha, got.params.beta, got.params.scale, got.params.loc}, first[4];
+    std::copy(mine, mine + 4, first);
+    MPI_Bcast(first, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int k = 0; k < 4; ++k) CHECK(same_bits(mine[k], first[k]));
+    bool one_holds_all = false;
+    for (std::size_t r = 0; r + 1 < b.size(); ++r) one_holds_all |= b[r + 1] - b[r] == n;
+    if (one_holds_all) {
+      CHECK(same_bits(got.params.alpha, want.params.alpha));
+      CHECK(same_bits(got.loglik, want.loglik));
+    }
+    CHECK(std::fabs(got.params.alpha - want.params.alpha) <= 1e-4);
+    CHECK(std::fabs(got.params.beta - want.params.beta) <= 1e-3);
+    CHECK(std::fabs(got.params.scale - want.params.scale) <= 1e-4 * want.params.scale);
+    CHECK(std::fabs(got.params.loc - want.params.loc) <= 1e-3 * want.params.scale);
+    CHECK(std::fabs(got.loglik - want.loglik) <= 1e-6 * std::fabs(want.loglik));
+  }
+  // Too few values in all, and a NaN on one process: every process raises.
+  CHECK_THROWS_AS(mpi::fit(ctx(), MPI_COMM_WORLD, x.data(), rank() == 0 ? 5 : 0), std::invalid_argument);
+  std::vector<double> bad(x.begin(), x.begin() + 100);
+  if (rank() == size() - 1) bad[7] = std::nan("");
+  CHECK_THROWS_AS(mpi::fit(ctx(), MPI_COMM_WORLD, bad.data(), bad.size()), std::invalid_argument);
+}

@@ -16,11 +16,15 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "clstat/exchange.hpp"
 #include "clstat/stable_fit.hpp"
 #include "stable/fit_internal.hpp"
 
@@ -306,8 +310,13 @@ std::vector<double> checked_sorted(const std::vector<double>& x, const std::stri
 
 namespace {
 
+// The log-likelihoods of data set s under each of laws[s] (fit_detail::loglik_many's contract):
+// one device's pass, or, over processes, each process's shard summed in rank order.
+using Loglik = std::function<std::vector<std::vector<double>>(const std::vector<const std::vector<double>*>&,
+                                                              const std::vector<std::vector<Params>>&)>;
+
 std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<std::vector<double>>& sets,
-                                         const FitOptions& o) {
+                                         const FitOptions& o, const Loglik& loglik) {
   if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
   const bool single = sets.size() == 1;
   std::vector<Job> jobs(sets.size());
@@ -342,7 +351,7 @@ std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<s
     std::vector<const std::vector<double>*> data;
     std::vector<std::vector<Params>> laws;
     for (std::size_t s = 0; s < sets.size(); ++s) data.push_back(&sets[s]), laws.push_back(jobs[s].request);
-    const auto L = fit_detail::loglik_many(ctx, data, laws);
+    const auto L = loglik(data, laws);
     for (std::size_t s = 0; s < sets.size(); ++s) {
       out[s].loglik = L[s][0];
       out[s].params = in_param(out[s].params, o.param);
@@ -358,7 +367,7 @@ std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<s
     for (std::size_t s = 0; s < jobs.size(); ++s)
       if (jobs[s].stage != 3) data.push_back(jobs[s].x), laws.push_back(jobs[s].request), who.push_back(s);
     if (who.empty()) break;
-    const auto L = fit_detail::loglik_many(ctx, data, laws);
+    const auto L = loglik(data, laws);
     for (std::size_t k = 0; k < who.size(); ++k) advance(jobs[who[k]], L[k], o, single);
   }
   for (std::size_t s = 0; s < jobs.size(); ++s) {
@@ -394,23 +403,24 @@ double rescale_factor(const std::vector<double>& x) {
   return std::ldexp(1.0, std::ilogb(spread));
 }
 
-}  // namespace
 
 // The law is a location-scale family: the fit of x / c is the fit of x with scale and location
 // divided by c (in S0, and in S1 away from alpha = 1), and a log-likelihood larger by n log c.
-std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
-                                const FitOptions& o) {
+// make_loglik(c) gives the likelihood of the data divided by c (one factor a set).
+std::vector<FitResult> fit_many_scaled(const Context& ctx, const std::vector<std::vector<double>>& sets,
+                                       const FitOptions& o,
+                                       const std::function<Loglik(const std::vector<double>&)>& make_loglik) {
   check_options(o);
   std::vector<double> c(sets.size(), 1.0);
   bool any = false;
   for (std::size_t s = 0; s < sets.size(); ++s) any = (c[s] = rescale_factor(sets[s])) != 1.0 || any;
-  if (!any) return fit_many_unscaled(ctx, sets, o);
+  if (!any) return fit_many_unscaled(ctx, sets, o, make_loglik(c));
   std::vector<std::vector<double>> scaled = sets;
   for (std::size_t s = 0; s < sets.size(); ++s)
     for (double& v : scaled[s]) v /= c[s];
   FitOptions o0 = o;
   o0.param = Param::S0;
-  auto out = fit_many_unscaled(ctx, scaled, o0);
+  auto out = fit_many_unscaled(ctx, scaled, o0, make_loglik(c));
   for (std::size_t s = 0; s < sets.size(); ++s) {
     FitResult& r = out[s];
     r.params.scale *= c[s];
@@ -424,6 +434,74 @@ std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vecto
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
+                                const FitOptions& o) {
+  return fit_many_scaled(ctx, sets, o, [&](const std::vector<double>&) -> Loglik {
+    return [&](const std::vector<const std::vector<double>*>& data, const std::vector<std::vector<Params>>& laws) {
+      return fit_detail::loglik_many(ctx, data, laws);
+    };
+  });
+}
+
+
+FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, const FitOptions& o) {
+  const std::string op = "clstat::stable::fit (processes)";
+  // Every process's shard to all (the start, the grid and the standard errors are host work on
+  // all the data, the same on every process); the likelihoods from the shards, summed.
+  std::exception_ptr err;
+  try {
+    if (n_local > 0 && !x) throw std::invalid_argument(op + ": null input with n_local = " + std::to_string(n_local));
+    check_options(o);
+  } catch (...) {
+    err = std::current_exception();
+  }
+  std::uint64_t args = hash_bytes(hash_seed, &o.method, sizeof o.method);
+  args = hash_bytes(args, &o.param, sizeof o.param);
+  args = hash_bytes(args, &o.tol, sizeof o.tol);
+  args = hash_bytes(args, &o.max_iter, sizeof o.max_iter);
+  const auto* b = reinterpret_cast<const unsigned char*>(x);
+  const auto shards = agree_before(ex, op, err, args,
+                                   err || n_local == 0 ? std::vector<unsigned char>{}
+                                                       : std::vector<unsigned char>(b, b + n_local * sizeof(double)));
+  std::vector<double> all;
+  for (const auto& sh : shards) {
+    const std::size_t at = all.size();
+    all.resize(at + sh.size() / sizeof(double));
+    if (!sh.empty()) std::memcpy(all.data() + at, sh.data(), sh.size());
+  }
+  const std::vector<double> mine(x, x + n_local);
+  return fit_many_scaled(ctx, {all}, o, [&](const std::vector<double>& c) -> Loglik {
+    return [&, c0 = c[0]](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
+      // This process's shard (divided by c as the whole set is) under every law, then the sums
+      // of all processes added in rank order: the same value on every process.
+      std::vector<double> local(laws.empty() ? 0 : laws[0].size(), 0.0);
+      std::exception_ptr e;
+      try {
+        if (!mine.empty() && !local.empty()) {
+          std::vector<double> scaled = mine;
+          if (c0 != 1.0)
+            for (double& v : scaled) v /= c0;
+          local = fit_detail::loglik_many(ctx, {&scaled}, laws).at(0);
+        }
+      } catch (...) {
+        e = std::current_exception();
+      }
+      const auto* lb = reinterpret_cast<const unsigned char*>(local.data());
+      const auto parts = agree_before(ex, op, e, 0, std::vector<unsigned char>(lb, lb + local.size() * sizeof(double)));
+      std::vector<double> total(local.size(), 0.0);
+      for (const auto& pr : parts)
+        for (std::size_t k = 0; k < total.size(); ++k) {
+          double v;
+          std::memcpy(&v, pr.data() + k * sizeof(double), sizeof v);
+          total[k] += v;
+        }
+      return std::vector<std::vector<double>>{total};
+    };
+  }).at(0);
 }
 
 FitResult fit(const Context& ctx, const double* x, std::size_t n, const FitOptions& o) {

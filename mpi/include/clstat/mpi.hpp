@@ -14,6 +14,8 @@
 //   triangle dealt to the processes, the tiles' partial sums (16 bytes a tile) gathered by all
 //   and merged in the pass's fixed order: one process's bandwidths bit for bit on one device type;
 //   LSCV over full H the same for every evaluation of its search.
+// - Stable fit: every log-likelihood of the search summed over the processes' shards in rank
+//   order (a few doubles per batch of laws); the shards gathered once for the start.
 // Bad input or a device failure on any process raises on every process (clstat/exchange.hpp);
 // none is left waiting. MPI errors raise std::runtime_error with MPI's message.
 //
@@ -31,6 +33,7 @@
 #include "clstat/exchange.hpp"
 #include "clstat/bandwidth.hpp"
 #include "clstat/kde.hpp"
+#include "clstat/stable_fit.hpp"
 #include "clstat/mpi_export.hpp"
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
@@ -107,5 +110,13 @@ CLSTAT_MPI_EXPORT std::vector<double> plugin(const Context& ctx, MPI_Comm comm, 
 CLSTAT_MPI_EXPORT bandwidth::LscvMatrixResult lscv_H(const Context& ctx, MPI_Comm comm, const double* x,
                                                      std::size_t n_local, std::size_t d,
                                                      const bandwidth::LscvMatrixOptions& options = {});
+
+/// The alpha-stable fit (clstat/stable_fit.hpp) of the values of all processes together (rank
+/// order): the exchange form of clstat/exchange.hpp over comm; every log-likelihood is the sum of
+/// the processes' shards' log-likelihoods, each on its own device, added in rank order, and every
+/// process takes the same steps and returns the same result (one process's fit to the fit's
+/// tolerance; bit for bit when one process holds every value). Collective; errors as there.
+CLSTAT_MPI_EXPORT stable::FitResult fit(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
+                                        const stable::FitOptions& options = {});
 
 }  // namespace clstat::mpi
