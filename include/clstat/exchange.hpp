@@ -108,7 +108,8 @@ CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, Exchange& ex, const
 /// pair pass split by tiles in rank order as plugin's passes are, with rank 0's sums taken by
 /// every process. On one device type each evaluation's sums, and so H, are one process's bit
 /// for bit; every process returns the same result. d and options (but progress) must be the
-/// same on every process. Throws on every process as lscv_H does. Work: n^2 d / 2 pair terms per
+/// same on every process. Throws on every process as lscv_H does. Thread safety: as ctx; the
+/// exchange is used by one call at a time. Work: n^2 d / 2 pair terms per
 /// evaluation over the processes; per evaluation two gathers (the partials, 32 bytes a tile, and
 /// the sums).
 CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
@@ -125,7 +126,7 @@ namespace stable {
 /// Every process returns the same result. It agrees with one process's fit to the fit's
 /// tolerance (the sums round differently), and is that fit bit for bit when one process holds
 /// every value. options must be the same on every process (progress excepted). Throws on every
-/// process as fit does. Work: each process's shard's likelihood passes (33 laws a Newton
+/// process as fit does. Thread safety: as ctx; the exchange is used by one call at a time. Work: each process's shard's likelihood passes (33 laws a Newton
 /// stencil), one gather of the shards and one gather of a few sums per batch of laws.
 CLSTAT_EXPORT FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
                             const FitOptions& options = {});

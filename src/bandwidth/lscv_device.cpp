@@ -11,6 +11,7 @@
 #include "build/program_cache.hpp"
 #include "clstat/primitives.hpp"
 #include "runtime/launch.hpp"
+#include "runtime/exchange_values.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth_detail {
@@ -480,11 +481,8 @@ void WhitenedPairs::exchange_sums(const std::vector<double>& a, double& s4, doub
   } catch (...) {
     err = std::current_exception();
   }
-  const auto sums = agree_before(ex, m.op, err, 0,
-                                 std::vector<unsigned char>(reinterpret_cast<const unsigned char*>(host),
-                                                            reinterpret_cast<const unsigned char*>(host) + sizeof host));
-  std::memcpy(host, sums[0].data(), sizeof host);
-  s4 = host[0], s2 = host[1];
+  const std::vector<double> sums = detail::gather_values(ex, m.op, err, 0, host, 2);
+  s4 = sums[0], s2 = sums[1];  // rank 0's
 }
 
 }  // namespace clstat::bandwidth_detail

@@ -17,6 +17,7 @@
 #include "clstat/bandwidth.hpp"
 #include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
+#include "runtime/exchange_values.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
@@ -216,16 +217,7 @@ LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const double* x, std::
   args = hash_bytes(args, &o.restarts, sizeof o.restarts);
   args = hash_bytes(args, &o.rel_tol, sizeof o.rel_tol);
   args = hash_bytes(args, &o.max_evaluations, sizeof o.max_evaluations);
-  const auto* b = reinterpret_cast<const unsigned char*>(x);
-  const auto shards = agree_before(ex, op, err, args,
-                                   err || n_local == 0 ? std::vector<unsigned char>{}
-                                                       : std::vector<unsigned char>(b, b + n_local * d * sizeof(double)));
-  std::vector<double> all;
-  for (const auto& sh : shards) {
-    const std::size_t at = all.size();
-    all.resize(at + sh.size() / sizeof(double));
-    if (!sh.empty()) std::memcpy(all.data() + at, sh.data(), sh.size());
-  }
+  const std::vector<double> all = detail::gather_values(ex, op, err, args, x, n_local * d);
   const std::size_t n = all.size() / d;
   check_data(op.c_str(), all.data(), n, d);  // the same data everywhere: every process throws alike
   return lscv_H_search(op.c_str(), all.data(), n, d, o, [&] { return Evaluator(ctx, ex, op.c_str(), all.data(), n, d); });

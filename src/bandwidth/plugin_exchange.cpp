@@ -15,6 +15,7 @@
 #include "bandwidth/pair_sums.hpp"
 #include "bandwidth/plugin_steps.hpp"
 #include "clstat/exchange.hpp"
+#include "runtime/exchange_values.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
@@ -50,13 +51,7 @@ std::vector<double> plugin(const Context& ctx, Exchange& ex, const double* x, st
   std::uint64_t args = hash_bytes(hash_seed, &d, sizeof d);
   args = hash_bytes(args, &o.stages, sizeof o.stages);
   args = hash_bytes(args, &o.scale, sizeof o.scale);
-  const auto shards = agree_before(ex, op, err, args, err || n_local == 0 ? std::vector<unsigned char>{} : bytes_of(x, n_local * d));
-  std::vector<double> all;
-  for (const auto& s : shards) {
-    const std::size_t at = all.size();
-    all.resize(at + s.size() / sizeof(double));
-    if (!s.empty()) std::memcpy(all.data() + at, s.data(), s.size());
-  }
+  const std::vector<double> all = detail::gather_values(ex, op, err, args, x, n_local * d);
   const std::size_t n = all.size() / d;
   check_data(op.c_str(), all.data(), n, d);  // the same data on every process: all throw alike
   const std::vector<double> xs = plugin_columns(all.data(), n, d);
@@ -135,8 +130,8 @@ std::vector<double> plugin(const Context& ctx, Exchange& ex, const double* x, st
     } catch (...) {
       err = std::current_exception();
     }
-    const auto merged = agree_before(ex, op, err, 0, bytes_of(sums.data(), sums.size()));
-    std::memcpy(sums.data(), merged[0].data(), sums.size() * sizeof(double));
+    const std::vector<double> merged = detail::gather_values(ex, op, err, 0, sums.data(), sums.size());
+    std::copy(merged.begin(), merged.begin() + static_cast<std::ptrdiff_t>(sums.size()), sums.begin());  // rank 0's
     std::copy(sums.begin(), sums.begin() + static_cast<std::ptrdiff_t>(out_h.size()), out_h.begin());
     return sums.back();
   };

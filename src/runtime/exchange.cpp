@@ -1,6 +1,8 @@
 // clstat/exchange.hpp: the agreement every split call makes before its work.
 #include "clstat/exchange.hpp"
 
+#include "runtime/exchange_values.hpp"
+
 #include <cstring>
 #include <stdexcept>
 
@@ -55,5 +57,22 @@ std::vector<std::vector<unsigned char>> agree_before(Exchange& ex, const std::st
   if (!failed.empty()) throw std::runtime_error(op + ": " + failed);
   return parts;
 }
+
+namespace detail {
+std::vector<double> gather_values(Exchange& ex, const std::string& op, std::exception_ptr err, std::uint64_t args,
+                                  const double* x, std::size_t n) {
+  const auto* b = reinterpret_cast<const unsigned char*>(x);
+  const auto parts = agree_before(ex, op, err, args,
+                                  err || n == 0 ? std::vector<unsigned char>{}
+                                                : std::vector<unsigned char>(b, b + n * sizeof(double)));
+  std::vector<double> all;
+  for (const auto& p : parts) {
+    const std::size_t at = all.size();
+    all.resize(at + p.size() / sizeof(double));
+    if (!p.empty()) std::memcpy(all.data() + at, p.data(), p.size());
+  }
+  return all;
+}
+}  // namespace detail
 
 }  // namespace clstat

@@ -26,6 +26,7 @@
 
 #include "clstat/exchange.hpp"
 #include "clstat/stable_fit.hpp"
+#include "runtime/exchange_values.hpp"
 #include "stable/fit_internal.hpp"
 
 namespace clstat::stable {
@@ -463,16 +464,7 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
   args = hash_bytes(args, &o.param, sizeof o.param);
   args = hash_bytes(args, &o.tol, sizeof o.tol);
   args = hash_bytes(args, &o.max_iter, sizeof o.max_iter);
-  const auto* b = reinterpret_cast<const unsigned char*>(x);
-  const auto shards = agree_before(ex, op, err, args,
-                                   err || n_local == 0 ? std::vector<unsigned char>{}
-                                                       : std::vector<unsigned char>(b, b + n_local * sizeof(double)));
-  std::vector<double> all;
-  for (const auto& sh : shards) {
-    const std::size_t at = all.size();
-    all.resize(at + sh.size() / sizeof(double));
-    if (!sh.empty()) std::memcpy(all.data() + at, sh.data(), sh.size());
-  }
+  const std::vector<double> all = detail::gather_values(ex, op, err, args, x, n_local);
   const std::vector<double> mine(x, x + n_local);
   return fit_many_scaled(ctx, {all}, o, [&](const std::vector<double>& c) -> Loglik {
     return [&, c0 = c[0]](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
@@ -490,15 +482,10 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
       } catch (...) {
         e = std::current_exception();
       }
-      const auto* lb = reinterpret_cast<const unsigned char*>(local.data());
-      const auto parts = agree_before(ex, op, e, 0, std::vector<unsigned char>(lb, lb + local.size() * sizeof(double)));
+      const std::vector<double> parts = detail::gather_values(ex, op, e, 0, local.data(), local.size());
       std::vector<double> total(local.size(), 0.0);
-      for (const auto& pr : parts)
-        for (std::size_t k = 0; k < total.size(); ++k) {
-          double v;
-          std::memcpy(&v, pr.data() + k * sizeof(double), sizeof v);
-          total[k] += v;
-        }
+      for (std::size_t at = 0; at < parts.size(); at += total.size())
+        for (std::size_t k = 0; k < total.size(); ++k) total[k] += parts[at + k];
       return std::vector<std::vector<double>>{total};
     };
   }).at(0);
