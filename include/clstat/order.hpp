@@ -143,6 +143,59 @@ CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue& q, const 
                                                           const std::vector<Event>& wait = {});
 
 // ----------------------------------------------------------------------------------------------
+// Weighted quantiles. Value i carries weight w[i] (finite, >= 0; a frequency, a survey weight or
+// a probability: only ratios matter for type 1). C(v) is the summed weight of the values <= v and
+// W = C(+Inf) the total. Two definitions, each reducing to quantiles() of the same type when
+// every weight is 1:
+//   type 1  the inverse of the weighted CDF: the smallest value v with C(v) / W >= p, the ratio
+//           rounded to double as NumPy compares it (for p = 0, the smallest value of positive
+//           weight): numpy.quantile(x, p, weights = w, method = "inverted_cdf") (NumPy >= 2.0,
+//           its only weighted method), with its cumulative sums exact.
+//   type 7  the linear rule on frequency weights, as R's Hmisc::wtd.quantile(x, w, p) (type =
+//           "quantile", normwt = FALSE): with h = 1 + (W - 1) p in double, as R computes it, the
+//           values at positions lo = max(floor(h), 1) and hi = min(lo + 1, W), weighted
+//           1 - (h mod 1) and h mod 1, where the value at position t is the smallest v with
+//           C(v) >= t. With whole-number weights this is quantile(rep(x, w), p, type = 7); W is
+//           in the weights' own units (weights summing to 1 put every position at the largest
+//           value).
+// Exactness. Each weight is truncated to the integer q = floor(w 2^s), s = 94 - ilogb(max w),
+// and every sum of them is an exact 128-bit integer, so every cumulative weight the definitions
+// compare is exact (for the truncated weights, which sum to within n 2^-94 max(w) of the given
+// ones; whole-number weights below 2^94 / n are not truncated) and the result is the same on every
+// device. A weight below 2^-94 max(w) counts as zero; a value of zero weight is never the answer.
+// W is the exact total rounded to double once; R sums the weights in double, so its W, and type
+// 7's h mod 1, may differ from this one in the last bits.
+// NaN policy on x as quantiles(); a NaN value's weight is ignored under omit.
+// Work: one read of the weights (their maximum and check), one of values and weights (a sample's
+// brackets around each target, the exact weight below each bracket and a copy of the values in
+// it), and a host sort of the few candidates that hold each target (or more passes over a
+// larger bracket's copy). Device memory: two copies of up to about twice the sampled brackets'
+// values. n < 2^32.
+// Errors: as quantiles(), and std::invalid_argument for a null weights pointer, a weight that is
+// negative, NaN or infinite, weights that sum to zero (over the values that are not NaN), a type
+// other than 1 or 7, or Options::method other than automatic or radix. A device without fp64
+// raises UnsupportedFeature (the weights are doubles). Thread-safe as every call on a shared
+// Context (clstat/runtime.hpp).
+
+/// Result i is the weighted quantile of type 1 or 7 at probs[i].
+template <class T>
+CLSTAT_EXPORT std::vector<double> weighted_quantiles(const Context& ctx, const T* x, const double* w, std::size_t n,
+                                                     const std::vector<double>& probs, int type,
+                                                     const Options& o = {});
+/// The weighted median: type 1 at p = 1/2, the smallest value with at least half the weight at
+/// or below it (the lower weighted median).
+template <class T>
+CLSTAT_EXPORT double weighted_median(const Context& ctx, const T* x, const double* w, std::size_t n,
+                                     const Options& o = {});
+/// Reads n values of x and of w, each from element `offset`.
+template <class T>
+CLSTAT_EXPORT Future<std::vector<double>> weighted_quantiles_async(const Queue& q, const Buffer<T>& x,
+                                                                   const Buffer<double>& w, std::size_t offset,
+                                                                   std::size_t n, const std::vector<double>& probs,
+                                                                   int type, const Options& o = {},
+                                                                   const std::vector<Event>& wait = {});
+
+// ----------------------------------------------------------------------------------------------
 // Batched forms: x is a row-major rows x cols matrix and each row is one data set (NaN policy per
 // row: under propagate a row with a NaN gives NaN results, under raise any NaN throws naming its
 // row, under omit each row drops its own NaNs). Rows of up to 32 values a work-item (8192 on

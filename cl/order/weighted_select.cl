@@ -1,0 +1,170 @@
+// Weighted selection: the kernels behind clstat::order::weighted_quantiles (host side in
+// src/order/weighted_select.cpp).
+//
+// Algorithm. A weighted quantile is the smallest key v whose cumulative weight C(v), the summed
+// weight of the values <= v, reaches a target T. The host finds it by bracketing:
+// 1. weight_check reads the weights once: their maximum, and how many are negative, NaN or
+//    infinite (any such weight is an error).
+// 2. Every weight becomes the integer q = floor(w 2^s), with s = 94 - ilogb(max w), so each q is
+//    below 2^95 and a sum of fewer than 2^32 of them is exact in 128 bits (a lo and a hi word).
+//    Integer sums do not depend on the order of the additions: the results are the same for any
+//    device, work-group size or number of groups. (Truncation costs each weight less than
+//    2^-94 max w; a double's 53 bits make q = m 2^k exactly once w 2^s >= 2^63.)
+// 3. weighted_intervals reads (key, q) once and, for up to NB sorted disjoint brackets
+//    [lo_b, hi_b] of keys, sums q and counts the values in each of the 2 nb + 1 intervals the
+//    brackets cut the key line into (below the first, in bracket 0, between 0 and 1, ...), and
+//    appends the values inside bracket b to b's region of the candidate buffers (up to its
+//    capacity; the count tells the host whether the copy is complete). The interval sums give
+//    C at every bracket edge exactly, so the host knows which interval holds each target even
+//    when a bracket from its sample missed it.
+// 4. The host sorts the few candidates of the bracket that holds a target, or splits the
+//    interval into NB equal key ranges and repeats 3 over the candidates (or the data).
+// weighted_sample gathers a strided sample of (key, weight) for the host's first brackets.
+//
+// Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch),
+// FROM_KEYS (1: the input is candidate keys and their q, not values and weights).
+// Rounding: none. Every sum is of integers; a weight's only rounding is its truncation in 2.
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#include "order_keys.clh"
+
+#ifndef NB
+#define NB 8
+#endif
+#define NI (2 * NB + 1)
+
+// The maximum weight (as the bits of a non-negative double, whose unsigned order is the
+// numeric order) and the count of weights that are negative, NaN or infinite, per group.
+__kernel void weight_check(__global const double* w, ulong off, ulong n, __global ulong* part) {
+  __local ulong mx[WG], bad[WG];
+  const uint l = get_local_id(0);
+  ulong m = 0, b = 0;
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+    const double v = w[off + i];
+    if (!(v >= 0.0) || isinf(v)) ++b;
+    else m = max(m, as_ulong(v));
+  }
+  mx[l] = m;
+  bad[l] = b;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      mx[l] = max(mx[l], mx[l + h]);
+      bad[l] += bad[l + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    part[2 * get_group_id(0)] = mx[0];
+    part[2 * get_group_id(0) + 1] = bad[0];
+  }
+}
+
+// m values spread evenly over [0, n): element (i n) / m for i < m.
+__kernel void weighted_sample(__global const elem_t* x, __global const double* w, ulong off, ulong n, uint m,
+                              __global skey* key, __global double* weight) {
+  const uint i = get_global_id(0);
+  if (i >= m) return;
+  const ulong j = (ulong)(((double)i * (double)n) / (double)m);
+  const ulong at = off + min(j, n - 1);
+  key[i] = to_key(x[at]);
+  weight[i] = w[at];
+}
+
+// floor(w 2^s) as (lo, hi) words, for 0 <= w 2^s < 2^95.
+inline ulong2 fixed_weight(double w, int s) {
+  const double v = ldexp(w, s);  // exact, or below 1 where floor makes it 0 anyway
+  if (v < 0x1p63) return (ulong2)((ulong)floor(v), 0);
+  const ulong bits = as_ulong(v);
+  const int e = (int)((bits >> 52) & 0x7ff) - 1075;  // v = m 2^e, e in 11..42
+  const ulong m = (bits & 0xfffffffffffffUL) | 0x10000000000000UL;
+  return (ulong2)(m << e, m >> (64 - e));
+}
+
+#if FROM_KEYS
+#define INPUT_ARGS __global const skey* x, __global const ulong2* w
+#else
+#define INPUT_ARGS __global const elem_t* x, __global const double* w
+#endif
+
+// meta holds 4 ulongs a bracket: lo and hi (keys, inclusive), then the first slot and the
+// capacity of its candidate region. part receives, per group, NI x (sum lo word, sum carry
+// word, count) and the NaN count. ccount[b] counts the values found in bracket b (the copy is
+// complete when it is at most the capacity).
+__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, int s, __constant ulong* meta, uint nb,
+                                 __global ulong* part, __global skey* ckey, __global ulong2* cq,
+                                 __global uint* ccount) {
+  __local ulong r0[WG], r1[WG], r2[WG];
+  const uint l = get_local_id(0);
+  ulong lo[NI], hi[NI];
+  uint cnt[NI];
+  for (uint j = 0; j < NI; ++j) {
+    lo[j] = 0;
+    hi[j] = 0;
+    cnt[j] = 0;
+  }
+  ulong nans = 0;
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+#if FROM_KEYS
+    const skey k = x[off + i];
+    const ulong2 q = w[off + i];
+#else
+    const elem_t v = x[off + i];
+    if (is_nan_elem(v)) {
+      ++nans;
+      continue;
+    }
+    const skey k = to_key(v);
+    const ulong2 q = fixed_weight(w[off + i], s);
+#endif
+    uint idx = 0;
+    for (uint b = 0; b < nb; ++b) idx += (k >= (skey)meta[4 * b]) + (k > (skey)meta[4 * b + 1]);
+    // Brackets of capacity 0 only count (no atomic for every value in them).
+    if ((idx & 1u) && meta[4 * (idx >> 1) + 3] > 0) {
+      const uint b = idx >> 1;
+      const uint slot = atomic_inc(&ccount[b]);
+      if (slot < meta[4 * b + 3]) {
+        ckey[meta[4 * b + 2] + slot] = k;
+        cq[meta[4 * b + 2] + slot] = q;
+      }
+    }
+    // Predicated updates keep the accumulators in registers (an indexed private array spills).
+    for (uint j = 0; j < NI; ++j) {
+      const ulong a = j == idx ? q.x : 0;
+      const ulong t = lo[j] + a;
+      hi[j] += (j == idx ? q.y : 0) + (t < a);
+      lo[j] = t;
+      cnt[j] += j == idx;
+    }
+  }
+  // The group's sums, interval by interval, by a fixed tree (128-bit: the carry of the lo words
+  // goes to the hi words).
+  __global ulong* out = part + get_group_id(0) * (3 * NI + 1);
+  for (uint j = 0; j < NI; ++j) {
+    r0[l] = lo[j];
+    r1[l] = hi[j];
+    r2[l] = cnt[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = WG / 2; h > 0; h >>= 1) {
+      if (l < h) {
+        const ulong t = r0[l] + r0[l + h];
+        r1[l] += r1[l + h] + (t < r0[l]);
+        r0[l] = t;
+        r2[l] += r2[l + h];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0) {
+      out[3 * j] = r0[0];
+      out[3 * j + 1] = r1[0];
+      out[3 * j + 2] = r2[0];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  r2[l] = nans;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) r2[l] += r2[l + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) out[3 * NI] = r2[0];
+}

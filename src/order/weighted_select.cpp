@@ -1,0 +1,411 @@
+// The host side of the weighted selection: the weight check, the first brackets from a sample,
+// and the descent through exact interval sums (cl/order/weighted_select.cl).
+#include "order/weighted_select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "build/program_cache.hpp"
+#include "order/run.hpp"
+#include "runtime/launch.hpp"
+#include "runtime/lease.hpp"
+
+namespace clstat::order::detail {
+
+namespace {
+
+constexpr unsigned kNB = 8;                      // NB in the kernel
+constexpr unsigned kNI = 2 * kNB + 1;            // intervals a pass sums
+constexpr std::size_t kSample = 16384;           // the first brackets' sample
+constexpr std::uint64_t kHost = 16384;           // candidates the host sorts itself
+constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count };
+
+using ::clstat::detail::launch;
+using ::clstat::detail::read_wait;
+
+template <class T>
+class WeightedSelect {
+ public:
+  using Key = key_t<T>;
+  WeightedSelect(const Queue& q, const Buffer<T>& x, const Buffer<double>& w, std::size_t off, std::uint64_t n,
+                 const std::string& op)
+      : q_(q), ci_(q.context().impl()), x_(x.raw().impl()->buffer), w_(w.raw().impl()->buffer), off_(off), n_(n),
+        op_(op) {
+    const std::string base = build::base_options(*ci_, true, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>()) +
+                             " -DNB=" + std::to_string(kNB);
+    raw_ = build::program_for_wg(*ci_, "order/weighted_select", base + " -DFROM_KEYS=0", "weighted_intervals", 128,
+                                 wg_raw_);
+    keys_ = build::program_for_wg(*ci_, "order/weighted_select", base + " -DFROM_KEYS=1", "weighted_intervals", 128,
+                                  wg_keys_);
+    groups_ = std::max<std::size_t>(1, 4 * ci_->info().compute_units);
+  }
+
+  WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
+
+ private:
+  struct Bracket {
+    Key lo, hi;
+    std::uint64_t cap = 0;  // candidate slots (0: count only)
+  };
+  struct Source {  // what a pass reads
+    bool raw = true;
+    cl::Buffer keys, q;  // candidates (raw = false)
+    std::uint64_t start = 0, n = 0;
+  };
+  struct Pass {
+    std::vector<u128> sum;                 // per interval
+    std::vector<std::uint64_t> count;      // per interval
+    std::vector<std::uint64_t> found;      // per bracket
+    std::uint64_t nan = 0;
+    cl::Buffer ckey, cq;                   // candidates, bracket b's from start[b]
+    std::vector<std::uint64_t> start;
+  };
+
+  int scale();
+  std::vector<Bracket> first_brackets(const std::vector<double>& approx);
+  Pass pass(const Source& src, const std::vector<Bracket>& br);
+  Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
+  Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
+  Key max_key() const { return std::is_floating_point_v<T> ? Key(~Key(0) - 1) : Key(~Key(0)); }
+  std::vector<Bracket> split(Key lo, Key hi) const;
+
+  Queue q_;
+  std::shared_ptr<::clstat::detail::ContextImpl> ci_;
+  cl::Buffer x_, w_;
+  std::size_t off_;
+  std::uint64_t n_;
+  std::string op_;
+  std::shared_ptr<::clstat::detail::BuiltProgram> raw_, keys_;
+  std::size_t wg_raw_ = 0, wg_keys_ = 0, groups_ = 1;
+  int s_ = 0;
+};
+
+// The scale s: every q = floor(w 2^s) below 2^95.
+template <class T>
+int WeightedSelect<T>::scale() {
+  const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+  std::size_t wg = 0;
+  auto prog = build::program_for_wg(*ci_, "order/weighted_select",
+                                    build::base_options(*ci_, true, op_) + " -DELEM_KIND=" +
+                                        std::to_string(elem_kind<T>()) + " -DFROM_KEYS=0",
+                                    "weight_check", 256, wg);
+  cl::Kernel k = build::kernel(*prog, "weight_check", q_.index());
+  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::check, 2 * groups_ * sizeof(cl_ulong));
+  k.setArg(0, w_);
+  k.setArg(1, static_cast<cl_ulong>(off_));
+  k.setArg(2, static_cast<cl_ulong>(n_));
+  k.setArg(3, part);
+  launch(q_, k, cl::NDRange(groups_ * wg), cl::NDRange(wg), {}, op_);
+  std::vector<cl_ulong> h(2 * groups_);
+  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
+  std::uint64_t mx = 0, bad = 0;
+  for (std::size_t g = 0; g < groups_; ++g) {
+    mx = std::max<std::uint64_t>(mx, h[2 * g]);
+    bad += h[2 * g + 1];
+  }
+  if (bad > 0)
+    throw std::invalid_argument(op_ + ": " + std::to_string(bad) + " weight" + (bad == 1 ? " is" : "s are") +
+                                " negative, NaN or infinite (weights must be finite and >= 0)");
+  double wmax;
+  std::memcpy(&wmax, &mx, sizeof wmax);
+  if (wmax == 0) throw std::invalid_argument(op_ + ": every weight is zero");
+  return 94 - std::ilogb(wmax);
+}
+
+template <class T>
+std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo, Key hi) const {
+  std::vector<Bracket> out;
+  const u128 width = static_cast<u128>(hi) - lo + 1;
+  const u128 step = (width + kNB - 1) / kNB;
+  for (u128 a = lo; a <= hi; a += step) {
+    const u128 b = std::min<u128>(a + step - 1, hi);
+    out.push_back(Bracket{static_cast<Key>(a), static_cast<Key>(b), 0});
+  }
+  return out;
+}
+
+// One launch over src with brackets br (sorted, disjoint, at most kNB).
+template <class T>
+typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br) {
+  const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+  Pass p;
+  std::vector<cl_ulong> meta(4 * kNB, 0);
+  std::uint64_t slots = 0;
+  p.start.resize(br.size());
+  for (std::size_t b = 0; b < br.size(); ++b) {
+    meta[4 * b] = br[b].lo;
+    meta[4 * b + 1] = br[b].hi;
+    meta[4 * b + 2] = slots;
+    meta[4 * b + 3] = br[b].cap;
+    p.start[b] = slots;
+    slots += br[b].cap;
+  }
+  const std::size_t bytes = std::max<std::uint64_t>(slots, 1);
+  p.ckey = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(Key));
+  p.cq = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(cl_ulong2));
+  const std::size_t wg = src.raw ? wg_raw_ : wg_keys_;
+  const std::uint64_t n = src.raw ? n_ : src.n;
+  const std::size_t groups = static_cast<std::size_t>(
+      std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + 16 * wg - 1) / (16 * wg))));
+  cl::Buffer mbuf = ::clstat::detail::staged(q_, WeightedScratch::meta, meta.data(), meta.size() * sizeof(cl_ulong));
+  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * kNI + 1) * sizeof(cl_ulong));
+  cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
+  static const cl_uint zero[kNB] = {};
+  cq.enqueueWriteBuffer(count, CL_FALSE, 0, sizeof zero, zero);
+  cl::Kernel k = build::kernel(src.raw ? *raw_ : *keys_, "weighted_intervals", q_.index());
+  k.setArg(0, src.raw ? x_ : src.keys);
+  k.setArg(1, src.raw ? w_ : src.q);
+  k.setArg(2, static_cast<cl_ulong>(src.raw ? off_ : src.start));
+  k.setArg(3, static_cast<cl_ulong>(n));
+  k.setArg(4, static_cast<cl_int>(s_));
+  k.setArg(5, mbuf);
+  k.setArg(6, static_cast<cl_uint>(br.size()));
+  k.setArg(7, part);
+  k.setArg(8, p.ckey);
+  k.setArg(9, p.cq);
+  k.setArg(10, count);
+  launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
+  std::vector<cl_ulong> h(groups * (3 * kNI + 1));
+  cl_uint found[kNB];
+  read_wait(cq, count, 0, sizeof found, found);
+  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
+  const std::size_t ni = 2 * br.size() + 1;
+  p.sum.assign(ni, 0);
+  p.count.assign(ni, 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const cl_ulong* r = h.data() + g * (3 * kNI + 1);
+    for (std::size_t j = 0; j < ni; ++j) {
+      p.sum[j] += (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
+      p.count[j] += r[3 * j + 2];
+    }
+    p.nan += r[3 * kNI];
+  }
+  p.found.assign(found, found + br.size());
+  return p;
+}
+
+// The first brackets: about four standard deviations of each target's sampled weighted
+// quantile either side, merged where they overlap, at most kNB (the closest joined).
+template <class T>
+std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_brackets(const std::vector<double>& approx) {
+  if (n_ <= kDirect) return {Bracket{Key(0), max_key(), n_}};
+  const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+  const std::size_t m = kSample;
+  cl::Buffer sk = ::clstat::detail::scratch(q_, WeightedScratch::sample_keys, m * sizeof(Key));
+  cl::Buffer sw = ::clstat::detail::scratch(q_, WeightedScratch::sample_weights, m * sizeof(double));
+  cl::Kernel k = build::kernel(*raw_, "weighted_sample", q_.index());
+  k.setArg(0, x_);
+  k.setArg(1, w_);
+  k.setArg(2, static_cast<cl_ulong>(off_));
+  k.setArg(3, static_cast<cl_ulong>(n_));
+  k.setArg(4, static_cast<cl_uint>(m));
+  k.setArg(5, sk);
+  k.setArg(6, sw);
+  launch(q_, k, cl::NDRange((m + 63) / 64 * 64), cl::NDRange(64), {}, op_);
+  std::vector<Key> keys(m);
+  std::vector<double> wts(m);
+  read_wait(cq, sk, 0, m * sizeof(Key), keys.data());
+  read_wait(cq, sw, 0, m * sizeof(double), wts.data());
+  std::vector<std::pair<Key, double>> smp;
+  for (std::size_t i = 0; i < m; ++i)
+    if (!(std::is_floating_point_v<T> && keys[i] == Key(~Key(0)))) smp.emplace_back(keys[i], wts[i]);
+  std::sort(smp.begin(), smp.end());
+  double sw1 = 0, sw2 = 0;
+  for (const auto& e : smp) {
+    sw1 += e.second;
+    sw2 += e.second * e.second;
+  }
+  if (smp.empty() || !(sw1 > 0)) return {Bracket{Key(0), max_key(), 0}};
+  std::vector<double> cum(smp.size());
+  double c = 0;
+  for (std::size_t i = 0; i < smp.size(); ++i) cum[i] = (c += smp[i].second);
+  // Sample index of the first cumulative weight >= f sw1.
+  auto at = [&](double f) {
+    return static_cast<std::size_t>(std::lower_bound(cum.begin(), cum.end(), f * sw1) - cum.begin());
+  };
+  const double spread = std::sqrt(sw2) / sw1;
+  std::vector<std::pair<std::size_t, std::size_t>> idx;  // sample index ranges
+  for (double p : approx) {
+    const double d = 4 * std::sqrt(p * (1 - p) + 1.0 / m) * spread + 2.0 / m;
+    const std::size_t a = p - d <= 0 ? 0 : at(p - d);
+    const std::size_t b = p + d >= 1 ? smp.size() : std::min(smp.size(), at(p + d) + 1);
+    idx.emplace_back(a, b);  // [a, b) of the sample; b = size means up to the largest key
+  }
+  std::sort(idx.begin(), idx.end());
+  std::vector<std::pair<std::size_t, std::size_t>> merged;
+  for (const auto& r : idx)
+    if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
+    else merged.push_back(r);
+  while (merged.size() > kNB) {  // join across the smallest gap
+    std::size_t best = 0;
+    for (std::size_t i = 1; i + 1 < merged.size(); ++i)
+      if (merged[i + 1].first - merged[i].second < merged[best + 1].first - merged[best].second) best = i;
+    merged[best].second = merged[best + 1].second;
+    merged.erase(merged.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+  std::vector<Bracket> out;
+  const std::uint64_t max_slots = ci_->info().max_alloc_bytes / sizeof(cl_ulong);
+  for (const auto& [a, b] : merged) {
+    const Key lo = a == 0 ? Key(0) : smp[a].first;
+    const Key hi = b >= smp.size() ? max_key() : smp[b - 1].first;
+    const double frac = static_cast<double>(b - a) / static_cast<double>(smp.size());
+    const std::uint64_t cap = std::min<std::uint64_t>(n_, static_cast<std::uint64_t>(2 * frac * n_) + 65536);
+    if (!out.empty() && lo <= out.back().hi) {  // equal keys at the seam
+      out.back().hi = std::max(out.back().hi, hi);
+      out.back().cap = std::min<std::uint64_t>(n_, out.back().cap + cap);
+      continue;
+    }
+    out.push_back(Bracket{lo, hi, cap});
+  }
+  std::uint64_t total = 0;
+  for (const auto& b : out) total += b.cap;
+  if (total > max_slots)
+    for (auto& b : out) b.cap = b.cap * max_slots / total;
+  return out;
+}
+
+// The smallest key of the candidates (all the values in [lo, hi], whose summed q below lo is
+// base) whose cumulative q reaches target.
+template <class T>
+typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src, Key lo, Key hi, u128 base,
+                                                                      u128 target) {
+  const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+  for (;;) {
+    if (lo == hi) return lo;
+    if (src.n <= kHost) {
+      std::vector<Key> k(src.n);
+      std::vector<cl_ulong> w(2 * src.n);
+      if (src.n) {
+        read_wait(cq, src.keys, src.start * sizeof(Key), src.n * sizeof(Key), k.data());
+        read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data());
+      }
+      std::vector<std::pair<Key, u128>> e(src.n);
+      for (std::size_t i = 0; i < src.n; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};
+      std::sort(e.begin(), e.end());
+      u128 c = base;
+      for (const auto& [key, qv] : e)
+        if ((c += qv) >= target) return key;
+      throw std::logic_error(op_ + ": the target lies past the candidates");
+    }
+    // Too many to sort here: count in kNB equal key ranges, then copy the one that holds it.
+    auto br = split(lo, hi);
+    Pass p = pass(src, br);
+    u128 c = base + p.sum[0];
+    std::size_t b = 0;
+    for (; b < br.size(); ++b) {
+      if (c + p.sum[2 * b + 1] >= target) break;
+      c += p.sum[2 * b + 1] + p.sum[2 * b + 2];
+    }
+    if (b == br.size()) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
+    Bracket one = br[b];
+    one.cap = p.count[2 * b + 1];
+    Pass cp = pass(src, {one});
+    src = Source{false, cp.ckey, cp.cq, 0, cp.found[0]};
+    lo = one.lo;
+    hi = one.hi;
+    base = c;
+  }
+}
+
+// The same when the values in [lo, hi] are known only by their count and summed q: count-only
+// passes over the data narrow the range until a copy of it is small enough.
+template <class T>
+typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_range(Key lo, Key hi, u128 base, std::uint64_t count,
+                                                                 u128 target) {
+  const std::uint64_t copy_limit = std::max<std::uint64_t>(1u << 20, n_ / 16);
+  for (;;) {
+    if (lo == hi) return lo;
+    if (count <= copy_limit) {
+      Pass cp = pass(Source{}, {Bracket{lo, hi, count}});
+      return resolve_candidates(Source{false, cp.ckey, cp.cq, 0, cp.found[0]}, lo, hi, base, target);
+    }
+    auto br = split(lo, hi);
+    Pass p = pass(Source{}, br);
+    // In a pass over all the data, the sum below the first range is C(< lo) itself.
+    u128 c = p.sum[0];
+    std::size_t b = 0;
+    for (; b < br.size(); ++b) {
+      if (c + p.sum[2 * b + 1] >= target) break;
+      c += p.sum[2 * b + 1] + p.sum[2 * b + 2];
+    }
+    if (b == br.size()) throw std::logic_error(op_ + ": the target lies past the ranges");
+    lo = br[b].lo;
+    hi = br[b].hi;
+    base = c;
+    count = p.count[2 * b + 1];
+  }
+}
+
+template <class T>
+WeightedOutcome<T> WeightedSelect<T>::run(const std::vector<double>& approx, const WeightedTargets& targets,
+                                          const Options& o) {
+  s_ = scale();
+  const auto br = first_brackets(approx);
+  Pass p = pass(Source{}, br);
+  WeightedOutcome<T> out;
+  raise_on_nan(op_, p.nan, o);
+  std::uint64_t values = 0;
+  u128 total = 0;
+  for (std::size_t j = 0; j < p.sum.size(); ++j) {
+    total += p.sum[j];
+    values += p.count[j];
+  }
+  if ((p.nan > 0 && o.nan == NanPolicy::propagate) || values == 0) {
+    out.nan_result = true;
+    return out;
+  }
+  if (total == 0) throw std::invalid_argument(op_ + ": the weights of the values that are not NaN sum to zero");
+  for (u128 t : targets(total, s_)) {
+    u128 c = 0;
+    std::size_t j = 0;
+    for (; j < p.sum.size(); ++j) {
+      if (c + p.sum[j] >= t) break;
+      c += p.sum[j];
+    }
+    if (j == p.sum.size()) throw std::logic_error(op_ + ": a target past the total");
+    Key lo, hi;
+    if (j % 2 == 1) {
+      lo = br[j / 2].lo;
+      hi = br[j / 2].hi;
+    } else {
+      lo = j == 0 ? Key(0) : Key(br[j / 2 - 1].hi + 1);
+      hi = j / 2 == br.size() ? max_key() : Key(br[j / 2].lo - 1);
+    }
+    if (j % 2 == 1 && br[j / 2].cap > 0 && p.found[j / 2] <= br[j / 2].cap)
+      out.keys.push_back(resolve_candidates(Source{false, p.ckey, p.cq, p.start[j / 2], p.found[j / 2]}, lo, hi, c, t));
+    else
+      out.keys.push_back(resolve_range(lo, hi, c, p.count[j], t));
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+WeightedOutcome<T> weighted_select(const Queue& q, const Buffer<T>& x, const Buffer<double>& w, std::size_t offset,
+                                   std::uint64_t n, const std::vector<double>& approx, const WeightedTargets& targets,
+                                   const Options& o, const std::string& op) {
+  if (n >= (std::uint64_t(1) << 32))
+    throw std::invalid_argument(op + ": n = " + std::to_string(n) + " is past the 32-bit candidate counts (2^32 - 1)");
+  auto ci = q.context().impl();
+  return ::clstat::detail::cl_guard(op, *ci, [&] {
+    WeightedSelect<T> sel(q, x, w, offset, n, op);
+    return sel.run(approx, targets, o);
+  });
+}
+
+#define CLSTAT_INSTANTIATE(T)                                                                                   \
+  template WeightedOutcome<T> weighted_select(const Queue&, const Buffer<T>&, const Buffer<double>&, std::size_t, \
+                                              std::uint64_t, const std::vector<double>&, const WeightedTargets&,  \
+                                              const Options&, const std::string&);
+CLSTAT_INSTANTIATE(float)
+CLSTAT_INSTANTIATE(double)
+CLSTAT_INSTANTIATE(std::int32_t)
+CLSTAT_INSTANTIATE(std::int64_t)
+#undef CLSTAT_INSTANTIATE
+
+}  // namespace clstat::order::detail
