@@ -261,7 +261,7 @@ def median(a, axis=None, nan="propagate", ctx=None):
     return _clstat.median_rows(rows, nan, ctx).reshape(rest)
 
 
-def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
+def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None, weights=None):
     """Exact sample quantiles, with numpy.quantile's method names and axis.
 
     Parameters
@@ -283,6 +283,13 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     ctx : Context or DeviceGroup, optional
         The device, or a DeviceGroup for a host array (its values, or its slices along axis,
         split across the devices): the same values.
+    weights : array_like, optional
+        One finite weight >= 0 per value (a's shape; axis None, a host array, one device). With
+        method 'inverted_cdf': the smallest value whose weighted CDF reaches q, as
+        ``numpy.quantile(a, q, weights=weights, method='inverted_cdf')`` (NumPy >= 2.0) with exact
+        cumulative sums; with 'linear': R's ``Hmisc::wtd.quantile(a, weights, q)`` (frequency
+        weights: whole-number weights give the quantiles of a with each value repeated that many
+        times). Other methods raise ValueError.
 
     Returns
     -------
@@ -296,11 +303,24 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None):
     >>> import numpy as np, clstat
     >>> clstat.quantile(np.arange(11.0), [0.1, 0.5], method="linear")
     array([1., 5.])
+    >>> clstat.quantile([1.0, 2.0, 3.0], 0.5, method="inverted_cdf", weights=[1, 1, 3])
+    3.0
     """
     if method not in _METHODS:
         raise ValueError(f"method {method!r} is not one of {sorted(_METHODS)}")
     scalar = _np.ndim(q) == 0
     probs = _np.atleast_1d(_np.asarray(q, dtype=float)).ravel().tolist()
+    if weights is not None:
+        if method not in ("inverted_cdf", "linear"):
+            raise ValueError("weights take method 'inverted_cdf' or 'linear'")
+        if axis is not None or isinstance(a, DeviceArray) or isinstance(ctx, DeviceGroup):
+            raise ValueError("weights take a host array, axis=None and one device")
+        a = _np.asarray(a)
+        w = _np.asarray(weights, dtype=float)
+        if w.shape != a.shape:
+            raise ValueError(f"weights have shape {w.shape}, a has {a.shape}")
+        out = _clstat.weighted_quantiles(_np.ravel(a), _np.ravel(w), probs, _METHODS[method], nan, ctx)
+        return float(out[0]) if scalar else out.reshape(_np.shape(q))
     if _device(a, axis, "quantile", ctx):
         out = _clstat.quantiles_device(a, probs, _METHODS[method], nan)
         return float(out[0]) if scalar else out.reshape(_np.shape(q))

@@ -63,6 +63,22 @@ void bind_order(py::module_& m) {
         });
       },
       py::arg("a"), py::arg("probs"), py::arg("type") = 7, py::arg("nan") = "propagate", py::arg("ctx") = py::none());
+  // Weighted (type 1 or 7) on one device; the weights in float64.
+  m.def(
+      "weighted_quantiles",
+      [](py::array a, py::array w, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
+        const od::Options o = order_options(nan);
+        const clstat::Context& c = context_of(ctx);
+        const auto wt = F64::ensure(w);
+        if (static_cast<std::size_t>(wt.size()) != static_cast<std::size_t>(a.size()))
+          throw py::value_error("weights must have the shape of a");
+        return to_numpy(dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::weighted_quantiles(c, t.data(), wt.data(), static_cast<std::size_t>(t.size()), probs, type, o);
+        }));
+      },
+      py::arg("a"), py::arg("weights"), py::arg("probs"), py::arg("type"), py::arg("nan") = "propagate",
+      py::arg("ctx") = py::none());
   // Rows of a C-contiguous (rows, cols) array: the Python layer moves the axis asked for last.
   m.def(
       "median_rows",

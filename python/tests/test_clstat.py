@@ -114,6 +114,33 @@ def test_quantile_against_numpy(method):
         np.testing.assert_allclose(ours, np.quantile(a, q, method=method), rtol=2e-15)
 
 
+def test_weighted_quantile():
+    rng = np.random.default_rng(11)
+    a = rng.normal(size=20001)
+    w = rng.exponential(size=a.size)
+    q = [0.0, 0.01, 0.25, 0.5, 0.9, 1.0]
+    ours = clstat.quantile(a, q, method="inverted_cdf", weights=w)
+    try:  # NumPy >= 2.0
+        want = np.quantile(a, q, method="inverted_cdf", weights=w)
+    except TypeError:  # NumPy's definition: the first sorted value whose cdf reaches q
+        o = np.argsort(a, kind="stable")
+        cdf = np.cumsum(w[o]) / w.sum()
+        want = a[o][np.minimum(np.searchsorted(cdf, q, side="left"), a.size - 1)]
+    np.testing.assert_array_equal(ours, want)
+    # Whole-number weights, linear: the quantiles of the values repeated.
+    k = rng.integers(0, 4, size=a.size)
+    np.testing.assert_allclose(clstat.quantile(a, q, method="linear", weights=k),
+                               np.quantile(np.repeat(a, k), q), rtol=0, atol=1e-15)
+    assert clstat.quantile(a.astype(np.float32), 0.5, method="inverted_cdf", weights=np.ones(a.size)) == \
+        clstat.quantile(a.astype(np.float32), 0.5, method="inverted_cdf")
+    with pytest.raises(ValueError):
+        clstat.quantile(a, 0.5, method="hazen", weights=w)
+    with pytest.raises(ValueError):
+        clstat.quantile(a, 0.5, weights=w[:-1])
+    with pytest.raises(ValueError):
+        clstat.quantile(a, 0.5, weights=-w)
+
+
 def test_order_statistics():
     rng = np.random.default_rng(5)
     a = rng.normal(size=100001)

@@ -1,5 +1,6 @@
-// clstat select: the median, k-th smallest values or sample quantiles of one column of a CSV or
-// of a raw .f64 / .f32 file, computed on the device by clstat::order; CSV to stdout.
+// clstat select: the median, k-th smallest values or sample quantiles (weighted, with a column
+// of weights) of one column of a CSV or of a raw .f64 / .f32 file, computed on the device by
+// clstat::order; CSV to stdout.
 #include "select_command.hpp"
 
 #include <cmath>
@@ -23,7 +24,8 @@ namespace {
 
 const char* k_usage =
     "usage: clstat select median|kth|quantile|topk --data FILE [--column C] [--k K1,K2,...] [--p P1,P2,...]\n"
-    "                     [--type 1..9] [--method auto|radix|cutting-plane|sort] [--nan propagate|omit|raise] [--device SPEC]\n"
+    "                     [--type 1..9] [--weights C] [--method auto|radix|cutting-plane|sort]\n"
+    "                     [--nan propagate|omit|raise] [--device SPEC]\n"
     "  --data FILE        a CSV (one column is read: the first, or --column) or raw little-endian\n"
     "                     .f64 / .f32 values\n"
     "  --column C         the CSV column by header name or 1-based position (default 1)\n"
@@ -31,6 +33,10 @@ const char* k_usage =
     "  --smallest         topk: the K smallest (default: the K largest)\n"
     "  --p P1,P2,...      quantile: probabilities in [0, 1]\n"
     "  --type T           quantile: Hyndman-Fan type 1..9, as R's quantile(type = T) (default 7)\n"
+    "  --weights C        median and quantile: the CSV column (name or position) of each row's\n"
+    "                     weight (finite, >= 0). quantile --type 1 is NumPy's weighted\n"
+    "                     inverted_cdf, --type 7 Hmisc::wtd.quantile; median is the lower weighted\n"
+    "                     median (type 1 at 0.5). One device\n"
     "  --method M         auto (default) or radix: radix selection; cutting-plane: Beliakov's\n"
     "                     method, made exact; sort: the sort baseline\n"
     "  --nan P            propagate (default: any NaN makes the result NaN), omit, or raise\n"
@@ -56,6 +62,8 @@ std::string number(double v) {
 template <class Ord>
 int answer(Ord&& ord, const std::string& what, const std::vector<double>& x, std::size_t n, const std::string& ks_text,
            const std::string& ps_text, int type, bool print) {
+  if (what == "kth" && ord.weighted())
+    throw std::invalid_argument("--weights is for median and quantile");
   if (what == "median") {
     const double m = ord.median(x);
     if (print) std::cout << "statistic,value\nmedian," << number(m) << "\n";
@@ -85,6 +93,7 @@ template <class On>
 struct Local {
   const On& on;
   clstat::order::Options o;
+  bool weighted() const { return false; }
   double median(const std::vector<double>& x) const { return clstat::order::median(on, x.data(), x.size(), o); }
   std::vector<double> kth(const std::vector<double>& x, const std::vector<std::uint64_t>& ks) const {
     return clstat::order::kth_smallest(on, x.data(), x.size(), ks, o);
@@ -94,11 +103,28 @@ struct Local {
   }
 };
 
+// One device, each value with its weight.
+struct Weighted {
+  const clstat::Context& ctx;
+  clstat::order::Options o;
+  std::vector<double> w;
+  bool weighted() const { return true; }
+  double median(const std::vector<double>& x) const {
+    return clstat::order::weighted_median(ctx, x.data(), w.data(), x.size(), o);
+  }
+  std::vector<double> kth(const std::vector<double>&, const std::vector<std::uint64_t>&) const { return {}; }
+  std::vector<double> quantiles(const std::vector<double>& x, const std::vector<double>& ps, int type) const {
+    if (type != 1 && type != 7) throw std::invalid_argument("--weights takes --type 1 or 7");
+    return clstat::order::weighted_quantiles(ctx, x.data(), w.data(), x.size(), ps, type, o);
+  }
+};
+
 #ifdef CLSTAT_CLI_MPI
 // This process's share of the values, the others' on theirs.
 struct OverMpi {
   const clstat::Context& ctx;
   clstat::order::Options o;
+  bool weighted() const { return false; }
   double median(const std::vector<double>& x) const {
     return clstat::mpi::median(ctx, MPI_COMM_WORLD, x.data(), x.size(), o);
   }
@@ -123,7 +149,7 @@ int select_command(int argc, char** argv) {
     std::cerr << "clstat select: unknown statistic '" << what << "' (clstat select --help lists the options)\n";
     return 2;
   }
-  std::string data, column = "1", device, ks_text, ps_text;
+  std::string data, column = "1", device, ks_text, ps_text, weights;
   int type = 7;
   bool mpi = false, smallest = false;
   clstat::order::Options o;
@@ -137,6 +163,7 @@ int select_command(int argc, char** argv) {
     else if (a == "--p") ps_text = next_value(i, argc, argv);
     else if (a == "--type") type = static_cast<int>(parse_count("--type", next_value(i, argc, argv), 1, 9));
     else if (a == "--device") device = next_value(i, argc, argv);
+    else if (a == "--weights") weights = next_value(i, argc, argv);
     else if (a == "--mpi") mpi = true;
     else if (a == "--smallest") smallest = true;
     else if (a == "--method") {
@@ -166,6 +193,19 @@ int select_command(int argc, char** argv) {
   }
   const bool raw = ends_with(data, ".f64") || ends_with(data, ".f32");
   if (smallest && what != "topk") throw std::invalid_argument("--smallest is for topk");
+  if (!weights.empty()) {
+    if (what != "median" && what != "quantile") throw std::invalid_argument("--weights is for median and quantile");
+    if (raw) throw std::invalid_argument("--weights names a CSV column (the data is a raw file)");
+    if (mpi || names_group(device)) throw std::invalid_argument("--weights takes one device (no --mpi, no device list)");
+    const Table t = read_table(data, column + "," + weights, 0);
+    std::vector<double> x(t.rows), w(t.rows);
+    for (std::size_t r = 0; r < t.rows; ++r) {
+      x[r] = t.values[2 * r];
+      w[r] = t.values[2 * r + 1];
+    }
+    const clstat::Context ctx = context_for(device);
+    return answer(Weighted{ctx, o, std::move(w)}, what, x, x.size(), ks_text, ps_text, type, true);
+  }
   if (what == "topk") {
     if (mpi || names_group(device)) throw std::invalid_argument("topk takes one device (no --mpi, no device list)");
     if (ks_text.empty()) throw std::invalid_argument("topk needs --k K");
