@@ -1,12 +1,15 @@
 #include "suite_order.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <random>
 #include <sstream>
+#include <utility>
 
 #include "clstat/order.hpp"
 #include "peer_process.hpp"
@@ -86,6 +89,61 @@ std::vector<Peer> run_peers(const OrderBenchOptions& o, std::size_t n, const cha
     if (const auto ms = clstat_bench::peer_number(p.out, std::string(name) + "_ms")) out.push_back({name, *ms});
   if (p.ok && out.empty()) *why = "select_torch_cupy.py printed no timings: " + p.out;
   return out;
+}
+
+// The weighted median (type 1 at 1/2) of x with exponential weights, beside the unweighted
+// median of the same data (the row's check gives the ratio of their times). The reference
+// selects by weight in O(n): nth_element halves, descending into the half that holds W / 2.
+void weighted_median_row(const Context& ctx, const clstat::Ceilings& c, const OrderBenchOptions& o,
+                         const std::vector<double>& x, std::vector<Row>& rows) {
+  const std::size_t n = x.size();
+  std::vector<double> w(n);
+  std::mt19937_64 g(2027);
+  std::exponential_distribution<double> e(1.0);
+  for (auto& v : w) v = e(g);
+  std::vector<std::pair<double, double>> p(n);
+  long double total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = {x[i], w[i]};
+    total += w[i];
+  }
+  long double need = total / 2;
+  std::size_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    std::nth_element(p.begin() + lo, p.begin() + mid, p.begin() + hi);
+    long double below = 0;
+    for (std::size_t i = lo; i < mid; ++i) below += p[i].second;
+    if (below >= need) {
+      hi = mid;
+    } else {
+      need -= below;
+      lo = mid;
+    }
+  }
+  const double want = p[lo].first;
+  const auto q = ctx.queue(0);
+  Buffer<double> dx(ctx, x.data(), n), dw(ctx, w.data(), n);
+  Row r{"order", "weighted median radix normal", "f64", n};
+  r.work = static_cast<double>(n) * 16;
+  r.unit = "GB/s";
+  r.ceiling_name = "copy";
+  r.ceiling = c.copy_gbs;
+  double got = 0;
+  time_order(ctx, r, o.repeats,
+             [&] { got = clstat::order::weighted_quantiles_async(q, dx, dw, 0, n, {0.5}, 1).get()[0]; });
+  r.check = "== a weighted selection in long double";
+  for (const auto& row : rows)
+    if (row.name == "median radix normal" && row.precision == std::string("f64") && row.n == n) {
+      std::ostringstream t;
+      t << "; " << std::setprecision(3) << r.wall_ms.median / row.wall_ms.median
+        << "x the unweighted median's wall time";
+      r.check += t.str();
+    }
+  r.pass = got == want;
+  r.error = r.pass ? 0 : 1;
+  log_row(r);
+  rows.push_back(r);
 }
 
 template <class T>
@@ -199,6 +257,8 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
         if (row.name == "median radix " + dist && row.precision == prec<T>() && row.n == n)
           attach(row, {"torch.median", "cupy.median", "torch.sort"});
       attach(rows.back(), {"torch.kthvalue"});
+      if constexpr (std::is_same_v<T, double>)
+        if (dist == "normal") weighted_median_row(ctx, c, o, x, rows);
     }
   }
 }

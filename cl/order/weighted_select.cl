@@ -21,8 +21,11 @@
 //    interval into NB equal key ranges and repeats 3 over the candidates (or the data).
 // weighted_sample gathers a strided sample of (key, weight) for the host's first brackets.
 //
-// Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch),
-// FROM_KEYS (1: the input is candidate keys and their q, not values and weights).
+// Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch: 1, 2, 4 or
+// 8, the fewest that hold the call's, since every value updates 2 NB + 1 accumulators),
+// FROM_KEYS (1: the input is candidate keys and their q, not values and weights), CHUNKED (1 on
+// CPUs: each work-item reads one contiguous block, where a GPU's work-items stride through the
+// data so that neighbours read neighbouring elements).
 // Rounding: none. Every sum is of integers; a weight's only rounding is its truncation in 2.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "order_keys.clh"
@@ -32,13 +35,23 @@
 #endif
 #define NI (2 * NB + 1)
 
+#if CHUNKED
+#define FOR_EACH(i, n)                                                                   \
+  const ulong per_item = ((n) + get_global_size(0) - 1) / get_global_size(0);            \
+  const ulong first_item = min((ulong)(n), per_item * get_global_id(0));                \
+  const ulong end_item = min((ulong)(n), first_item + per_item);                        \
+  for (ulong i = first_item; i < end_item; ++i)
+#else
+#define FOR_EACH(i, n) for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
+#endif
+
 // The maximum weight (as the bits of a non-negative double, whose unsigned order is the
 // numeric order) and the count of weights that are negative, NaN or infinite, per group.
 __kernel void weight_check(__global const double* w, ulong off, ulong n, __global ulong* part) {
   __local ulong mx[WG], bad[WG];
   const uint l = get_local_id(0);
   ulong m = 0, b = 0;
-  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+  FOR_EACH(i, n) {
     const double v = w[off + i];
     if (!(v >= 0.0) || isinf(v)) ++b;
     else m = max(m, as_ulong(v));
@@ -70,10 +83,13 @@ __kernel void weighted_sample(__global const elem_t* x, __global const double* w
   weight[i] = w[at];
 }
 
-// floor(w 2^s) as (lo, hi) words, for 0 <= w 2^s < 2^95.
-inline ulong2 fixed_weight(double w, int s) {
-  const double v = ldexp(w, s);  // exact, or below 1 where floor makes it 0 anyway
-  if (v < 0x1p63) return (ulong2)((ulong)floor(v), 0);
+// floor(w 2^s) as (lo, hi) words, for 0 <= w 2^s < 2^95; f1 f2 = 2^s, two factors so that each
+// is a double. Both products are exact wherever the result reaches 1 (an intermediate that
+// underflows belongs to a weight whose w 2^s is far below 1, where floor gives 0 anyway), and
+// ldexp is a library call on some CPUs.
+inline ulong2 fixed_weight(double w, double f1, double f2) {
+  const double v = (w * f1) * f2;
+  if (v < 0x1p63) return (ulong2)((ulong)v, 0);  // truncation is floor for v >= 0
   const ulong bits = as_ulong(v);
   const int e = (int)((bits >> 52) & 0x7ff) - 1075;  // v = m 2^e, e in 11..42
   const ulong m = (bits & 0xfffffffffffffUL) | 0x10000000000000UL;
@@ -90,7 +106,7 @@ inline ulong2 fixed_weight(double w, int s) {
 // capacity of its candidate region. part receives, per group, NI x (sum lo word, sum carry
 // word, count) and the NaN count. ccount[b] counts the values found in bracket b (the copy is
 // complete when it is at most the capacity).
-__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, int s, __constant ulong* meta, uint nb,
+__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, double f2, __constant ulong* meta, uint nb,
                                  __global ulong* part, __global skey* ckey, __global ulong2* cq,
                                  __global uint* ccount) {
   __local ulong r0[WG], r1[WG], r2[WG];
@@ -103,7 +119,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, int s, __consta
     cnt[j] = 0;
   }
   ulong nans = 0;
-  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+  FOR_EACH(i, n) {
 #if FROM_KEYS
     const skey k = x[off + i];
     const ulong2 q = w[off + i];
@@ -114,7 +130,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, int s, __consta
       continue;
     }
     const skey k = to_key(v);
-    const ulong2 q = fixed_weight(w[off + i], s);
+    const ulong2 q = fixed_weight(w[off + i], f1, f2);
 #endif
     uint idx = 0;
     for (uint b = 0; b < nb; ++b) idx += (k >= (skey)meta[4 * b]) + (k > (skey)meta[4 * b + 1]);

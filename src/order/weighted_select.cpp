@@ -17,10 +17,9 @@ namespace clstat::order::detail {
 
 namespace {
 
-constexpr unsigned kNB = 8;                      // NB in the kernel
-constexpr unsigned kNI = 2 * kNB + 1;            // intervals a pass sums
+constexpr unsigned kNB = 8;                      // the most brackets a pass takes (NB 1, 2, 4, 8)
 constexpr std::size_t kSample = 16384;           // the first brackets' sample
-constexpr std::uint64_t kHost = 16384;           // candidates the host sorts itself
+constexpr std::uint64_t kHost = 32768;           // candidates the host selects among itself
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
 enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count };
 
@@ -35,13 +34,12 @@ class WeightedSelect {
                  const std::string& op)
       : q_(q), ci_(q.context().impl()), x_(x.raw().impl()->buffer), w_(w.raw().impl()->buffer), off_(off), n_(n),
         op_(op) {
-    const std::string base = build::base_options(*ci_, true, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>()) +
-                             " -DNB=" + std::to_string(kNB);
-    raw_ = build::program_for_wg(*ci_, "order/weighted_select", base + " -DFROM_KEYS=0", "weighted_intervals", 128,
-                                 wg_raw_);
-    keys_ = build::program_for_wg(*ci_, "order/weighted_select", base + " -DFROM_KEYS=1", "weighted_intervals", 128,
-                                  wg_keys_);
-    groups_ = std::max<std::size_t>(1, 4 * ci_->info().compute_units);
+    const bool cpu = ci_->info().type == DeviceType::cpu;
+    base_ = build::base_options(*ci_, true, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>()) +
+            " -DCHUNKED=" + (cpu ? "1" : "0");
+    // A CPU runs a group per core, each work-item on a block of its own; a GPU wants several
+    // groups per compute unit to hide its memory latency.
+    groups_ = std::max<std::size_t>(1, (cpu ? 1 : 4) * ci_->info().compute_units);
   }
 
   WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
@@ -71,6 +69,24 @@ class WeightedSelect {
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
   Key max_key() const { return std::is_floating_point_v<T> ? Key(~Key(0) - 1) : Key(~Key(0)); }
+  struct Variant {
+    std::shared_ptr<::clstat::detail::BuiltProgram> prog;
+    std::size_t wg = 0;
+    unsigned nb = 0;
+  };
+  // The interval kernel for at least nb brackets (the fewest of 1, 2, 4, 8).
+  const Variant& variant(bool from_keys, std::size_t nb) {
+    unsigned v = 0;
+    while ((1u << v) < nb) ++v;
+    Variant& b = built_[from_keys ? 1 : 0][v];
+    if (!b.prog) {
+      b.nb = 1u << v;
+      b.prog = build::program_for_wg(*ci_, "order/weighted_select",
+                                     base_ + " -DNB=" + std::to_string(b.nb) + " -DFROM_KEYS=" + (from_keys ? "1" : "0"),
+                                     "weighted_intervals", 128, b.wg);
+    }
+    return b;
+  }
   std::vector<Bracket> split(Key lo, Key hi) const;
 
   Queue q_;
@@ -79,8 +95,9 @@ class WeightedSelect {
   std::size_t off_;
   std::uint64_t n_;
   std::string op_;
-  std::shared_ptr<::clstat::detail::BuiltProgram> raw_, keys_;
-  std::size_t wg_raw_ = 0, wg_keys_ = 0, groups_ = 1;
+  std::string base_;
+  Variant built_[2][4];
+  std::size_t groups_ = 1;
   int s_ = 0;
 };
 
@@ -89,10 +106,8 @@ template <class T>
 int WeightedSelect<T>::scale() {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   std::size_t wg = 0;
-  auto prog = build::program_for_wg(*ci_, "order/weighted_select",
-                                    build::base_options(*ci_, true, op_) + " -DELEM_KIND=" +
-                                        std::to_string(elem_kind<T>()) + " -DFROM_KEYS=0",
-                                    "weight_check", 256, wg);
+  auto prog = build::program_for_wg(*ci_, "order/weighted_select", base_ + " -DNB=1 -DFROM_KEYS=0", "weight_check",
+                                    256, wg);
   cl::Kernel k = build::kernel(*prog, "weight_check", q_.index());
   cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::check, 2 * groups_ * sizeof(cl_ulong));
   k.setArg(0, w_);
@@ -147,42 +162,44 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const std::size_t bytes = std::max<std::uint64_t>(slots, 1);
   p.ckey = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(Key));
   p.cq = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(cl_ulong2));
-  const std::size_t wg = src.raw ? wg_raw_ : wg_keys_;
+  const Variant& var = variant(!src.raw, br.size());
+  const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   const std::uint64_t n = src.raw ? n_ : src.n;
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + 16 * wg - 1) / (16 * wg))));
   cl::Buffer mbuf = ::clstat::detail::staged(q_, WeightedScratch::meta, meta.data(), meta.size() * sizeof(cl_ulong));
-  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * kNI + 1) * sizeof(cl_ulong));
+  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 1) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
   static const cl_uint zero[kNB] = {};
   cq.enqueueWriteBuffer(count, CL_FALSE, 0, sizeof zero, zero);
-  cl::Kernel k = build::kernel(src.raw ? *raw_ : *keys_, "weighted_intervals", q_.index());
+  cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
   k.setArg(0, src.raw ? x_ : src.keys);
   k.setArg(1, src.raw ? w_ : src.q);
   k.setArg(2, static_cast<cl_ulong>(src.raw ? off_ : src.start));
   k.setArg(3, static_cast<cl_ulong>(n));
-  k.setArg(4, static_cast<cl_int>(s_));
-  k.setArg(5, mbuf);
-  k.setArg(6, static_cast<cl_uint>(br.size()));
-  k.setArg(7, part);
-  k.setArg(8, p.ckey);
-  k.setArg(9, p.cq);
-  k.setArg(10, count);
+  k.setArg(4, std::ldexp(1.0, s_ / 2));
+  k.setArg(5, std::ldexp(1.0, s_ - s_ / 2));
+  k.setArg(6, mbuf);
+  k.setArg(7, static_cast<cl_uint>(br.size()));
+  k.setArg(8, part);
+  k.setArg(9, p.ckey);
+  k.setArg(10, p.cq);
+  k.setArg(11, count);
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
-  std::vector<cl_ulong> h(groups * (3 * kNI + 1));
+  std::vector<cl_ulong> h(groups * (3 * ni + 1));
   cl_uint found[kNB];
   read_wait(cq, count, 0, sizeof found, found);
   read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
-  const std::size_t ni = 2 * br.size() + 1;
-  p.sum.assign(ni, 0);
-  p.count.assign(ni, 0);
+  const std::size_t used = 2 * br.size() + 1;
+  p.sum.assign(used, 0);
+  p.count.assign(used, 0);
   for (std::size_t g = 0; g < groups; ++g) {
-    const cl_ulong* r = h.data() + g * (3 * kNI + 1);
-    for (std::size_t j = 0; j < ni; ++j) {
+    const cl_ulong* r = h.data() + g * (3 * ni + 1);
+    for (std::size_t j = 0; j < used; ++j) {
       p.sum[j] += (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
       p.count[j] += r[3 * j + 2];
     }
-    p.nan += r[3 * kNI];
+    p.nan += r[3 * ni];
   }
   p.found.assign(found, found + br.size());
   return p;
@@ -197,7 +214,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   const std::size_t m = kSample;
   cl::Buffer sk = ::clstat::detail::scratch(q_, WeightedScratch::sample_keys, m * sizeof(Key));
   cl::Buffer sw = ::clstat::detail::scratch(q_, WeightedScratch::sample_weights, m * sizeof(double));
-  cl::Kernel k = build::kernel(*raw_, "weighted_sample", q_.index());
+  cl::Kernel k = build::kernel(*variant(false, 1).prog, "weighted_sample", q_.index());
   k.setArg(0, x_);
   k.setArg(1, w_);
   k.setArg(2, static_cast<cl_ulong>(off_));
@@ -285,11 +302,25 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       }
       std::vector<std::pair<Key, u128>> e(src.n);
       for (std::size_t i = 0; i < src.n; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};
-      std::sort(e.begin(), e.end());
+      // Selection by halves, O(m): the answer is the key of the element, in sorted order, at
+      // which the cumulative weight first reaches the target (equal keys may fall in both
+      // halves; all smaller keys come before it either way).
+      std::size_t a = 0, b = e.size();
       u128 c = base;
-      for (const auto& [key, qv] : e)
-        if ((c += qv) >= target) return key;
-      throw std::logic_error(op_ + ": the target lies past the candidates");
+      while (b - a > 1) {
+        const std::size_t mid = a + (b - a) / 2;
+        std::nth_element(e.begin() + a, e.begin() + mid, e.begin() + b);
+        u128 below = 0;
+        for (std::size_t i = a; i < mid; ++i) below += e[i].second;
+        if (c + below >= target) {
+          b = mid;
+        } else {
+          c += below;
+          a = mid;
+        }
+      }
+      if (e.empty() || c + e[a].second < target) throw std::logic_error(op_ + ": the target lies past the candidates");
+      return e[a].first;
     }
     // Too many to sort here: count in kNB equal key ranges, then copy the one that holds it.
     auto br = split(lo, hi);
