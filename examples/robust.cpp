@@ -1,5 +1,6 @@
 // examples/robust.cpp: least trimmed squares (FAST-LTS, R: robustbase::ltsReg) against ordinary
-// least squares on a line with 20% gross outliers at high leverage.
+// least squares on a line with 20% gross outliers at high leverage; then the robust centre and
+// scatter of the same (x, y) points by the MCD (FAST-MCD, R: robustbase::covMcd).
 #include <clstat/clstat.hpp>
 
 #include <cmath>
@@ -30,5 +31,15 @@ int main() {
   // tails, so with 20% outliers it reads about 1.5 times the noise's 0.5.
   std::printf("LTS            y = %.3f + %.3f x, scale %.3f, %zu outliers flagged\n", fit.coefficients[0],
               fit.coefficients[1], fit.scale, fit.outliers.size());
-  return std::abs(fit.coefficients[1] - 2) < 0.05 && fit.outliers.size() >= bad ? 0 : 1;
+
+  // The MCD of the points: the clean cloud's centre (5, 11) and the outlying cluster flagged.
+  std::vector<double> xy(2 * n);
+  for (std::size_t i = 0; i < n; ++i) xy[2 * i] = x[i], xy[2 * i + 1] = y[i];
+  const clstat::robust::McdFit m = clstat::robust::mcd(ctx, xy.data(), n, 2);
+  std::printf("MCD centre     (%.3f, %.3f), %zu of %zu points flagged\n", m.center[0], m.center[1],
+              m.outliers.size(), n);
+  return std::abs(fit.coefficients[1] - 2) < 0.05 && fit.outliers.size() >= bad && std::abs(m.center[0] - 5) < 0.3 &&
+                 m.outliers.size() >= bad
+             ? 0
+             : 1;
 }

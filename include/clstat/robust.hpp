@@ -1,5 +1,6 @@
 // clstat/robust.hpp: high-breakdown linear regression, least trimmed squares (LTS) by FAST-LTS and
-// least median of squares (LMS), with the random starts and C-steps on the device.
+// least median of squares (LMS), with the random starts and C-steps on the device; and robust
+// location and scatter by the minimum covariance determinant (MCD, FAST-MCD).
 //
 // Model. y_i = b_0 + x_i . b + e_i with intercept (the default), or y_i = x_i . b + e_i without.
 // x is a row-major n x p matrix of explanatory columns (without a column of ones), y has n
@@ -132,6 +133,68 @@ CLSTAT_EXPORT LmsFit lms(const Context& ctx, const double* x, std::size_t n, std
 /// Asynchronous form (clstat/runtime.hpp): x and y must stay valid until the Future is ready.
 CLSTAT_EXPORT Future<LmsFit> lms_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
                                        const LmsOptions& options = {}, const std::vector<Event>& wait = {});
+
+// ----------------------------------------------------------------------------------------------
+// Minimum covariance determinant (MCD): robust location and scatter of a row-major n x p matrix x
+// (p variables), as robustbase's covMcd (0.95) estimates them: the h-subset whose sample
+// covariance has the smallest determinant, h = lts_coverage(alpha, n, p) (alpha = 0.5 gives
+// floor((n + p + 1) / 2), the highest breakdown point), found by FAST-MCD (Rousseeuw & Van
+// Driessen 1999); then
+//   raw:         center = mean of the h-subset; cov = its covariance (divisor h - 1) times
+//                raw_cnp2[0] raw_cnp2[1];
+//   reweighted:  the rows whose squared Mahalanobis distance under the raw estimates is at most
+//                cutoff = qchisq(0.975, p) (raw_weights) give the weighted mean and covariance
+//                (divisor sum - 1), times cnp2[0] cnp2[1]; weights and outliers use the same
+//                cutoff on the final distances (robustbase's mcd.wt).
+// Factors: [0] makes the covariance consistent at the normal model, 1 / (F_{p+2}(q_a) / a) with
+// a = h / n (raw) or sum(raw_weights) / n (reweighted) and q_a = qchisq(a, p) (Croux & Haesbroeck
+// 1999; robustbase's MCDcons); [1] is the small-sample factor, the fitted curves of Pison, Van
+// Aelst & Willems (2002) (robustbase's MCDcnp2 and MCDcnp2.rew), or 1 without use_correction.
+// robustbase >= 0.93 replaces the curve at alpha = 0.5 by simulated values for small n, which
+// clstat does not ship: there, with use_correction, its cov differs from covMcd's by the ratio
+// of the two factors; without it they agree (tests/data/robust/mcd_r.txt).
+// Search: nsamp random (p + 1)-subsets (Philox from seed; a singular one grows by random rows),
+// two C-steps each (a C-step keeps the h rows of smallest distance under the current subset's
+// mean and covariance, ties by lower row, which never raises the determinant), on all rows when
+// n <= 600, else on 1500 random rows with coverage scaled to h / n; the 10 best are C-stepped to
+// convergence on all n rows, the distances of those steps computed on the device. p = 1 is exact:
+// the best h-subset is a run of h consecutive sorted values, all n - h + 1 of them compared.
+// Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host) and O(n p^2)
+// per final C-step (distances on the device, the subset's moments on the host).
+// Errors (std::invalid_argument): n == 0 or a null pointer; p == 0 or p > 32; n <= 2 p; a NaN or
+// infinite value (its row named); a constant column; alpha outside [0.5, 1]; nsamp == 0. An
+// h-subset whose covariance is singular (h rows on a hyperplane) ends the search with exact_fit:
+// the raw estimates of that subset are returned, unscaled, with no reweighting.
+// Thread-safety and async form as lts. Results do not depend on the device.
+struct McdOptions {
+  double alpha = 0.5;
+  std::size_t nsamp = 500;
+  std::uint64_t seed = 0x5eed5eedULL;
+  bool use_correction = true;
+  int max_csteps = 1000;
+};
+
+struct McdFit {
+  std::size_t n = 0, p = 0, h = 0;
+  std::vector<double> center, cov;          // reweighted: p, and p x p row-major
+  std::vector<double> raw_center, raw_cov;  // raw
+  std::vector<std::size_t> best;            // the h-subset, 0-based, ascending
+  double crit = 0;  // log det of the h-subset's covariance (divisor h - 1), as robustbase's crit
+  double raw_cnp2[2] = {1, 1}, cnp2[2] = {1, 1};
+  double cutoff = 0;                          // qchisq(0.975, p)
+  std::vector<double> raw_mahalanobis, mahalanobis;  // squared distances of every row
+  std::vector<unsigned char> raw_weights, weights;   // 1 where the distance is within the cutoff
+  std::vector<std::size_t> outliers;                 // 0-based rows with weight 0
+  bool exact_fit = false;
+  std::size_t starts = 0, singular_starts = 0;
+  int csteps = 0;          // C-steps of the winning final run
+  bool converged = false;  // it stopped because the determinant stopped decreasing
+};
+
+CLSTAT_EXPORT McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, const McdOptions& o = {});
+/// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready.
+CLSTAT_EXPORT Future<McdFit> mcd_async(const Queue& q, const double* x, std::size_t n, std::size_t p,
+                                       const McdOptions& o = {}, const std::vector<Event>& wait = {});
 
 /// robustbase's h.alpha.n(alpha, n, q), the coverage above. O(1). Throws std::invalid_argument
 /// for alpha outside [0.5, 1] or q > n.

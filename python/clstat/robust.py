@@ -1,6 +1,7 @@
 """High-breakdown regression: lts (FAST-LTS, robustbase::ltsReg's raw and reweighted fits) and
-lms (least median of squares, MASS::lqs). X is (n, p) without a column of ones; coefficients are
-intercept first. Indices (outliers, best) are 0-based."""
+lms (least median of squares, MASS::lqs); robust location and scatter: mcd (FAST-MCD,
+robustbase::covMcd). X is (n, p) without a column of ones; coefficients are intercept first.
+Indices (outliers, best) are 0-based."""
 from types import SimpleNamespace as _NS
 
 from . import _clstat
@@ -75,3 +76,39 @@ def lms(X, y, h=0, intercept=True, nsamp=3000, seed=0x5EED5EED, ctx=None):
     (2.0, 40)
     """
     return _NS(**_clstat.lms(X, y, h, intercept, nsamp, seed, ctx))
+
+
+def mcd(X, alpha=0.5, nsamp=500, seed=0x5EED5EED, use_correction=True, ctx=None):
+    """Minimum covariance determinant (FAST-MCD), as robustbase::covMcd.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        n > 2 p rows of p variables.
+    alpha : float
+        Coverage in [0.5, 1]: h = robustbase's h.alpha.n(alpha, n, p).
+    nsamp : int
+        Random (p + 1)-subsets (covMcd's default 500).
+    seed : int
+        The Philox seed: the same subsets on every device.
+    use_correction : bool
+        The small-sample factors (published curves; see the C++ header for robustbase's tables).
+    ctx : Context, optional
+
+    Returns
+    -------
+    namespace
+        center, cov (reweighted), raw_center, raw_cov, crit (log det of the best h-subset's
+        covariance), mahalanobis and raw_mahalanobis (squared distances), weights (0 past
+        cutoff = qchisq(0.975, p)), outliers, best (the h-subset), h, exact_fit.
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> rng = np.random.default_rng(3)
+    >>> X = rng.normal(size=(300, 3)); X[:45] += 25
+    >>> fit = clstat.robust.mcd(X)
+    >>> len(fit.outliers) >= 45, bool(np.all(np.abs(fit.center) < 0.5))
+    (True, True)
+    """
+    return _NS(**_clstat.mcd(X, alpha, nsamp, seed, use_correction, ctx))

@@ -1,4 +1,5 @@
-// Robust regression: LTS (robustbase::ltsReg's fields) and LMS (MASS::lqs's).
+// Robust regression: LTS (robustbase::ltsReg's fields) and LMS (MASS::lqs's); the MCD
+// (robustbase::covMcd's).
 #include <pybind11/stl.h>
 
 #include "common.hpp"
@@ -18,6 +19,41 @@ void design_shape(const F64& X, const F64& y, std::size_t& n, std::size_t& p) {
 }  // namespace
 
 void bind_robust(py::module_& m) {
+  m.def(
+      "mcd",
+      [](F64 X, double alpha, std::size_t nsamp, std::uint64_t seed, bool use_correction, py::object ctx) {
+        std::size_t n, p;
+        shape_2d(X, "X", n, p);
+        rb::McdOptions o;
+        o.alpha = alpha;
+        o.nsamp = nsamp;
+        o.seed = seed;
+        o.use_correction = use_correction;
+        const clstat::Context& c = context_of(ctx);
+        rb::McdFit f;
+        {
+          py::gil_scoped_release nogil;
+          f = rb::mcd(c, X.data(), n, p, o);
+        }
+        const std::vector<py::ssize_t> pp{static_cast<py::ssize_t>(p), static_cast<py::ssize_t>(p)};
+        py::dict out;
+        out["center"] = to_numpy(f.center);
+        out["cov"] = to_numpy(f.cov, pp);
+        out["raw_center"] = to_numpy(f.raw_center);
+        out["raw_cov"] = to_numpy(f.raw_cov, pp);
+        out["crit"] = f.crit;
+        out["mahalanobis"] = to_numpy(f.mahalanobis);
+        out["raw_mahalanobis"] = to_numpy(f.raw_mahalanobis);
+        out["weights"] = to_numpy(f.weights);
+        out["outliers"] = to_numpy<std::int64_t>(f.outliers);
+        out["best"] = to_numpy<std::int64_t>(f.best);
+        out["h"] = f.h;
+        out["cutoff"] = f.cutoff;
+        out["exact_fit"] = f.exact_fit;
+        return out;
+      },
+      py::arg("X"), py::arg("alpha") = 0.5, py::arg("nsamp") = 500, py::arg("seed") = 0x5eed5eedULL,
+      py::arg("use_correction") = true, py::arg("ctx") = py::none());
   m.def(
       "lts",
       [](F64 X, F64 y, double alpha, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {

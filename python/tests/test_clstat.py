@@ -176,6 +176,21 @@ def test_robust_regression():
     np.testing.assert_allclose(m.coefficients, [1, 2, -1], atol=0.5)
 
 
+def test_mcd_stackloss_as_robustbase():
+    # robustbase::covMcd(stackloss, use.correction = FALSE) (tests/data/robust/mcd_r.txt).
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "robust", "stackloss.csv")
+    X = np.loadtxt(path, delimiter=",", skiprows=1)
+    fit = clstat.robust.mcd(X, use_correction=False)
+    np.testing.assert_allclose(fit.center, [56.142857142857139, 20.214285714285712, 85.142857142857139,
+                                            13.285714285714285], rtol=1e-12)
+    assert fit.cov.shape == (4, 4)
+    assert abs(fit.crit - 6.3976334475405547) < 1e-9
+    assert fit.outliers.tolist() == [0, 1, 2, 3, 12, 20]
+    with pytest.raises(ValueError):
+        clstat.robust.mcd(X[:6])
+
+
 def test_grid_integrates_to_one():
     x = np.random.default_rng(7).normal(size=(5000, 2))
     g = clstat.grid(x, [-6, -6], [6, 6], [121, 121])

@@ -1,6 +1,8 @@
 #include "robust/consistency.hpp"
 
+#include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
+#include <boost/math/special_functions/gamma.hpp>
 #include <cmath>
 
 namespace clstat::robust::detail {
@@ -74,5 +76,43 @@ double small_sample_raw(std::size_t q, bool intercept, std::size_t n, double alp
 double small_sample_reweighted(std::size_t q, bool intercept, std::size_t n, double alpha) {
   return factor(q, intercept, n, alpha, true);
 }
+
+double chi_square_quantile(double a, std::size_t p) {
+  return boost::math::quantile(boost::math::chi_squared_distribution<double>(static_cast<double>(p)), a);
+}
+
+double mcd_consistency(std::size_t p, double a) {
+  if (a >= 1) return 1;
+  const double q = chi_square_quantile(a, p);
+  // F_{p+2}(q) = P(p / 2 + 1, q / 2), the regularised lower incomplete gamma function.
+  return a / boost::math::gamma_p(static_cast<double>(p) / 2 + 1, q / 2);
+}
+
+namespace {
+
+double mcd_factor(std::size_t p_, std::size_t n_, double alpha, bool rew) {
+  const double n = static_cast<double>(n_), p = static_cast<double>(p_);
+  Curve c{};
+  if (p_ == 1) {
+    c = rew ? Curve{1.11098143415027, 1.5182890270453, -0.66046776772861, 0.88939595831888}
+            : Curve{0.262024211897096, 0.604756680630497, -0.351584646688712, 1.01646567502486};
+  } else if (p_ == 2) {
+    c = rew ? Curve{3.11101712909049, 1.91401056721863, 0.79473550581058, 1.10081930350091}
+            : Curve{0.673292623522027, 0.691365864961895, 0.446537815635445, 1.06690782995919};
+  } else {
+    static const double raw500[6] = {-1.42764571687802, 1.26263336932151, 2, -1.06141115981725, 1.28907991440387, 3};
+    static const double raw875[6] = {-0.455179464070565, 1.11192541278794, 2, -0.294241208320834, 1.09649329149811, 3};
+    static const double rew500[6] = {-1.02842572724793, 1.67659883081926, 2, -0.26800273450853, 1.35968562893582, 3};
+    static const double rew875[6] = {-0.544482443573914, 1.25994483222292, 2, -0.343791072183285, 1.25159004257133, 3};
+    two_point(rew ? rew500 : raw500, p, c.a500, c.b500);
+    two_point(rew ? rew875 : raw875, p, c.a875, c.b875);
+  }
+  return 1 / curve_value(c, n, alpha);
+}
+
+}  // namespace
+
+double mcd_small_sample_raw(std::size_t p, std::size_t n, double alpha) { return mcd_factor(p, n, alpha, false); }
+double mcd_small_sample_reweighted(std::size_t p, std::size_t n, double alpha) { return mcd_factor(p, n, alpha, true); }
 
 }  // namespace clstat::robust::detail

@@ -21,6 +21,15 @@ double small_sample_raw(std::size_t q, bool intercept, std::size_t n, double alp
 /// The same for the reweighted scale.
 double small_sample_reweighted(std::size_t q, bool intercept, std::size_t n, double alpha);
 
+/// MCD: robustbase's MCDcons(p, a) = a / F_{p+2}(qchisq(a, p)), F the chi-square CDF with p + 2
+/// degrees of freedom (Croux & Haesbroeck 1999), and the small-sample curves MCDcnp2 and
+/// MCDcnp2.rew of Pison, Van Aelst & Willems (2002) for p variables.
+double mcd_consistency(std::size_t p, double a);
+double mcd_small_sample_raw(std::size_t p, std::size_t n, double alpha);
+double mcd_small_sample_reweighted(std::size_t p, std::size_t n, double alpha);
+/// qchisq(a, p).
+double chi_square_quantile(double a, std::size_t p);
+
 /// qnorm(p) and dnorm(x) of the standard normal.
 double normal_quantile(double p);
 double normal_density(double x);

@@ -1,5 +1,6 @@
 // clstat robust: LTS (FAST-LTS, as robustbase::ltsReg) or LMS (as MASS::lqs) regression of one
-// CSV column on others, computed by clstat::robust; a table or one JSON object on stdout.
+// CSV column on others, or the MCD location and scatter of columns (FAST-MCD, as
+// robustbase::covMcd), computed by clstat::robust; a table or one JSON object on stdout.
 #include "robust_command.hpp"
 
 #include <cstdio>
@@ -18,9 +19,13 @@ namespace {
 const char* k_usage =
     "usage: clstat robust lts|lms --data FILE --response Y [--x A,B,...] [--alpha 0.5] [--no-intercept]\n"
     "                     [--nsamp N] [--exact] [--seed S] [--json] [--device SPEC]\n"
+    "       clstat robust mcd --data FILE [--x A,B,...] [--alpha 0.5] [--nsamp N] [--seed S]\n"
+    "                     [--no-correction] [--json] [--device SPEC]\n"
     "  --data FILE        a CSV with a header (or columns x1, x2, ... without one)\n"
     "  --response Y       the response column, by header name or 1-based position\n"
-    "  --x A,B,...        the explanatory columns (default: every other column)\n"
+    "  --x A,B,...        the explanatory columns (default: every other column); mcd: the variables\n"
+    "                     (default: every column)\n"
+    "  --no-correction    mcd: no small-sample factors (robustbase's use.correction = FALSE)\n"
     "  --alpha A          coverage in [0.5, 1]: h = robustbase's h.alpha.n (default 0.5, the\n"
     "                     highest breakdown point); lms: h = floor((n + q + 1) / 2) unless --h\n"
     "  --h H              lms: the order statistic minimised\n"
@@ -31,7 +36,9 @@ const char* k_usage =
     "  --json             one JSON object instead of the table\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Rows are numbered from 1, as in R. lts prints the reweighted coefficients (robustbase's\n"
-    "coefficients), the raw ones, both scales, the h-subset's objective and the outliers (weight 0).\n";
+    "coefficients), the raw ones, both scales, the h-subset's objective and the outliers (weight 0).\n"
+    "mcd prints the reweighted and raw centres, the reweighted covariance, log det of the best\n"
+    "h-subset's covariance (robustbase's crit) and the outliers (squared distance past qchisq(0.975, p)).\n";
 
 std::string num(double v) {
   char buf[64];
@@ -45,6 +52,55 @@ std::string rows_text(const std::vector<std::size_t>& r, const char* sep) {
   return s;
 }
 
+// The MCD of the columns xc of t, printed.
+int mcd_table(const Table& t, const std::vector<std::size_t>& xc, const clstat::robust::McdOptions& o,
+              const clstat::Context& ctx, bool json) {
+  const std::size_t n = t.rows, p = xc.size();
+  std::vector<double> x(n * p);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < p; ++j) x[i * p + j] = t.values[i * t.cols + xc[j]];
+  const auto f = clstat::robust::mcd(ctx, x.data(), n, p, o);
+  auto vec = [&](const std::vector<double>& v) {
+    std::string s = "{";
+    for (std::size_t j = 0; j < p; ++j) s += (j ? ",\"" : "\"") + t.names[xc[j]] + "\":" + json_number(v[j]);
+    return s + "}";
+  };
+  auto mat = [&](const std::vector<double>& m) {
+    std::string s = "[";
+    for (std::size_t a = 0; a < p; ++a) {
+      s += a ? ",[" : "[";
+      for (std::size_t b = 0; b < p; ++b) s += (b ? "," : "") + json_number(m[a * p + b]);
+      s += "]";
+    }
+    return s + "]";
+  };
+  if (json) {
+    std::cout << "{\"method\":\"mcd\",\"n\":" << n << ",\"p\":" << p << ",\"h\":" << f.h
+              << ",\"center\":" << vec(f.center) << ",\"cov\":" << mat(f.cov) << ",\"raw_center\":" << vec(f.raw_center)
+              << ",\"raw_cov\":" << mat(f.raw_cov) << ",\"crit\":" << json_number(f.crit) << ",\"cnp2\":["
+              << json_number(f.cnp2[0]) << "," << json_number(f.cnp2[1]) << "],\"raw_cnp2\":["
+              << json_number(f.raw_cnp2[0]) << "," << json_number(f.raw_cnp2[1]) << "],\"outliers\":["
+              << rows_text(f.outliers, ",") << "],\"best\":[" << rows_text(f.best, ",")
+              << "],\"exact_fit\":" << (f.exact_fit ? "true" : "false") << "}\n";
+    return 0;
+  }
+  std::cout << "MCD, n = " << n << ", p = " << p << ", h = " << f.h << " (alpha " << o.alpha << ")\n"
+            << "variable,center,raw_center\n";
+  for (std::size_t j = 0; j < p; ++j)
+    std::cout << t.names[xc[j]] << "," << num(f.center[j]) << "," << num(f.raw_center[j]) << "\n";
+  std::cout << "covariance";
+  for (std::size_t j = 0; j < p; ++j) std::cout << "," << t.names[xc[j]];
+  std::cout << "\n";
+  for (std::size_t a = 0; a < p; ++a) {
+    std::cout << t.names[xc[a]];
+    for (std::size_t b = 0; b < p; ++b) std::cout << "," << num(f.cov[a * p + b]);
+    std::cout << "\n";
+  }
+  std::cout << "log det (crit) " << num(f.crit) << (f.exact_fit ? ", exact fit" : "") << "\n"
+            << "outliers (" << f.outliers.size() << "): " << rows_text(f.outliers, " ") << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int robust_command(int argc, char** argv) {
@@ -53,7 +109,7 @@ int robust_command(int argc, char** argv) {
     return argc < 1 ? 2 : 0;
   }
   const std::string what = argv[0];
-  if (what != "lts" && what != "lms") {
+  if (what != "lts" && what != "lms" && what != "mcd") {
     std::cerr << "clstat robust: unknown method '" << what << "' (clstat robust --help lists the options)\n";
     return 2;
   }
@@ -61,6 +117,7 @@ int robust_command(int argc, char** argv) {
   bool json = false, nsamp_given = false;
   clstat::robust::LtsOptions lo;
   clstat::robust::LmsOptions mo;
+  clstat::robust::McdOptions co;
   SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -68,14 +125,15 @@ int robust_command(int argc, char** argv) {
     if (a == "--data") data = next_value(i, argc, argv);
     else if (a == "--response") response = next_value(i, argc, argv);
     else if (a == "--x") xcols = next_value(i, argc, argv);
-    else if (a == "--alpha") lo.alpha = parse_real("--alpha", next_value(i, argc, argv));
+    else if (a == "--alpha") co.alpha = lo.alpha = parse_real("--alpha", next_value(i, argc, argv));
+    else if (a == "--no-correction") co.use_correction = false;
     else if (a == "--h") mo.h = parse_count("--h", next_value(i, argc, argv), 1);
     else if (a == "--no-intercept") lo.intercept = mo.intercept = false;
     else if (a == "--nsamp") {
-      lo.nsamp = mo.nsamp = parse_count("--nsamp", next_value(i, argc, argv), 1);
+      co.nsamp = lo.nsamp = mo.nsamp = parse_count("--nsamp", next_value(i, argc, argv), 1);
       nsamp_given = true;
     } else if (a == "--exact") lo.exact = mo.exact = true;
-    else if (a == "--seed") lo.seed = mo.seed = parse_count("--seed", next_value(i, argc, argv));
+    else if (a == "--seed") co.seed = lo.seed = mo.seed = parse_count("--seed", next_value(i, argc, argv));
     else if (a == "--json") json = true;
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--help" || a == "-h") {
@@ -86,7 +144,8 @@ int robust_command(int argc, char** argv) {
       return 2;
     }
   }
-  if (data.empty() || response.empty()) {
+  if (what == "mcd" && !response.empty()) throw std::invalid_argument("mcd takes no --response (the variables are --x)");
+  if (data.empty() || (response.empty() && what != "mcd")) {
     std::cerr << "clstat robust: needs --data FILE and --response Y (clstat robust --help lists the options)\n";
     return 2;
   }
@@ -105,7 +164,7 @@ int robust_command(int argc, char** argv) {
       return static_cast<std::size_t>(parse_count("column", c, 1, all.cols)) - 1;
     throw std::invalid_argument("no column '" + c + "' in " + data);
   };
-  const std::size_t yc = find(response);
+  const std::size_t yc = what == "mcd" ? all.cols : find(response);
   std::vector<std::size_t> xc;
   if (xcols.empty()) {
     for (std::size_t j = 0; j < all.cols; ++j)
@@ -125,6 +184,7 @@ int robust_command(int argc, char** argv) {
       if (xc[k] == xc[j]) throw std::invalid_argument("--x names column '" + all.names[xc[j]] + "' twice");
   }
   const std::size_t n = all.rows, p = xc.size();
+  if (what == "mcd") return mcd_table(all, xc, co, context_for(device), json);
   std::vector<double> x(n * p), y(n);
   for (std::size_t i = 0; i < n; ++i) {
     y[i] = all.values[i * all.cols + yc];
