@@ -65,6 +65,7 @@ std::vector<Variant> representative() {
       for (const char* shape : {"-DWG=64 -DLOG2_WG=6 -DRITEMS=1", "-DWG=256 -DLOG2_WG=8 -DRITEMS=16"})
         v.push_back({"order/select_rows", std::string(shape) + " -DELEM_KIND=" + std::to_string(kind), dbl});
     }
+    if (dbl) v.push_back({"robust/mcd_distances", "-DMAXP=32", true});
     if (dbl)  // the weights are doubles whatever the values are
       for (int kind : {0, 1, 2, 3})
         for (int from_keys : {0, 1})
