@@ -1,6 +1,7 @@
 // examples/robust.cpp: least trimmed squares (FAST-LTS, R: robustbase::ltsReg) against ordinary
-// least squares on a line with 20% gross outliers at high leverage; then the robust centre and
-// scatter of the same (x, y) points by the MCD (FAST-MCD, R: robustbase::covMcd).
+// least squares on a line with 20% gross outliers at high leverage, and MM-regression (R:
+// robustbase::lmrob) with its standard errors; then the robust centre and scatter of the same
+// (x, y) points by the MCD (FAST-MCD, R: robustbase::covMcd).
 #include <clstat/clstat.hpp>
 
 #include <cmath>
@@ -31,6 +32,9 @@ int main() {
   // tails, so with 20% outliers it reads about 1.5 times the noise's 0.5.
   std::printf("LTS            y = %.3f + %.3f x, scale %.3f, %zu outliers flagged\n", fit.coefficients[0],
               fit.coefficients[1], fit.scale, fit.outliers.size());
+  const clstat::robust::MmFit mm = clstat::robust::mm(ctx, x.data(), n, 1, y.data());
+  std::printf("MM             y = %.3f + %.3f x (standard errors %.3f, %.4f), %zu outliers\n",
+              mm.coefficients[0], mm.coefficients[1], mm.std_errors[0], mm.std_errors[1], mm.outliers.size());
 
   // The MCD of the points: the clean cloud's centre (5, 11) and the outlying cluster flagged.
   std::vector<double> xy(2 * n);
@@ -39,7 +43,7 @@ int main() {
   std::printf("MCD centre     (%.3f, %.3f), %zu of %zu points flagged\n", m.center[0], m.center[1],
               m.outliers.size(), n);
   return std::abs(fit.coefficients[1] - 2) < 0.05 && fit.outliers.size() >= bad && std::abs(m.center[0] - 5) < 0.3 &&
-                 m.outliers.size() >= bad
+                 m.outliers.size() >= bad && std::abs(mm.coefficients[1] - 2) < 0.05
              ? 0
              : 1;
 }

@@ -1,5 +1,5 @@
-// Robust regression: LTS (robustbase::ltsReg's fields) and LMS (MASS::lqs's); the MCD
-// (robustbase::covMcd's).
+// Robust regression: LTS (robustbase::ltsReg's fields), LMS (MASS::lqs's) and MM
+// (robustbase::lmrob's); the MCD (robustbase::covMcd's).
 #include <pybind11/stl.h>
 
 #include "common.hpp"
@@ -19,6 +19,36 @@ void design_shape(const F64& X, const F64& y, std::size_t& n, std::size_t& p) {
 }  // namespace
 
 void bind_robust(py::module_& m) {
+  m.def(
+      "mm",
+      [](F64 X, F64 y, bool intercept, std::size_t nsamp, std::uint64_t seed, py::object ctx) {
+        std::size_t n, p;
+        design_shape(X, y, n, p);
+        rb::MmOptions o;
+        o.intercept = intercept;
+        o.nsamp = nsamp;
+        o.seed = seed;
+        const clstat::Context& c = context_of(ctx);
+        rb::MmFit f;
+        {
+          py::gil_scoped_release nogil;
+          f = rb::mm(c, X.data(), n, p, y.data(), o);
+        }
+        const std::vector<py::ssize_t> qq{static_cast<py::ssize_t>(f.q), static_cast<py::ssize_t>(f.q)};
+        py::dict out;
+        out["coefficients"] = to_numpy(f.coefficients);
+        out["std_errors"] = to_numpy(f.std_errors);
+        out["cov"] = to_numpy(f.cov, qq);
+        out["scale"] = f.scale;
+        out["init_coefficients"] = to_numpy(f.init_coefficients);
+        out["residuals"] = to_numpy(f.residuals);
+        out["weights"] = to_numpy(f.weights);
+        out["outliers"] = to_numpy<std::int64_t>(f.outliers);
+        out["converged"] = f.converged;
+        return out;
+      },
+      py::arg("X"), py::arg("y"), py::arg("intercept") = true, py::arg("nsamp") = 500, py::arg("seed") = 0x5eed5eedULL,
+      py::arg("ctx") = py::none());
   m.def(
       "mcd",
       [](F64 X, double alpha, std::size_t nsamp, std::uint64_t seed, bool use_correction, py::object ctx) {

@@ -191,6 +191,18 @@ def test_mcd_stackloss_as_robustbase():
         clstat.robust.mcd(X[:6])
 
 
+def test_mm_stackloss_as_lmrob():
+    # robustbase::lmrob(stack.loss ~ ., stackloss) (tests/data/robust/mm_r.txt).
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "robust", "stackloss.csv")
+    d = np.loadtxt(path, delimiter=",", skiprows=1)
+    fit = clstat.robust.mm(d[:, :3], d[:, 3])
+    np.testing.assert_allclose(fit.coefficients, [-41.5246, 0.93885, 0.57955, -0.11292], rtol=1e-4)
+    np.testing.assert_allclose(fit.std_errors, [5.2978, 0.11743, 0.26296, 0.069890], rtol=1e-4)
+    assert fit.outliers.tolist() == [20]
+    assert fit.cov.shape == (4, 4)
+
+
 def test_grid_integrates_to_one():
     x = np.random.default_rng(7).normal(size=(5000, 2))
     g = clstat.grid(x, [-6, -6], [6, 6], [121, 121])

@@ -17,7 +17,7 @@ namespace clstat_cli {
 namespace {
 
 const char* k_usage =
-    "usage: clstat robust lts|lms --data FILE --response Y [--x A,B,...] [--alpha 0.5] [--no-intercept]\n"
+    "usage: clstat robust lts|lms|mm --data FILE --response Y [--x A,B,...] [--alpha 0.5] [--no-intercept]\n"
     "                     [--nsamp N] [--exact] [--seed S] [--json] [--device SPEC]\n"
     "       clstat robust mcd --data FILE [--x A,B,...] [--alpha 0.5] [--nsamp N] [--seed S]\n"
     "                     [--no-correction] [--json] [--device SPEC]\n"
@@ -30,13 +30,15 @@ const char* k_usage =
     "                     highest breakdown point); lms: h = floor((n + q + 1) / 2) unless --h\n"
     "  --h H              lms: the order statistic minimised\n"
     "  --no-intercept     fit without b_0\n"
-    "  --nsamp N          random p-subsets (lts default 500, as robustbase; lms default 3000)\n"
+    "  --nsamp N          random p-subsets (lts, mm and mcd default 500, as robustbase; lms 3000)\n"
     "  --exact            every p-subset (lts: n <= 2048)\n"
     "  --seed S           the Philox seed of the subsets (default 1592221421); the same on every device\n"
     "  --json             one JSON object instead of the table\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
     "Rows are numbered from 1, as in R. lts prints the reweighted coefficients (robustbase's\n"
     "coefficients), the raw ones, both scales, the h-subset's objective and the outliers (weight 0).\n"
+    "mm prints lmrob's MM coefficients with their standard errors (.vcov.avar1), the S-estimate\n"
+    "they start from, the S-scale and the outliers (robustness weight below 0.1 / n).\n"
     "mcd prints the reweighted and raw centres, the reweighted covariance, log det of the best\n"
     "h-subset's covariance (robustbase's crit) and the outliers (squared distance past qchisq(0.975, p)).\n";
 
@@ -109,7 +111,7 @@ int robust_command(int argc, char** argv) {
     return argc < 1 ? 2 : 0;
   }
   const std::string what = argv[0];
-  if (what != "lts" && what != "lms" && what != "mcd") {
+  if (what != "lts" && what != "lms" && what != "mcd" && what != "mm") {
     std::cerr << "clstat robust: unknown method '" << what << "' (clstat robust --help lists the options)\n";
     return 2;
   }
@@ -118,6 +120,7 @@ int robust_command(int argc, char** argv) {
   clstat::robust::LtsOptions lo;
   clstat::robust::LmsOptions mo;
   clstat::robust::McdOptions co;
+  clstat::robust::MmOptions mmo;
   SeenOptions seen;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -128,12 +131,12 @@ int robust_command(int argc, char** argv) {
     else if (a == "--alpha") co.alpha = lo.alpha = parse_real("--alpha", next_value(i, argc, argv));
     else if (a == "--no-correction") co.use_correction = false;
     else if (a == "--h") mo.h = parse_count("--h", next_value(i, argc, argv), 1);
-    else if (a == "--no-intercept") lo.intercept = mo.intercept = false;
+    else if (a == "--no-intercept") lo.intercept = mo.intercept = mmo.intercept = false;
     else if (a == "--nsamp") {
-      co.nsamp = lo.nsamp = mo.nsamp = parse_count("--nsamp", next_value(i, argc, argv), 1);
+      mmo.nsamp = co.nsamp = lo.nsamp = mo.nsamp = parse_count("--nsamp", next_value(i, argc, argv), 1);
       nsamp_given = true;
     } else if (a == "--exact") lo.exact = mo.exact = true;
-    else if (a == "--seed") co.seed = lo.seed = mo.seed = parse_count("--seed", next_value(i, argc, argv));
+    else if (a == "--seed") mmo.seed = co.seed = lo.seed = mo.seed = parse_count("--seed", next_value(i, argc, argv));
     else if (a == "--json") json = true;
     else if (a == "--device") device = next_value(i, argc, argv);
     else if (a == "--help" || a == "-h") {
@@ -194,6 +197,33 @@ int robust_command(int argc, char** argv) {
   if (lo.intercept) names.push_back("(Intercept)");
   for (auto j : xc) names.push_back(all.names[j]);
   const clstat::Context ctx = context_for(device);
+  if (what == "mm") {
+    if (seen.has("--alpha") || seen.has("--exact") || seen.has("--h"))
+      throw std::invalid_argument("mm takes no --alpha, --h or --exact (its breakdown point is 0.5)");
+    const auto f = clstat::robust::mm(ctx, x.data(), n, p, y.data(), mmo);
+    if (json) {
+      std::cout << "{\"method\":\"mm\",\"n\":" << n << ",\"coefficients\":{";
+      for (std::size_t j = 0; j < names.size(); ++j)
+        std::cout << (j ? "," : "") << "\"" << names[j] << "\":" << json_number(f.coefficients[j]);
+      std::cout << "},\"std_errors\":{";
+      for (std::size_t j = 0; j < names.size(); ++j)
+        std::cout << (j ? "," : "") << "\"" << names[j] << "\":" << json_number(f.std_errors[j]);
+      std::cout << "},\"init_coefficients\":{";
+      for (std::size_t j = 0; j < names.size(); ++j)
+        std::cout << (j ? "," : "") << "\"" << names[j] << "\":" << json_number(f.init_coefficients[j]);
+      std::cout << "},\"scale\":" << json_number(f.scale) << ",\"outliers\":[" << rows_text(f.outliers, ",")
+                << "],\"converged\":" << (f.converged ? "true" : "false") << "}\n";
+      return 0;
+    }
+    std::cout << "MM (lmrob), n = " << n << "\ncoefficient,estimate,std_error,S_estimate\n";
+    for (std::size_t j = 0; j < names.size(); ++j)
+      std::cout << names[j] << "," << num(f.coefficients[j]) << "," << num(f.std_errors[j]) << ","
+                << num(f.init_coefficients[j]) << "\n";
+    std::cout << "scale " << num(f.scale) << "\n"
+              << "outliers (" << f.outliers.size() << "): " << rows_text(f.outliers, " ") << "\n"
+              << (f.converged ? "converged" : "did not converge") << "\n";
+    return 0;
+  }
   if (what == "lts") {
     const auto f = clstat::robust::lts(ctx, x.data(), n, p, y.data(), lo);
     if (json) {

@@ -1,0 +1,293 @@
+// MM-regression (Yohai 1987) as robustbase's lmrob: an S-estimate by fast-S (Salibian-Barrera &
+// Yohai 2006), then the IRWLS M-step with its scale fixed, and the standard errors of
+// .vcov.avar1 (Croux, Dhaene & Hoorelbeke 2003). Both steps use Tukey's bisquare.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+
+#include "clstat/robust.hpp"
+#include "robust/philox.hpp"
+#include "runtime/lease.hpp"
+
+namespace clstat::robust {
+
+using namespace detail;
+
+namespace {
+
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Vec = Eigen::VectorXd;
+constexpr const char* kOp = "clstat::robust::mm";
+constexpr std::size_t kLargeN = 2000, kBest = 2;
+
+// Tukey's bisquare with tuning c, as robustbase's Mchi / Mpsi: rho normalised to 1 at |x| >= c.
+double rho(double x, double c) {
+  const double u = x / c;
+  if (std::fabs(u) >= 1) return 1;
+  const double v = 1 - u * u;
+  return 1 - v * v * v;
+}
+double rho_d(double x, double c) {  // rho'
+  const double u = x / c;
+  if (std::fabs(u) >= 1) return 0;
+  const double v = 1 - u * u;
+  return 6 * x / (c * c) * v * v;
+}
+double psi(double x, double c) {
+  const double u = x / c;
+  if (std::fabs(u) >= 1) return 0;
+  const double v = 1 - u * u;
+  return x * v * v;
+}
+double psi_d(double x, double c) {
+  const double u = x / c;
+  if (std::fabs(u) >= 1) return 0;
+  return (1 - u * u) * (1 - 5 * u * u);
+}
+double weight(double x, double c) {  // psi(x) / x, 1 at 0
+  const double u = x / c;
+  if (std::fabs(u) >= 1) return 0;
+  const double v = 1 - u * u;
+  return v * v;
+}
+
+// The M-scale: s with sum rho(r_i / s) = (n - q) b, by robustbase's fixed-point iteration
+// s <- s sqrt(sum rho / ((n - q) b)) from s0 (the MAD when s0 <= 0).
+double m_scale(const Vec& r, std::size_t q, double b, double c, double s0, double tol) {
+  const std::size_t n = static_cast<std::size_t>(r.size());
+  double s = s0;
+  if (!(s > 0)) {
+    std::vector<double> a(n);
+    for (std::size_t i = 0; i < n; ++i) a[i] = std::fabs(r(static_cast<Eigen::Index>(i)));
+    std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n / 2), a.end());
+    s = a[n / 2] / 0.6745;
+    if (!(s > 0)) return 0;
+  }
+  const double target = static_cast<double>(n - q) * b;
+  for (int it = 0; it < 200; ++it) {
+    double sum = 0;
+    for (Eigen::Index i = 0; i < r.size(); ++i) sum += rho(r(i) / s, c);
+    const double next = s * std::sqrt(sum / target);
+    if (std::fabs(next / s - 1) <= tol) return next;
+    s = next;
+  }
+  return s;
+}
+
+// Weighted least squares: argmin sum w_i (y_i - x_i b)^2 (column-pivoting QR); empty if rank < q.
+Vec wls(const Mat& X, const Vec& y, const Vec& w) {
+  const Vec sw = w.cwiseSqrt();
+  Mat A = X;
+  for (Eigen::Index i = 0; i < A.rows(); ++i) A.row(i) *= sw(i);
+  Eigen::ColPivHouseholderQR<Mat> qr(A);
+  if (qr.rank() < A.cols()) return {};
+  return qr.solve(y.cwiseProduct(sw));
+}
+
+struct Candidate {
+  Vec beta;
+  double scale = std::numeric_limits<double>::infinity();
+};
+
+// IRWLS steps of the S-estimate from beta: each takes the M-scale of the residuals and refits
+// with weights psi(r / s) / (r / s); `steps` of them, or until the relative change of beta is at
+// most tol.
+Candidate refine(const Mat& X, const Vec& y, Vec beta, std::size_t q, double b, double c, int steps, double tol,
+                 bool& converged) {
+  converged = false;
+  double s = 0;
+  for (int k = 0; k < steps; ++k) {
+    const Vec r = y - X * beta;
+    s = m_scale(r, q, b, c, s, 1e-12);
+    if (!(s > 0)) break;
+    Vec w(r.size());
+    for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = weight(r(i) / s, c);
+    Vec next = wls(X, y, w);
+    if (next.size() == 0) break;
+    const double d = (next - beta).norm();
+    beta = std::move(next);
+    if (d <= tol * std::max(tol, beta.norm())) {
+      converged = true;
+      break;
+    }
+  }
+  Candidate out;
+  out.beta = beta;
+  out.scale = m_scale(y - X * beta, q, b, c, s, 1e-12);
+  return out;
+}
+
+}  // namespace
+
+MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const MmOptions& o) {
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  const std::string op = kOp;
+  if (n == 0 || !x || !y) throw std::invalid_argument(op + ": empty input or null pointer");
+  const std::size_t q = p + (o.intercept ? 1 : 0);
+  if (q == 0) throw std::invalid_argument(op + ": no coefficients (p = 0 without intercept)");
+  if (q > 32) throw std::invalid_argument(op + ": " + std::to_string(q) + " coefficients (at most 32)");
+  if (n <= 2 * q)
+    throw std::invalid_argument(op + ": n = " + std::to_string(n) + "; need more than twice as many observations as the " +
+                                std::to_string(q) + " coefficients");
+  if (o.nsamp == 0) throw std::invalid_argument(op + ": nsamp = 0 random subsamples");
+  if (!(o.tuning_chi > 0) || !(o.tuning_psi > 0) || !(o.bb > 0 && o.bb < 1))
+    throw std::invalid_argument(op + ": tuning constants must be positive and bb in (0, 1)");
+  Mat X(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(q));
+  Vec Y(static_cast<Eigen::Index>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(y[i])) throw std::invalid_argument(op + ": y is not finite in row " + std::to_string(i));
+    Y(static_cast<Eigen::Index>(i)) = y[i];
+    std::size_t c = 0;
+    if (o.intercept) X(static_cast<Eigen::Index>(i), c++) = 1;
+    for (std::size_t j = 0; j < p; ++j) {
+      const double v = x[i * p + j];
+      if (!std::isfinite(v)) throw std::invalid_argument(op + ": x is not finite in row " + std::to_string(i));
+      X(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(c++)) = v;
+    }
+  }
+  {
+    Eigen::ColPivHouseholderQR<Mat> qr(X);
+    if (qr.rank() < static_cast<Eigen::Index>(q)) throw std::invalid_argument(op + ": the columns of x are linearly dependent");
+  }
+  const double b = o.bb, cchi = o.tuning_chi, cpsi = o.tuning_psi;
+
+  // fast-S: random q-subsets' exact fits, one IRWLS step each, the best two refined fully. Past
+  // 2000 rows the subsets' steps and scales use 2000 random rows.
+  std::vector<std::size_t> rows(n);
+  std::iota(rows.begin(), rows.end(), 0);
+  if (n > kLargeN) {
+    PhiloxStream rng(o.seed, 1, 0);
+    for (std::size_t i = 0; i < kLargeN; ++i) std::swap(rows[i], rows[i + rng.below(n - i)]);
+    rows.resize(kLargeN);
+    std::sort(rows.begin(), rows.end());
+  }
+  Mat Xs(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(q));
+  Vec Ys(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    Xs.row(static_cast<Eigen::Index>(i)) = X.row(static_cast<Eigen::Index>(rows[i]));
+    Ys(static_cast<Eigen::Index>(i)) = Y(static_cast<Eigen::Index>(rows[i]));
+  }
+  MmFit f;
+  f.n = n;
+  f.q = q;
+  std::vector<Candidate> best;
+  for (std::size_t k = 0; k < o.nsamp; ++k) {
+    PhiloxStream rng(o.seed, 2, k);
+    Vec beta;
+    for (int attempt = 0; attempt < 50 && beta.size() == 0; ++attempt) {
+      std::unordered_set<std::size_t> used;
+      Mat A(static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
+      Vec v(static_cast<Eigen::Index>(q));
+      for (std::size_t j = 0; j < q; ++j) {
+        std::size_t r;
+        do r = rng.below(rows.size());
+        while (!used.insert(r).second);
+        A.row(static_cast<Eigen::Index>(j)) = Xs.row(static_cast<Eigen::Index>(r));
+        v(static_cast<Eigen::Index>(j)) = Ys(static_cast<Eigen::Index>(r));
+      }
+      Eigen::FullPivLU<Mat> lu(A);
+      if (lu.rank() == static_cast<Eigen::Index>(q)) beta = lu.solve(v);
+      else ++f.singular_starts;
+    }
+    ++f.starts;
+    if (beta.size() == 0) continue;
+    bool conv;
+    Candidate c = refine(Xs, Ys, beta, q, b, cchi, 1, o.rel_tol, conv);
+    if (c.scale == 0)  // half the residuals are zero: an exact fit
+      throw std::invalid_argument(op + ": the S-scale is zero: more than half the points lie on a hyperplane");
+    if (!std::isfinite(c.scale)) continue;
+    best.push_back(std::move(c));
+    std::sort(best.begin(), best.end(), [](const Candidate& a, const Candidate& c2) { return a.scale < c2.scale; });
+    if (best.size() > kBest) best.resize(kBest);
+  }
+  if (best.empty()) throw std::invalid_argument(op + ": no subsample gave a fit (the data are degenerate)");
+  Candidate s_est;
+  bool s_conv = false;
+  for (const Candidate& c : best) {
+    bool conv;
+    Candidate r = refine(X, Y, c.beta, q, b, cchi, o.k_max, o.rel_tol, conv);
+    if (r.scale < s_est.scale) {
+      s_est = r;
+      s_conv = conv;
+    }
+  }
+  if (!(s_est.scale > 0))
+    throw std::invalid_argument(op + ": the S-scale is zero: more than half the points lie on a hyperplane");
+  const double s = s_est.scale;
+  f.init_coefficients.assign(s_est.beta.data(), s_est.beta.data() + q);
+  f.scale = s;
+
+  // M-step: IRWLS with the scale fixed.
+  Vec beta = s_est.beta;
+  f.converged = false;
+  for (int it = 0; it < o.max_it; ++it) {
+    const Vec r = Y - X * beta;
+    Vec w(r.size());
+    for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = weight(r(i) / s, cpsi);
+    Vec next = wls(X, Y, w);
+    if (next.size() == 0) throw std::invalid_argument(op + ": the M-step's weighted design is singular");
+    const double d = (next - beta).norm();
+    beta = std::move(next);
+    f.iterations = it + 1;
+    if (d <= o.rel_tol * std::max(o.rel_tol, beta.norm())) {
+      f.converged = s_conv;
+      break;
+    }
+  }
+  f.coefficients.assign(beta.data(), beta.data() + q);
+  const Vec r = Y - X * beta, r0 = Y - X * s_est.beta;
+  f.residuals.assign(r.data(), r.data() + n);
+  f.weights.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    f.weights[i] = weight(r(static_cast<Eigen::Index>(i)) / s, cpsi);
+    if (f.weights[i] < 0.1 / static_cast<double>(n)) f.outliers.push_back(i);
+  }
+
+  // .vcov.avar1: the asymptotic covariance of the MM-estimate given its S start.
+  const double nd = static_cast<double>(n);
+  Vec wd(r.size()), w0d(r.size()), wp(r.size()), w0(r.size());
+  for (Eigen::Index i = 0; i < r.size(); ++i) {
+    wd(i) = psi_d(r(i) / s, cpsi);
+    w0d(i) = rho_d(r0(i) / s, cchi);
+    wp(i) = psi(r(i) / s, cpsi);
+    w0(i) = rho(r0(i) / s, cchi);
+  }
+  Mat XwX = X.transpose() * (X.array().colwise() * wd.array()).matrix();
+  Eigen::FullPivLU<Mat> lu(XwX);
+  if (!lu.isInvertible()) throw std::invalid_argument(op + ": X'WX is singular; no standard errors");
+  const Mat A = lu.inverse() * s;
+  const double m0 = (w0d.array() * (r0.array() / s)).mean();
+  const Vec a = A * (X.transpose() * (wd.array() * (r.array() / s)).matrix()) / m0;
+  const Vec Xww = X.transpose() * (wp.array() * w0.array()).matrix();
+  const Mat u1 = A * (X.transpose() * (X.array().colwise() * (wp.array() * wp.array())).matrix()) * (nd * A);
+  const Mat u2 = a * (Xww.transpose() * A);
+  const Mat u3 = A * Xww * a.transpose();
+  const double u4c = (w0.array() * w0.array() - b * b).mean();
+  Mat V = (u1 - u2 - u3 + u4c * a * a.transpose()) / nd;
+  V = (V + V.transpose()) / 2;
+  Eigen::SelfAdjointEigenSolver<Mat> es(V);
+  if ((es.eigenvalues().array() < 0).any()) {  // robustbase's posdefify
+    const Vec d0 = V.diagonal();
+    Vec lam = es.eigenvalues().cwiseMax(0);
+    V = es.eigenvectors() * lam.asDiagonal() * es.eigenvectors().transpose();
+    for (Eigen::Index i = 0; i < V.rows(); ++i)
+      for (Eigen::Index j = 0; j < V.cols(); ++j)
+        V(i, j) *= std::sqrt(std::max(0.0, d0(i)) / V(i, i)) * std::sqrt(std::max(0.0, d0(j)) / V(j, j));
+  }
+  f.cov.assign(V.data(), V.data() + q * q);
+  for (std::size_t j = 0; j < q; ++j) f.std_errors.push_back(std::sqrt(V(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j))));
+  return f;
+}
+
+Future<MmFit> mm_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,
+                       const MmOptions& o, const std::vector<Event>& wait) {
+  if (n > 0 && (!x || !y)) throw std::invalid_argument("clstat::robust::mm_async: null input");
+  return ::clstat::detail::host_task<MmFit>(q, wait, [=] { return mm(q.context(), x, n, p, y, o); });
+}
+
+}  // namespace clstat::robust
