@@ -82,6 +82,50 @@ std::vector<Row> run_robust(const clstat::Context& ctx, const RobustBenchOptions
               << err << ", flagged " << flagged << "/" << bad << " planted + " << f.outliers.size() - flagged
               << " clean" << (r.pass ? "" : "  FAILED") << "\n";
     rows.push_back(r);
+    // MM, and the MCD's starts, run on the host: 10^7 rows or p = 20 take minutes.
+    if (n > 1000000 || p > 10) continue;
+    {
+      Row m = r;
+      m.name = "mm p=" + std::to_string(p) + " nsamp=" + std::to_string(lo.nsamp);
+      clstat::robust::MmOptions mo;
+      mo.nsamp = lo.nsamp;
+      m.check = "clean fit: max |coefficient - truth| < 0.05 and every planted row flagged";
+      clstat::robust::MmFit mf;
+      time_device_and_wall(ctx, m, std::max(1, o.repeats / 3),
+                           [&] { mf = clstat::robust::mm(ctx, d.x.data(), n, p, d.y.data(), mo); });
+      m.throughput = m.wall_ms.median > 0 ? m.work / (m.wall_ms.median * 1e-3) * 1e-9 : 0;
+      double e = 0;
+      for (std::size_t j = 0; j <= p; ++j) e = std::max(e, std::fabs(mf.coefficients[j] - d.truth[j]));
+      std::size_t hit = 0;
+      for (auto i : mf.outliers) hit += i < bad;
+      m.error = e;
+      m.pass = e < 0.05 && hit == bad;
+      std::cerr << "[clstat-bench]   mm n=" << n << " p=" << p << ": " << m.wall_ms.median << " ms wall, error " << e
+                << ", flagged " << hit << "/" << bad << (m.pass ? "" : "  FAILED") << "\n";
+      rows.push_back(m);
+    }
+    {
+      // The MCD of the explanatory columns: the planted rows (x_1 near 10) flagged, the centre 0.
+      Row m = r;
+      m.name = "mcd p=" + std::to_string(p) + " nsamp=" + std::to_string(lo.nsamp);
+      clstat::robust::McdOptions co;
+      co.nsamp = lo.nsamp;
+      m.check = "every planted row flagged and max |centre| < 0.05";
+      clstat::robust::McdFit mf;
+      time_device_and_wall(ctx, m, std::max(1, o.repeats / 3),
+                           [&] { mf = clstat::robust::mcd(ctx, d.x.data(), n, p, co); });
+      m.throughput = m.wall_ms.median > 0 ? m.work / (m.wall_ms.median * 1e-3) * 1e-9 : 0;
+      double e = 0;
+      for (double c : mf.center) e = std::max(e, std::fabs(c));
+      std::size_t hit = 0;
+      for (auto i : mf.outliers) hit += i < bad;
+      m.error = e;
+      m.pass = e < 0.05 && hit == bad;
+      std::cerr << "[clstat-bench]   mcd n=" << n << " p=" << p << ": " << m.wall_ms.median << " ms wall, "
+                << mf.csteps << " final C-steps, max |centre| " << e << ", flagged " << hit << "/" << bad
+                << (m.pass ? "" : "  FAILED") << "\n";
+      rows.push_back(m);
+    }
   }
   return rows;
 }

@@ -215,8 +215,11 @@ CLSTAT_EXPORT Future<McdFit> mcd_async(const Queue& q, const double* x, std::siz
 // Convergence: both iterations stop when the coefficients move by at most rel_tol times their
 // norm; the default 1e-10 is tighter than lmrob's 1e-7, so lmrob's results agree with these to
 // about 1e-7 relative where both find the same S minimum (tests/data/robust/mm_r.txt).
-// Work (on the host in this version): O(nsamp (q^3 + m q)) for the subsets (m = min(n, 2000)) and
-// O(n q^2) per refining or M-step iteration. Errors (std::invalid_argument): n == 0 or null
+// Work: O(nsamp (q^3 + m q)) on the host for the subsets (m = min(n, 2000)); on the device, per
+// refining or M-step iteration over all rows, one O(n q^2) pass for the weighted normal equations
+// (x's columns standardised, the q x q system solved on the host) and O(n) per M-scale update;
+// the standard errors take one O(n q^2) host pass. Sums over rows are added in a fixed order per
+// device; other devices may round them differently (about 1e-16 relative). Errors (std::invalid_argument): n == 0 or null
 // pointers, q == 0 or q > 32, n <= 2 q, NaN or infinite values (row named), linearly dependent
 // columns, nsamp == 0, bad tuning constants, an S-scale of zero (more than half the points on a
 // hyperplane). Random subsets by Philox from seed: the same fit for the same seed everywhere.

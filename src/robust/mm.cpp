@@ -10,7 +10,9 @@
 #include <string>
 #include <unordered_set>
 
+#include "build/program_cache.hpp"
 #include "clstat/robust.hpp"
+#include "runtime/launch.hpp"
 #include "robust/philox.hpp"
 #include "runtime/lease.hpp"
 
@@ -122,6 +124,130 @@ Candidate refine(const Mat& X, const Vec& y, Vec beta, std::size_t q, double b, 
   return out;
 }
 
+// The full-data passes on the device (cl/robust/mm_irls.cl): z (n x q, standardised, ones first
+// with an intercept) and y uploaded once.
+class DeviceIrls {
+ public:
+  DeviceIrls(const Queue& q, const Mat& z, const Vec& y) : q_(q), ci_(q.context().impl()), n_(z.rows()), k_(z.cols()) {
+    const bool cpu = ci_->info().type == DeviceType::cpu;
+    groups_ = std::max<std::size_t>(1, (cpu ? 1 : 4) * ci_->info().compute_units);
+    const std::string opt = build::base_options(*ci_, true, kOp) + " -DQ=" + std::to_string(k_) + " -DTILE=64";
+    prog_ = build::program_for_wg(*ci_, "robust/mm_irls", opt, "mm_gram", 128, wg_);
+    const std::size_t n = static_cast<std::size_t>(n_), k = static_cast<std::size_t>(k_);
+    const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+    x_ = cl::Buffer(ci_->context, CL_MEM_READ_ONLY, n * k * sizeof(double));
+    y_ = cl::Buffer(ci_->context, CL_MEM_READ_ONLY, n * sizeof(double));
+    r_ = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, n * sizeof(double));
+    ::clstat::detail::write_wait(cq, x_, 0, n * k * sizeof(double), z.data());
+    ::clstat::detail::write_wait(cq, y_, 0, n * sizeof(double), y.data());
+    part_ = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, groups_ * (k * (k + 1) / 2 + k) * sizeof(double));
+  }
+  // The residuals of beta, kept on the device for scale().
+  void residuals(const Vec& beta) {
+    cl::Buffer b = ::clstat::detail::staged(q_, Scratch::beta, beta.data(), beta.size() * sizeof(double));
+    cl::Kernel kr = build::kernel(*prog_, "mm_resid", q_.index());
+    kr.setArg(0, x_);
+    kr.setArg(1, y_);
+    kr.setArg(2, static_cast<cl_ulong>(n_));
+    kr.setArg(3, b);
+    kr.setArg(4, r_);
+    const std::size_t n = static_cast<std::size_t>(n_);
+    ::clstat::detail::launch(q_, kr, cl::NDRange((n + 63) / 64 * 64), cl::NDRange(64), {}, kOp);
+  }
+  // sum rho(r_i / s) over the residuals kept.
+  double rho_sum(double s, double c) {
+    cl::Kernel k = build::kernel(*prog_, "mm_rho", q_.index());
+    k.setArg(0, r_);
+    k.setArg(1, static_cast<cl_ulong>(n_));
+    k.setArg(2, s);
+    k.setArg(3, c);
+    k.setArg(4, part_);
+    ::clstat::detail::launch(q_, k, cl::NDRange(groups_ * wg_), cl::NDRange(wg_), {}, kOp);
+    std::vector<double> h(groups_);
+    ::clstat::detail::read_wait(::clstat::detail::queue_of(q_), part_, 0, groups_ * sizeof(double), h.data());
+    double sum = 0;
+    for (double v : h) sum += v;
+    return sum;
+  }
+  // The M-scale of the residuals kept, from s0 > 0 (as m_scale).
+  double scale(std::size_t q, double b, double c, double s0) {
+    const double target = static_cast<double>(n_ - static_cast<Eigen::Index>(q)) * b;
+    double s = s0;
+    for (int it = 0; it < 200; ++it) {
+      const double next = s * std::sqrt(rho_sum(s, c) / target);
+      if (std::fabs(next / s - 1) <= 1e-12) return next;
+      s = next;
+    }
+    return s;
+  }
+  // One IRWLS step: weights from beta's residuals at scale s, bisquare c; the weighted least
+  // squares solution by the normal equations (z is standardised), empty if they are singular.
+  Vec step(const Vec& beta, double s, double c) {
+    const std::size_t k = static_cast<std::size_t>(k_), nt = k * (k + 1) / 2;
+    cl::Buffer b = ::clstat::detail::staged(q_, Scratch::beta, beta.data(), k * sizeof(double));
+    cl::Kernel kg = build::kernel(*prog_, "mm_gram", q_.index());
+    kg.setArg(0, x_);
+    kg.setArg(1, y_);
+    kg.setArg(2, static_cast<cl_ulong>(n_));
+    kg.setArg(3, b);
+    kg.setArg(4, s);
+    kg.setArg(5, c);
+    kg.setArg(6, r_);
+    kg.setArg(7, part_);
+    ::clstat::detail::launch(q_, kg, cl::NDRange(groups_ * wg_), cl::NDRange(wg_), {}, kOp);
+    std::vector<double> h(groups_ * (nt + k));
+    ::clstat::detail::read_wait(::clstat::detail::queue_of(q_), part_, 0, h.size() * sizeof(double), h.data());
+    Mat G = Mat::Zero(k_, k_);
+    Vec g = Vec::Zero(k_);
+    for (std::size_t grp = 0; grp < groups_; ++grp) {
+      const double* p = h.data() + grp * (nt + k);
+      std::size_t e = 0;
+      for (std::size_t a = 0; a < k; ++a)
+        for (std::size_t bb = a; bb < k; ++bb, ++e) G(a, bb) += p[e];
+      for (std::size_t a = 0; a < k; ++a) g(a) += p[nt + a];
+    }
+    G = G.selfadjointView<Eigen::Upper>();
+    Eigen::LDLT<Mat> ldlt(G);
+    if (ldlt.info() != Eigen::Success || !ldlt.isPositive() || ldlt.vectorD().minCoeff() <= 1e-12 * ldlt.vectorD().maxCoeff())
+      return {};
+    return ldlt.solve(g);
+  }
+
+ private:
+  enum class Scratch { beta };
+  Queue q_;
+  std::shared_ptr<::clstat::detail::ContextImpl> ci_;
+  Eigen::Index n_, k_;
+  std::size_t groups_ = 1, wg_ = 64;
+  std::shared_ptr<::clstat::detail::BuiltProgram> prog_;
+  cl::Buffer x_, y_, r_, part_;
+};
+
+// refine() on all rows through the device, from the subsample's scale s0.
+Candidate refine_device(DeviceIrls& dev, Vec beta, double s0, std::size_t q, double b, double c, int steps, double tol,
+                        bool& converged) {
+  converged = false;
+  double s = s0;
+  for (int k = 0; k < steps; ++k) {
+    dev.residuals(beta);
+    s = dev.scale(q, b, c, s);
+    if (!(s > 0)) break;
+    Vec next = dev.step(beta, s, c);
+    if (next.size() == 0) break;
+    const double d = (next - beta).norm();
+    beta = std::move(next);
+    if (d <= tol * std::max(tol, beta.norm())) {
+      converged = true;
+      break;
+    }
+  }
+  dev.residuals(beta);
+  Candidate out;
+  out.beta = beta;
+  out.scale = dev.scale(q, b, c, s);
+  return out;
+}
+
 }  // namespace
 
 MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const MmOptions& o) {
@@ -155,6 +281,23 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
     if (qr.rank() < static_cast<Eigen::Index>(q)) throw std::invalid_argument(op + ": the columns of x are linearly dependent");
   }
   const double b = o.bb, cchi = o.tuning_chi, cpsi = o.tuning_psi;
+  // The search runs on z: x's columns centred (with an intercept) and divided by their standard
+  // deviation, so that the device's normal equations are well conditioned. The estimates are
+  // regression equivariant: beta_x follows from beta_z exactly, up to rounding.
+  Mat Z = X;
+  Vec mean = Vec::Zero(static_cast<Eigen::Index>(q)), sd = Vec::Ones(static_cast<Eigen::Index>(q));
+  for (Eigen::Index j = o.intercept ? 1 : 0; j < static_cast<Eigen::Index>(q); ++j) {
+    if (o.intercept) mean(j) = X.col(j).mean();
+    sd(j) = std::sqrt((X.col(j).array() - mean(j)).square().sum() / static_cast<double>(n - 1));
+    if (!(sd(j) > 0)) sd(j) = 1;
+    Z.col(j) = (X.col(j).array() - mean(j)) / sd(j);
+  }
+  auto to_x = [&](const Vec& bz) {
+    Vec bx = bz.cwiseQuotient(sd);
+    if (o.intercept)
+      for (Eigen::Index j = 1; j < bx.size(); ++j) bx(0) -= bx(j) * mean(j);
+    return bx;
+  };
 
   // fast-S: random q-subsets' exact fits, one IRWLS step each, the best two refined fully. Past
   // 2000 rows the subsets' steps and scales use 2000 random rows.
@@ -169,7 +312,7 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
   Mat Xs(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(q));
   Vec Ys(static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    Xs.row(static_cast<Eigen::Index>(i)) = X.row(static_cast<Eigen::Index>(rows[i]));
+    Xs.row(static_cast<Eigen::Index>(i)) = Z.row(static_cast<Eigen::Index>(rows[i]));
     Ys(static_cast<Eigen::Index>(i)) = Y(static_cast<Eigen::Index>(rows[i]));
   }
   MmFit f;
@@ -206,11 +349,12 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
     if (best.size() > kBest) best.resize(kBest);
   }
   if (best.empty()) throw std::invalid_argument(op + ": no subsample gave a fit (the data are degenerate)");
+  DeviceIrls dev(lease.queue(), Z, Y);
   Candidate s_est;
   bool s_conv = false;
   for (const Candidate& c : best) {
     bool conv;
-    Candidate r = refine(X, Y, c.beta, q, b, cchi, o.k_max, o.rel_tol, conv);
+    Candidate r = refine_device(dev, c.beta, c.scale, q, b, cchi, o.k_max, o.rel_tol, conv);
     if (r.scale < s_est.scale) {
       s_est = r;
       s_conv = conv;
@@ -219,17 +363,15 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
   if (!(s_est.scale > 0))
     throw std::invalid_argument(op + ": the S-scale is zero: more than half the points lie on a hyperplane");
   const double s = s_est.scale;
-  f.init_coefficients.assign(s_est.beta.data(), s_est.beta.data() + q);
+  const Vec init = to_x(s_est.beta);
+  f.init_coefficients.assign(init.data(), init.data() + q);
   f.scale = s;
 
   // M-step: IRWLS with the scale fixed.
   Vec beta = s_est.beta;
   f.converged = false;
   for (int it = 0; it < o.max_it; ++it) {
-    const Vec r = Y - X * beta;
-    Vec w(r.size());
-    for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = weight(r(i) / s, cpsi);
-    Vec next = wls(X, Y, w);
+    Vec next = dev.step(beta, s, cpsi);
     if (next.size() == 0) throw std::invalid_argument(op + ": the M-step's weighted design is singular");
     const double d = (next - beta).norm();
     beta = std::move(next);
@@ -239,8 +381,9 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
       break;
     }
   }
+  beta = to_x(beta);
   f.coefficients.assign(beta.data(), beta.data() + q);
-  const Vec r = Y - X * beta, r0 = Y - X * s_est.beta;
+  const Vec r = Y - X * beta, r0 = Y - X * init;
   f.residuals.assign(r.data(), r.data() + n);
   f.weights.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
