@@ -202,6 +202,44 @@ TEST_CASE("order_weighted.random_data_every_path") {
   }
 }
 
+TEST_CASE("order_weighted.a_weight_the_sample_missed") {
+  // n = 2^17: the sample reads positions 8 i. One weight between them is 2^60 times the others,
+  // too large for the sample's scale: the pass sees it and is repeated at the right one. Then a
+  // negative weight between them, which the pass reports.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> nd;
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  const std::size_t n = 1u << 17;
+  std::vector<double> x(n), w(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = nd(g);
+    w[i] = u(g);
+  }
+  const std::size_t big = 8 * (n / 16) + 3;
+  w[big] = 0x1p60;
+  // (Not p = 1: there C / W rounds to 1 once the weight left above is below 2^-54 W = 64, which
+  // the long-double reference cannot place, its sums near 2^60 being rounded to 1/8.)
+  std::vector<double> probs = probs_all();
+  probs.pop_back();
+  for (int type : {1, 7}) {
+    const auto got = order::weighted_quantiles(ctx(), x.data(), w.data(), n, probs, type);
+    const auto want = reference(x, w, probs, type);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      INFO("type " << type << " p = " << probs[i]);
+      if (type == 1) CHECK(got[i] == want[i]);
+      else CHECK(std::fabs(got[i] - want[i]) <= 1e-12 * (1 + std::fabs(want[i])));
+    }
+  }
+  // Nearly all the weight is on x[big]: every quantile from about 2^-60 to 1 - 2^-54 is that value.
+  CHECK(order::weighted_median(ctx(), x.data(), w.data(), n) == x[big]);
+  w[big] = -1;
+  CHECK_THROWS_WITH_AS(order::weighted_median(ctx(), x.data(), w.data(), n), doctest::Contains("1 weight is negative"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("order_weighted.types_weights_and_async") {
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);

@@ -3,10 +3,16 @@
 //
 // Algorithm. A weighted quantile is the smallest key v whose cumulative weight C(v), the summed
 // weight of the values <= v, reaches a target T. The host finds it by bracketing:
-// 1. weight_check reads the weights once: their maximum, and how many are negative, NaN or
-//    infinite (any such weight is an error).
-// 2. Every weight becomes the integer q = floor(w 2^s), with s = 94 - ilogb(max w), so each q is
-//    below 2^95 and a sum of fewer than 2^32 of them is exact in 128 bits (a lo and a hi word).
+// 1. The scale s = 78 - ilogb(m), m the largest weight of the host's strided sample (below): 16
+//    bits of room for larger weights the sample missed. For small inputs, where the sample holds
+//    no positive weight, and where a weight does not fit (step 2), s = 94 - ilogb(max w) from all
+//    weights (weight_check reads them once, with how many are negative, NaN or infinite).
+// 2. Every weight becomes the integer q = floor(w 2^s), so each q is below 2^95 and a sum of fewer
+//    than 2^32 of them is exact in 128 bits (a lo and a hi word). weighted_intervals also counts
+//    the weights that are negative, NaN or infinite and those that do not fit (w 2^s >= 2^95: the
+//    sample missed a larger weight), and finds the largest weight; the host raises for the first
+//    and repeats the pass with s from the true maximum for the second, so s depends on the data
+//    only, and the weights are read once in the common case.
 //    Integer sums do not depend on the order of the additions: the results are the same for any
 //    device, work-group size or number of groups. (Truncation costs each weight less than
 //    2^-94 max w; a double's 53 bits make q = m 2^k exactly once w 2^s >= 2^63.)
@@ -83,12 +89,11 @@ __kernel void weighted_sample(__global const elem_t* x, __global const double* w
   weight[i] = w[at];
 }
 
-// floor(w 2^s) as (lo, hi) words, for 0 <= w 2^s < 2^95; f1 f2 = 2^s, two factors so that each
-// is a double. Both products are exact wherever the result reaches 1 (an intermediate that
-// underflows belongs to a weight whose w 2^s is far below 1, where floor gives 0 anyway), and
-// ldexp is a library call on some CPUs.
-inline ulong2 fixed_weight(double w, double f1, double f2) {
-  const double v = (w * f1) * f2;
+// floor(v) as (lo, hi) words, for v = w 2^s in [0, 2^95) (the caller counts the others and gives
+// 0 for them). The host passes 2^s as two double factors f1 f2, whose products are exact wherever
+// v reaches 1 (an intermediate that underflows belongs to a weight whose v is far below 1, where
+// floor gives 0 anyway): ldexp is a library call on some CPUs.
+inline ulong2 fixed_weight(double v) {
   if (v < 0x1p63) return (ulong2)((ulong)v, 0);  // truncation is floor for v >= 0
   const ulong bits = as_ulong(v);
   const int e = (int)((bits >> 52) & 0x7ff) - 1075;  // v = m 2^e, e in 11..42
@@ -104,7 +109,8 @@ inline ulong2 fixed_weight(double w, double f1, double f2) {
 
 // meta holds 4 ulongs a bracket: lo and hi (keys, inclusive), then the first slot and the
 // capacity of its candidate region. part receives, per group, NI x (sum lo word, sum carry
-// word, count) and the NaN count. ccount[b] counts the values found in bracket b (the copy is
+// word, count), then the NaN count, the weights that are negative, NaN or infinite, those past
+// 2^95 at this s, and the largest weight's bits (of the values' weights, NaN values included). ccount[b] counts the values found in bracket b (the copy is
 // complete when it is at most the capacity).
 __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, double f2, __constant ulong* meta, uint nb,
                                  __global ulong* part, __global skey* ckey, __global ulong2* cq,
@@ -118,19 +124,25 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, doub
     hi[j] = 0;
     cnt[j] = 0;
   }
-  ulong nans = 0;
+  ulong nans = 0, bad = 0, over = 0, wmax = 0;
   FOR_EACH(i, n) {
 #if FROM_KEYS
     const skey k = x[off + i];
     const ulong2 q = w[off + i];
 #else
     const elem_t v = x[off + i];
+    const double wi = w[off + i];
+    if (!(wi >= 0.0) || isinf(wi)) ++bad;
+    else wmax = max(wmax, as_ulong(wi));
     if (is_nan_elem(v)) {
       ++nans;
       continue;
     }
     const skey k = to_key(v);
-    const ulong2 q = fixed_weight(w[off + i], f1, f2);
+    const double scaled = (wi * f1) * f2;
+    const int fits = scaled < 0x1p95;
+    over += !fits;
+    const ulong2 q = fits ? fixed_weight(scaled) : (ulong2)(0, 0);
 #endif
     uint idx = 0;
     for (uint b = 0; b < nb; ++b) idx += (k >= (skey)meta[4 * b]) + (k > (skey)meta[4 * b + 1]);
@@ -154,7 +166,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, doub
   }
   // The group's sums, interval by interval, by a fixed tree (128-bit: the carry of the lo words
   // goes to the hi words).
-  __global ulong* out = part + get_group_id(0) * (3 * NI + 1);
+  __global ulong* out = part + get_group_id(0) * (3 * NI + 4);
   for (uint j = 0; j < NI; ++j) {
     r0[l] = lo[j];
     r1[l] = hi[j];
@@ -176,11 +188,29 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, doub
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  r2[l] = nans;
+  r0[l] = nans;
+  r1[l] = bad;
+  r2[l] = over;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) r2[l] += r2[l + h];
+    if (l < h) {
+      r0[l] += r0[l + h];
+      r1[l] += r1[l + h];
+      r2[l] += r2[l + h];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (l == 0) out[3 * NI] = r2[0];
+  if (l == 0) {
+    out[3 * NI] = r0[0];
+    out[3 * NI + 1] = r1[0];
+    out[3 * NI + 2] = r2[0];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  r0[l] = wmax;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) r0[l] = max(r0[l], r0[l + h]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) out[3 * NI + 3] = r0[0];
 }

@@ -158,17 +158,20 @@ CLSTAT_EXPORT Future<std::vector<double>> quantiles_async(const Queue& q, const 
 //           C(v) >= t. With whole-number weights this is quantile(rep(x, w), p, type = 7); W is
 //           in the weights' own units (weights summing to 1 put every position at the largest
 //           value).
-// Exactness. Each weight is truncated to the integer q = floor(w 2^s), s = 94 - ilogb(max w),
-// and every sum of them is an exact 128-bit integer, so every cumulative weight the definitions
-// compare is exact (for the truncated weights, which sum to within n 2^-94 max(w) of the given
-// ones; whole-number weights below 2^94 / n are not truncated) and the result is the same on every
-// device. A weight below 2^-94 max(w) counts as zero; a value of zero weight is never the answer.
+// Exactness. Each weight is truncated to the integer q = floor(w 2^s): s = 78 - ilogb(m), m the
+// largest weight of a strided sample of 16384 of them, or s = 94 - ilogb(max w) for n <= 32768 and
+// where a weight is too large for the sample's s (q would reach 2^95). So s depends on the data
+// only, and every sum of the q is an exact 128-bit integer: every cumulative weight the
+// definitions compare is exact (for the truncated weights, which sum to within n 2^-78 max(w) of
+// the given ones; whole-number weights below 2^78 / n are not truncated) and the result is the
+// same on every device. A weight below 2^-s (at most 2^-78 max(w)) counts as zero; a value of
+// zero weight is never the answer.
 // W is the exact total rounded to double once; R sums the weights in double, so its W, and type
 // 7's h mod 1, may differ from this one in the last bits.
 // NaN policy on x as quantiles(); a NaN value's weight is ignored under omit.
-// Work: one read of the weights (their maximum and check), one of values and weights (a sample's
-// brackets around each target, the exact weight below each bracket and a copy of the values in
-// it), and a host sort of the few candidates that hold each target (or more passes over a
+// Work: one read of values and weights (a sample's brackets around each target, the exact weight
+// below each bracket and a copy of the values in it, the weights' check; a second where the
+// sample missed a weight too large for its scale, and a read of the weights first for n <= 32768), and a host sort of the few candidates that hold each target (or more passes over a
 // larger bracket's copy). Device memory: two copies of up to about twice the sampled brackets'
 // values. n < 2^32.
 // Errors: as quantiles(), and std::invalid_argument for a null weights pointer, a weight that is

@@ -58,13 +58,15 @@ class WeightedSelect {
     std::vector<u128> sum;                 // per interval
     std::vector<std::uint64_t> count;      // per interval
     std::vector<std::uint64_t> found;      // per bracket
-    std::uint64_t nan = 0;
+    std::uint64_t nan = 0, bad = 0, over = 0;  // NaN values; bad weights; weights past 2^95
+    double wmax = 0;                       // the largest weight
     cl::Buffer ckey, cq;                   // candidates, bracket b's from start[b]
     std::vector<std::uint64_t> start;
   };
 
   int scale();
-  std::vector<Bracket> first_brackets(const std::vector<double>& approx);
+  std::vector<Bracket> first_brackets(const std::vector<double>& approx, double& sample_max);
+  void raise_bad(std::uint64_t bad) const;
   Pass pass(const Source& src, const std::vector<Bracket>& br);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
@@ -101,7 +103,14 @@ class WeightedSelect {
   int s_ = 0;
 };
 
-// The scale s: every q = floor(w 2^s) below 2^95.
+template <class T>
+void WeightedSelect<T>::raise_bad(std::uint64_t bad) const {
+  if (bad > 0)
+    throw std::invalid_argument(op_ + ": " + std::to_string(bad) + " weight" + (bad == 1 ? " is" : "s are") +
+                                " negative, NaN or infinite (weights must be finite and >= 0)");
+}
+
+// The scale s from all the weights: every q = floor(w 2^s) below 2^95.
 template <class T>
 int WeightedSelect<T>::scale() {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
@@ -122,9 +131,7 @@ int WeightedSelect<T>::scale() {
     mx = std::max<std::uint64_t>(mx, h[2 * g]);
     bad += h[2 * g + 1];
   }
-  if (bad > 0)
-    throw std::invalid_argument(op_ + ": " + std::to_string(bad) + " weight" + (bad == 1 ? " is" : "s are") +
-                                " negative, NaN or infinite (weights must be finite and >= 0)");
+  raise_bad(bad);
   double wmax;
   std::memcpy(&wmax, &mx, sizeof wmax);
   if (wmax == 0) throw std::invalid_argument(op_ + ": every weight is zero");
@@ -168,7 +175,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + 16 * wg - 1) / (16 * wg))));
   cl::Buffer mbuf = ::clstat::detail::staged(q_, WeightedScratch::meta, meta.data(), meta.size() * sizeof(cl_ulong));
-  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 1) * sizeof(cl_ulong));
+  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 4) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
   static const cl_uint zero[kNB] = {};
   cq.enqueueWriteBuffer(count, CL_FALSE, 0, sizeof zero, zero);
@@ -186,7 +193,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   k.setArg(10, p.cq);
   k.setArg(11, count);
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
-  std::vector<cl_ulong> h(groups * (3 * ni + 1));
+  std::vector<cl_ulong> h(groups * (3 * ni + 4));
   cl_uint found[kNB];
   read_wait(cq, count, 0, sizeof found, found);
   read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
@@ -194,12 +201,17 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   p.sum.assign(used, 0);
   p.count.assign(used, 0);
   for (std::size_t g = 0; g < groups; ++g) {
-    const cl_ulong* r = h.data() + g * (3 * ni + 1);
+    const cl_ulong* r = h.data() + g * (3 * ni + 4);
     for (std::size_t j = 0; j < used; ++j) {
       p.sum[j] += (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
       p.count[j] += r[3 * j + 2];
     }
     p.nan += r[3 * ni];
+    p.bad += r[3 * ni + 1];
+    p.over += r[3 * ni + 2];
+    double m;
+    std::memcpy(&m, &r[3 * ni + 3], sizeof m);
+    p.wmax = std::max(p.wmax, m);
   }
   p.found.assign(found, found + br.size());
   return p;
@@ -208,7 +220,9 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
 // The first brackets: about four standard deviations of each target's sampled weighted
 // quantile either side, merged where they overlap, at most kNB (the closest joined).
 template <class T>
-std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_brackets(const std::vector<double>& approx) {
+std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_brackets(const std::vector<double>& approx,
+                                                                                   double& sample_max) {
+  sample_max = 0;
   if (n_ <= kDirect) return {Bracket{Key(0), max_key(), n_}};
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   const std::size_t m = kSample;
@@ -228,8 +242,11 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   read_wait(cq, sk, 0, m * sizeof(Key), keys.data());
   read_wait(cq, sw, 0, m * sizeof(double), wts.data());
   std::vector<std::pair<Key, double>> smp;
-  for (std::size_t i = 0; i < m; ++i)
-    if (!(std::is_floating_point_v<T> && keys[i] == Key(~Key(0)))) smp.emplace_back(keys[i], wts[i]);
+  for (std::size_t i = 0; i < m; ++i) {
+    if (wts[i] >= 0 && std::isfinite(wts[i])) sample_max = std::max(sample_max, wts[i]);
+    if (!(std::is_floating_point_v<T> && keys[i] == Key(~Key(0))) && wts[i] >= 0 && std::isfinite(wts[i]))
+      smp.emplace_back(keys[i], wts[i]);
+  }
   std::sort(smp.begin(), smp.end());
   double sw1 = 0, sw2 = 0;
   for (const auto& e : smp) {
@@ -374,9 +391,18 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_range(Key lo, Key hi,
 template <class T>
 WeightedOutcome<T> WeightedSelect<T>::run(const std::vector<double>& approx, const WeightedTargets& targets,
                                           const Options& o) {
-  s_ = scale();
-  const auto br = first_brackets(approx);
+  // The scale from the sample's largest weight, with 16 bits of room (weights up to 2^16 times it
+  // fit: the largest of n exponential weights is about ln(n / 16384) times the sample's), checked
+  // by the pass itself: a weight past 2^95 at that scale repeats the pass with the true maximum's.
+  double sample_max = 0;
+  const auto br = first_brackets(approx, sample_max);
+  s_ = sample_max > 0 ? 78 - std::ilogb(sample_max) : scale();
   Pass p = pass(Source{}, br);
+  raise_bad(p.bad);
+  if (p.over > 0) {
+    s_ = 94 - std::ilogb(p.wmax);
+    p = pass(Source{}, br);
+  }
   WeightedOutcome<T> out;
   raise_on_nan(op_, p.nan, o);
   std::uint64_t values = 0;
