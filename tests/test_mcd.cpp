@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "reference/tagged_golden.hpp"
 #include "support.hpp"
 
 using namespace clstat;
@@ -16,27 +17,10 @@ using clstat_test::ctx;
 
 namespace {
 
-struct Golden {
-  std::size_t n = 0, p = 0;
-  std::map<std::string, std::vector<double>> v;  // data, h, crit, best, raw_center, ...
-};
+using Golden = clstat_ref::TaggedSet;
 
 std::map<std::string, Golden> load() {
-  std::ifstream f(std::string(CLSTAT_TEST_DATA_DIR) + "/robust/mcd_r.txt");
-  std::map<std::string, Golden> g;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream is(line);
-    std::string tag, name;
-    is >> tag >> name;
-    if (tag == "factor") continue;
-    Golden& e = g[name];
-    if (tag == "data") is >> e.n >> e.p;
-    double x;
-    while (is >> x) e.v[tag].push_back(x);
-  }
-  return g;
+  return clstat_ref::load_tagged(std::string(CLSTAT_TEST_DATA_DIR) + "/robust/mcd_r.txt", {"factor"});
 }
 
 bool close(const std::vector<double>& a, const std::vector<double>& b, double rel) {

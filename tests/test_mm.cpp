@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "reference/tagged_golden.hpp"
 #include "support.hpp"
 
 using namespace clstat;
@@ -15,27 +16,9 @@ using clstat_test::ctx;
 
 namespace {
 
-struct Set {
-  std::size_t n = 0, p = 0;
-  std::map<std::string, std::vector<double>> v;
-};
+using Set = clstat_ref::TaggedSet;
 
-std::map<std::string, Set> load() {
-  std::ifstream f(std::string(CLSTAT_TEST_DATA_DIR) + "/robust/mm_r.txt");
-  std::map<std::string, Set> g;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream is(line);
-    std::string tag, name;
-    is >> tag >> name;
-    Set& e = g[name];
-    if (tag == "data") is >> e.n >> e.p;
-    double x;
-    while (is >> x) e.v[tag].push_back(x);
-  }
-  return g;
-}
+std::map<std::string, Set> load() { return clstat_ref::load_tagged(std::string(CLSTAT_TEST_DATA_DIR) + "/robust/mm_r.txt"); }
 
 double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   double scale = 0, d = 0;

@@ -96,33 +96,26 @@ struct Candidate {
   double scale = std::numeric_limits<double>::infinity();
 };
 
-// IRWLS steps of the S-estimate from beta: each takes the M-scale of the residuals and refits
-// with weights psi(r / s) / (r / s); `steps` of them, or until the relative change of beta is at
-// most tol.
-Candidate refine(const Mat& X, const Vec& y, Vec beta, std::size_t q, double b, double c, int steps, double tol,
-                 bool& converged) {
-  converged = false;
-  double s = 0;
-  for (int k = 0; k < steps; ++k) {
-    const Vec r = y - X * beta;
-    s = m_scale(r, q, b, c, s, 1e-12);
-    if (!(s > 0)) break;
+// The passes of the iterations on rows held by the host (the subsets' steps on at most 2000 rows):
+// the same interface as DeviceIrls below.
+class HostIrls {
+ public:
+  HostIrls(const Mat& x, const Vec& y) : x_(x), y_(y) {}
+  void residuals(const Vec& beta) { r_ = y_ - x_ * beta; }
+  // The M-scale of the residuals kept, from s0 (the MAD when s0 <= 0).
+  double scale(std::size_t q, double b, double c, double s0) const { return m_scale(r_, q, b, c, s0, 1e-12); }
+  Vec step(const Vec& beta, double s, double c) const {
+    const Vec r = y_ - x_ * beta;
     Vec w(r.size());
     for (Eigen::Index i = 0; i < r.size(); ++i) w(i) = weight(r(i) / s, c);
-    Vec next = wls(X, y, w);
-    if (next.size() == 0) break;
-    const double d = (next - beta).norm();
-    beta = std::move(next);
-    if (d <= tol * std::max(tol, beta.norm())) {
-      converged = true;
-      break;
-    }
+    return wls(x_, y_, w);
   }
-  Candidate out;
-  out.beta = beta;
-  out.scale = m_scale(y - X * beta, q, b, c, s, 1e-12);
-  return out;
-}
+
+ private:
+  const Mat& x_;
+  const Vec& y_;
+  Vec r_;
+};
 
 // The full-data passes on the device (cl/robust/mm_irls.cl): z (n x q, standardised, ones first
 // with an intercept) and y uploaded once.
@@ -223,16 +216,19 @@ class DeviceIrls {
   cl::Buffer x_, y_, r_, part_;
 };
 
-// refine() on all rows through the device, from the subsample's scale s0.
-Candidate refine_device(DeviceIrls& dev, Vec beta, double s0, std::size_t q, double b, double c, int steps, double tol,
-                        bool& converged) {
+// IRWLS steps of the S-estimate from beta on the rows `rows` holds (HostIrls or DeviceIrls): each
+// takes the M-scale of the residuals (from the last one, first from s0) and refits with weights
+// psi(r / s) / (r / s); `steps` of them, or until the relative change of beta is at most tol.
+template <class Rows>
+Candidate refine(Rows& rows, Vec beta, double s0, std::size_t q, double b, double c, int steps, double tol,
+                 bool& converged) {
   converged = false;
   double s = s0;
   for (int k = 0; k < steps; ++k) {
-    dev.residuals(beta);
-    s = dev.scale(q, b, c, s);
+    rows.residuals(beta);
+    s = rows.scale(q, b, c, s);
     if (!(s > 0)) break;
-    Vec next = dev.step(beta, s, c);
+    Vec next = rows.step(beta, s, c);
     if (next.size() == 0) break;
     const double d = (next - beta).norm();
     beta = std::move(next);
@@ -241,10 +237,10 @@ Candidate refine_device(DeviceIrls& dev, Vec beta, double s0, std::size_t q, dou
       break;
     }
   }
-  dev.residuals(beta);
+  rows.residuals(beta);
   Candidate out;
   out.beta = beta;
-  out.scale = dev.scale(q, b, c, s);
+  out.scale = rows.scale(q, b, c, s);
   return out;
 }
 
@@ -318,6 +314,7 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
   MmFit f;
   f.n = n;
   f.q = q;
+  HostIrls subsample(Xs, Ys);
   std::vector<Candidate> best;
   for (std::size_t k = 0; k < o.nsamp; ++k) {
     PhiloxStream rng(o.seed, 2, k);
@@ -340,7 +337,7 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
     ++f.starts;
     if (beta.size() == 0) continue;
     bool conv;
-    Candidate c = refine(Xs, Ys, beta, q, b, cchi, 1, o.rel_tol, conv);
+    Candidate c = refine(subsample, beta, 0, q, b, cchi, 1, o.rel_tol, conv);
     if (c.scale == 0)  // half the residuals are zero: an exact fit
       throw std::invalid_argument(op + ": the S-scale is zero: more than half the points lie on a hyperplane");
     if (!std::isfinite(c.scale)) continue;
@@ -354,7 +351,7 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
   bool s_conv = false;
   for (const Candidate& c : best) {
     bool conv;
-    Candidate r = refine_device(dev, c.beta, c.scale, q, b, cchi, o.k_max, o.rel_tol, conv);
+    Candidate r = refine(dev, c.beta, c.scale, q, b, cchi, o.k_max, o.rel_tol, conv);
     if (r.scale < s_est.scale) {
       s_est = r;
       s_conv = conv;
