@@ -197,7 +197,8 @@ TEST_CASE("mcd.bad_input_and_exact_fit") {
   const auto f = robust::mcd(ctx(), line.data(), 20, 2);
   CHECK(f.exact_fit);
   for (std::size_t r : f.best) CHECK(r < 15);
-  // The async form.
+  // The async form, which checks its pointer before it queues anything.
+  CHECK_THROWS_AS(robust::mcd_async(ctx().queue(0), nullptr, 20, 2), std::invalid_argument);
   const auto a = robust::mcd_async(ctx().queue(0), x.data(), 20, 2).get();
   CHECK(a.best == robust::mcd(ctx(), x.data(), 20, 2).best);
 }

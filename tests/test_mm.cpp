@@ -108,6 +108,7 @@ TEST_CASE("mm.equivariance_and_bad_input") {
                        std::invalid_argument);
   CHECK_THROWS_AS(robust::mm(ctx(), x.data(), 0, 1, y.data()), std::invalid_argument);
   CHECK_THROWS_AS(robust::mm(ctx(), nullptr, 8, 1, y.data()), std::invalid_argument);
+  CHECK_THROWS_AS(robust::mm_async(ctx().queue(0), x.data(), 8, 1, nullptr), std::invalid_argument);
   std::vector<double> yn = y;
   yn[5] = NAN;
   CHECK_THROWS_WITH_AS(robust::mm(ctx(), x.data(), 8, 1, yn.data()), doctest::Contains("row 5"), std::invalid_argument);

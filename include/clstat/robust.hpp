@@ -223,6 +223,7 @@ CLSTAT_EXPORT Future<McdFit> mcd_async(const Queue& q, const double* x, std::siz
 // pointers, q == 0 or q > 32, n <= 2 q, NaN or infinite values (row named), linearly dependent
 // columns, nsamp == 0, bad tuning constants, an S-scale of zero (more than half the points on a
 // hyperplane). Random subsets by Philox from seed: the same fit for the same seed everywhere.
+// Thread-safe as every call on a shared Context (clstat/runtime.hpp): a call leases one queue.
 struct MmOptions {
   bool intercept = true;
   std::size_t nsamp = 500;

@@ -68,14 +68,21 @@ void check_weighted(const std::vector<double>& probs, int type, const Options& o
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument(op + ": probability " + std::to_string(p) + " is outside [0, 1]");
 }
 
+// The device-buffer forms' checks: x as every order statistic's, and w covering the same range.
 template <class T>
-std::vector<double> weighted_on(const Queue& q, const Buffer<T>& x, const Buffer<double>& w, std::size_t offset,
-                                std::size_t n, const std::vector<double>& probs, int type, const Options& o,
-                                const std::string& op) {
+void check_buffers(const Buffer<T>& x, const Buffer<double>& w, std::size_t offset, std::size_t n, const Options& o,
+                   const std::string& op) {
   check_input(op, x, offset, n, o);
   if (offset > w.size() || n > w.size() - offset)
     throw std::invalid_argument(op + ": weights [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
                                 ") run past the buffer's " + std::to_string(w.size()));
+}
+
+template <class T>
+std::vector<double> weighted_on(const Queue& q, const Buffer<T>& x, const Buffer<double>& w, std::size_t offset,
+                                std::size_t n, const std::vector<double>& probs, int type, const Options& o,
+                                const std::string& op) {
+  check_buffers(x, w, offset, n, o, op);
   if (probs.empty()) return {};
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
   std::vector<Rule> rules(probs.size());
@@ -156,10 +163,7 @@ Future<std::vector<double>> weighted_quantiles_async(const Queue& q, const Buffe
                                                      const std::vector<Event>& wait) {
   const std::string op = "clstat::order::weighted_quantiles_async";
   check_weighted(probs, type, o, op);
-  check_input(op, x, offset, n, o);
-  if (offset > w.size() || n > w.size() - offset)
-    throw std::invalid_argument(op + ": weights [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
-                                ") run past the buffer's " + std::to_string(w.size()));
+  check_buffers(x, w, offset, n, o, op);
   return ::clstat::detail::host_task<std::vector<double>>(
       q, wait, [=] { return weighted_on(q, x, w, offset, n, probs, type, o, op); });
 }

@@ -21,7 +21,7 @@ constexpr unsigned kNB = 8;                      // the most brackets a pass tak
 constexpr std::size_t kSample = 16384;           // the first brackets' sample
 constexpr std::uint64_t kHost = 32768;           // candidates the host selects among itself
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count };
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -166,9 +166,15 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.start[b] = slots;
     slots += br[b].cap;
   }
-  const std::size_t bytes = std::max<std::uint64_t>(slots, 1);
-  p.ckey = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(Key));
-  p.cq = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, bytes * sizeof(cl_ulong2));
+  // Candidates of this call's own (a later pass may still read an earlier one's); a count-only
+  // pass copies nothing and gets a one-slot scratch instead of an allocation.
+  if (slots == 0) {
+    p.ckey = ::clstat::detail::scratch(q_, WeightedScratch::no_keys, sizeof(Key));
+    p.cq = ::clstat::detail::scratch(q_, WeightedScratch::no_weights, sizeof(cl_ulong2));
+  } else {
+    p.ckey = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, slots * sizeof(Key));
+    p.cq = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, slots * sizeof(cl_ulong2));
+  }
   const Variant& var = variant(!src.raw, br.size());
   const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   const std::uint64_t n = src.raw ? n_ : src.n;

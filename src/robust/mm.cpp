@@ -58,8 +58,20 @@ double weight(double x, double c) {  // psi(x) / x, 1 at 0
   return v * v;
 }
 
-// The M-scale: s with sum rho(r_i / s) = (n - q) b, by robustbase's fixed-point iteration
-// s <- s sqrt(sum rho / ((n - q) b)) from s0 (the MAD when s0 <= 0).
+// The M-scale: s with rho_sum(s) = sum rho(r_i / s) = target ((n - q) b), by robustbase's
+// fixed-point iteration s <- s sqrt(rho_sum(s) / target) from s0 > 0, to a relative change of tol.
+template <class RhoSum>
+double solve_scale(RhoSum&& rho_sum, double target, double s0, double tol) {
+  double s = s0;
+  for (int it = 0; it < 200; ++it) {
+    const double next = s * std::sqrt(rho_sum(s) / target);
+    if (std::fabs(next / s - 1) <= tol) return next;
+    s = next;
+  }
+  return s;
+}
+
+// The M-scale of residuals held on the host, from s0 (the MAD when s0 <= 0).
 double m_scale(const Vec& r, std::size_t q, double b, double c, double s0, double tol) {
   const std::size_t n = static_cast<std::size_t>(r.size());
   double s = s0;
@@ -70,15 +82,12 @@ double m_scale(const Vec& r, std::size_t q, double b, double c, double s0, doubl
     s = a[n / 2] / 0.6745;
     if (!(s > 0)) return 0;
   }
-  const double target = static_cast<double>(n - q) * b;
-  for (int it = 0; it < 200; ++it) {
-    double sum = 0;
-    for (Eigen::Index i = 0; i < r.size(); ++i) sum += rho(r(i) / s, c);
-    const double next = s * std::sqrt(sum / target);
-    if (std::fabs(next / s - 1) <= tol) return next;
-    s = next;
-  }
-  return s;
+  auto sum = [&](double t) {
+    double acc = 0;
+    for (Eigen::Index i = 0; i < r.size(); ++i) acc += rho(r(i) / t, c);
+    return acc;
+  };
+  return solve_scale(sum, static_cast<double>(n - q) * b, s, tol);
 }
 
 // Weighted least squares: argmin sum w_i (y_i - x_i b)^2 (column-pivoting QR); empty if rank < q.
@@ -165,13 +174,7 @@ class DeviceIrls {
   // The M-scale of the residuals kept, from s0 > 0 (as m_scale).
   double scale(std::size_t q, double b, double c, double s0) {
     const double target = static_cast<double>(n_ - static_cast<Eigen::Index>(q)) * b;
-    double s = s0;
-    for (int it = 0; it < 200; ++it) {
-      const double next = s * std::sqrt(rho_sum(s, c) / target);
-      if (std::fabs(next / s - 1) <= 1e-12) return next;
-      s = next;
-    }
-    return s;
+    return solve_scale([&](double s) { return rho_sum(s, c); }, target, s0, 1e-12);
   }
   // One IRWLS step: weights from beta's residuals at scale s, bisquare c; the weighted least
   // squares solution by the normal equations (z is standardised), empty if they are singular.
