@@ -128,15 +128,27 @@ TEST_CASE("group.points_split_equal_one_device") {
     for (std::size_t i = 0; i < m; ++i) CHECK(same_bits(gc1[i], cdf_one[i]));
     const auto gp = stable::pdf(g, pts.data(), pts.size(), law), gc = stable::cdf(g, pts.data(), pts.size(), law);
     REQUIRE(gp.size() == pts.size());
+    // Into caller memory (filled with NaN first, so a slice no member wrote shows), and in place.
+    std::vector<double> into(pts.size(), std::nan("")), in_place = pts;
+    stable::pdf(g, pts.data(), pts.size(), law, into.data());
+    stable::cdf(g, in_place.data(), in_place.size(), law, in_place.data());
     for (std::size_t i = 0; i < pts.size(); ++i) {
       CHECK(same_bits(gp[i], pdf1[i]));
       CHECK(same_bits(gc[i], cdf1[i]));
+      CHECK(same_bits(into[i], pdf1[i]));
+      CHECK(same_bits(in_place[i], cdf1[i]));
     }
   }
   // A member's error reaches the caller as the single-device call raises it.
   const DeviceGroup g = group_of(2);
   CHECK_THROWS_AS(stable::pdf(g, pts.data(), pts.size(), stable::Params{2.5, 0, 1, 0, stable::Param::S0}),
                   std::invalid_argument);
+  std::vector<double> out(pts.size());
+  CHECK_THROWS_AS(stable::sf(g, pts.data(), pts.size(), stable::Params{2.5, 0, 1, 0, stable::Param::S0}, out.data()),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(stable::logpdf(g, pts.data(), pts.size(), law, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(stable::logpdf(g, nullptr, pts.size(), law, out.data()), std::invalid_argument);
+  stable::logpdf(g, nullptr, 0, law, nullptr);  // nothing to do
   CHECK_THROWS_AS(kde(g, x.data(), 0, d, y.data(), m, ko), std::invalid_argument);
   KdeOptions loo = k1;
   loo.leave_one_out = true;

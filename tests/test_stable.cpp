@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -211,6 +212,11 @@ TEST_CASE("stable.bad_input") {
   CHECK_THROWS_AS(st::to_s0({1.5, 2.0, 1, 0, st::Param::S1}), std::invalid_argument);
   CHECK_THROWS_AS(st::to_s1({0.0, 0, 1, 0}), std::invalid_argument);
   CHECK_THROWS_AS(st::sf(ctx(), nullptr, 2, {1.5, 0}), std::invalid_argument);
+  double out = 0;
+  CHECK_THROWS_AS(st::cdf(ctx(), &x, 1, {1.5, 0}, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(st::pdf(ctx(), nullptr, 1, {1.5, 0}, &out), std::invalid_argument);
+  CHECK_THROWS_AS(st::logpdf(ctx(), &x, 1, {1.5, 0, -2, 0}, &out), std::invalid_argument);
+  st::sf(ctx(), nullptr, 0, {1.5, 0}, nullptr);  // nothing to do
   CHECK_THROWS_AS(st::pdf(ctx(), &x, 1, {1.5, 0, -2, 0}), std::invalid_argument);
   CHECK_THROWS_AS(st::cdf(ctx(), &x, 1, {1.5, -1.5, 1, 0}), std::invalid_argument);
   CHECK_THROWS_AS(st::sample(ctx(), 10, {2.5, 0}, 1), std::invalid_argument);
@@ -450,6 +456,19 @@ TEST_CASE("stable.logpdf_and_batched_forms") {
   for (const auto& p : laws) {
     const auto f = st::pdf(ctx(), xs.data(), xs.size(), p);
     const auto lf = st::logpdf(ctx(), xs.data(), xs.size(), p);
+    {
+      // The forms into caller memory give the same bits (out filled with NaN first; sf in place).
+      std::vector<double> into(xs.size(), std::nan("")), lin(xs.size(), std::nan("")), in_place = xs;
+      st::pdf(ctx(), xs.data(), xs.size(), p, into.data());
+      st::logpdf(ctx(), xs.data(), xs.size(), p, lin.data());
+      st::sf(ctx(), in_place.data(), in_place.size(), p, in_place.data());
+      const auto sf = st::sf(ctx(), xs.data(), xs.size(), p);
+      for (std::size_t k = 0; k < xs.size(); ++k) {
+        CHECK(std::memcmp(&into[k], &f[k], sizeof(double)) == 0);
+        CHECK(std::memcmp(&lin[k], &lf[k], sizeof(double)) == 0);
+        CHECK(std::memcmp(&in_place[k], &sf[k], sizeof(double)) == 0);
+      }
+    }
     for (std::size_t k = 0; k < xs.size(); ++k) {
       INFO("alpha " << p.alpha << " beta " << p.beta << " x " << xs[k] << " pdf " << f[k] << " logpdf " << lf[k]);
       if (f[k] > 1e-300) CHECK(std::abs(lf[k] - std::log(f[k])) < 1e-12 * std::max(1.0, std::abs(lf[k])));

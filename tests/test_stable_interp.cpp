@@ -182,6 +182,10 @@ TEST_CASE("stable.interp_resident_and_threads") {
   for (int t = 0; t < 4; ++t) ts.emplace_back([&, t] { got[t] = st::pdf(c, x.data(), n, r); });
   for (auto& t : ts) t.join();
   for (int t = 1; t < 4; ++t) CHECK(got[t] == got[0]);
+  // Into caller memory through the interpolant: the vector form's values.
+  std::vector<double> into(n, std::nan(""));
+  st::pdf(c, x.data(), n, r, into.data());
+  CHECK(into == got[0]);
 }
 
 TEST_CASE("stable.interp_chosen_by_point_count") {

@@ -123,6 +123,13 @@ CLSTAT_EXPORT std::vector<double> pdf(const DeviceGroup& g, const double* x, std
 CLSTAT_EXPORT std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 CLSTAT_EXPORT std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
+/// The same into caller memory, as the single-device forms with `out` (out may be x itself;
+/// each member reads its values straight into its slice of out, so nothing of the result's size
+/// is allocated or first touched by one thread). Errors as those forms.
+CLSTAT_EXPORT void pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
+CLSTAT_EXPORT void logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
+CLSTAT_EXPORT void cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
+CLSTAT_EXPORT void sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
 /// quantile and isf of clstat/stable.hpp at n probabilities split across the members as pdf is;
 /// a bad probability is named by its index in p (unless nan_for_invalid), else errors as the
 /// single-device forms. Each member solves its share on its own: whether its Newton iterations

@@ -11,7 +11,6 @@
 
 #include "clstat/group.hpp"
 #include "runtime/group_split.hpp"
-#include "stable/eval_into.hpp"
 
 namespace clstat {
 namespace {
@@ -35,14 +34,25 @@ std::vector<R> split_points(const DeviceGroup& g, std::size_t m, std::size_t wid
   });
 }
 
-// pdf, logpdf, cdf or sf split by the points, each member's values read back into its slice.
+// pdf, logpdf, cdf or sf split by the points, each member's values read back into its slice of
+// out (the caller's, or a new result's).
+using StableInto = void (*)(const Context&, const double*, std::size_t, const stable::Params&, double*);
+void stable_split(const DeviceGroup& g, const double* x, std::size_t n, const stable::Params& p, double* out,
+                  const char* op, StableInto into) {
+  if (n == 0) return;
+  if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer with n = " + std::to_string(n));
+  if (!out) throw std::invalid_argument(std::string(op) + ": null output pointer with n = " + std::to_string(n));
+  detail::split_into<double>(g, n, 1, out, [&](const Context& c, std::size_t first, std::size_t count, double* dst) {
+    into(c, x + first, count, p, dst);
+  });
+}
 std::vector<double> stable_split(const DeviceGroup& g, const double* x, std::size_t n, const stable::Params& p,
-                                 const char* op, stable::Fn fn) {
+                                 const char* op, StableInto into) {
   if (n == 0) return {};
   if (!x) throw std::invalid_argument(std::string(op) + ": null input pointer with n = " + std::to_string(n));
-  return detail::split_into<double>(g, n, 1, [&](const Context& c, std::size_t first, std::size_t count, double* dst) {
-    detail::stable_eval_into(c, op, fn, x + first, count, p, dst);
-  });
+  std::vector<double> out = detail::host_result<double>(n);
+  stable_split(g, x, n, p, out.data(), op, into);
+  return out;
 }
 
 // The probabilities checked here, so that a bad one is named by its index in the whole array.
@@ -112,16 +122,28 @@ std::vector<double> kde_cdf(const DeviceGroup& g, const double* x, std::size_t n
 
 namespace stable {
 std::vector<double> pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::pdf", fn_pdf);
+  return stable_split(g, x, n, p, "clstat::stable::pdf", &stable::pdf);
+}
+void pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out) {
+  stable_split(g, x, n, p, out, "clstat::stable::pdf", &stable::pdf);
 }
 std::vector<double> logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::logpdf", fn_logpdf);
+  return stable_split(g, x, n, p, "clstat::stable::logpdf", &stable::logpdf);
+}
+void logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out) {
+  stable_split(g, x, n, p, out, "clstat::stable::logpdf", &stable::logpdf);
 }
 std::vector<double> cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::cdf", fn_cdf);
+  return stable_split(g, x, n, p, "clstat::stable::cdf", &stable::cdf);
+}
+void cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out) {
+  stable_split(g, x, n, p, out, "clstat::stable::cdf", &stable::cdf);
 }
 std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p) {
-  return stable_split(g, x, n, p, "clstat::stable::sf", fn_sf);
+  return stable_split(g, x, n, p, "clstat::stable::sf", &stable::sf);
+}
+void sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out) {
+  stable_split(g, x, n, p, out, "clstat::stable::sf", &stable::sf);
 }
 std::vector<double> quantile(const DeviceGroup& g, const double* p, std::size_t n, const Params& params, double tol,
                              bool nan_for_invalid) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <exception>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "clstat/group.hpp"
@@ -14,12 +15,11 @@ namespace clstat::detail {
 
 // Runs into(member, first, count, dst) for every member with a non-empty share of m points,
 // each on a thread of its own, every member writing its `width` values a point straight into
-// its slice of the one result (dst = its first point's). The first member's exception (in member
-// order) is rethrown once all have stopped.
+// its slice of `all` (dst = its first point's). The first member's exception (in member order)
+// is rethrown once all have stopped.
 template <class R, class F>
-std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width, F&& into) {
+void split_into(const DeviceGroup& g, std::size_t m, std::size_t width, R* all, F&& into) {
   const std::vector<std::size_t> share = g.split(m);
-  std::vector<R> all = detail::host_result<R>(m * width);
   std::vector<std::exception_ptr> error(g.size());
   std::vector<std::thread> threads;
   std::size_t first = 0;
@@ -27,7 +27,7 @@ std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width
     if (share[i] > 0)
       threads.emplace_back([&, i, first] {
         try {
-          into(g.member(i), first, share[i], all.data() + first * width);
+          into(g.member(i), first, share[i], all + first * width);
         } catch (...) {
           error[i] = std::current_exception();
         }
@@ -37,6 +37,13 @@ std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width
   for (auto& t : threads) t.join();
   for (auto& e : error)
     if (e) std::rethrow_exception(e);
+}
+
+// The same into a new result of m * width values.
+template <class R, class F>
+std::vector<R> split_into(const DeviceGroup& g, std::size_t m, std::size_t width, F&& into) {
+  std::vector<R> all = detail::host_result<R>(m * width);
+  split_into<R>(g, m, width, all.data(), std::forward<F>(into));
   return all;
 }
 

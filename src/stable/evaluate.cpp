@@ -13,7 +13,6 @@
 #include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/memo.hpp"
-#include "stable/eval_into.hpp"
 #include "stable/fit_internal.hpp"
 #include "stable/interpolant.hpp"
 #include "stable/near_one.hpp"
@@ -468,11 +467,13 @@ std::vector<double> sf(const Context& ctx, const double* x, std::size_t n, const
 }
 
 namespace {
-// detail::stable_eval_into (stable/eval_into.hpp): the single-function call into `out`.
-void eval_into_impl(const Context& ctx, const char* op, Fn fn, const double* x, std::size_t n, const Params& p,
-                    double* out) {
+// One function alone into caller memory (the public forms with `out`, and a device group's
+// members, each into its slice of one result).
+void eval_into(const Context& ctx, const char* op, Fn fn, const double* x, std::size_t n, const Params& p,
+               double* out) {
   check_tol(op, k_rel);
-  if (n > 0 && (!x || !out)) throw std::invalid_argument(std::string(op) + ": null input");
+  if (n > 0 && !x) throw std::invalid_argument(std::string(op) + ": null input");
+  if (n > 0 && !out) throw std::invalid_argument(std::string(op) + ": null output");
   check_device(op, *ctx.impl());
   if (n == 0) return;
   const Laws laws = law_for(ctx, op, p, n, k_rel);
@@ -486,6 +487,19 @@ void eval_into_impl(const Context& ctx, const char* op, Fn fn, const double* x, 
       out);
 }
 }  // namespace
+
+void pdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out) {
+  eval_into(ctx, "clstat::stable::pdf", fn_pdf, x, n, p, out);
+}
+void logpdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out) {
+  eval_into(ctx, "clstat::stable::logpdf", fn_logpdf, x, n, p, out);
+}
+void cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out) {
+  eval_into(ctx, "clstat::stable::cdf", fn_cdf, x, n, p, out);
+}
+void sf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out) {
+  eval_into(ctx, "clstat::stable::sf", fn_sf, x, n, p, out);
+}
 
 std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,
                                    const std::vector<Params>& laws) {
@@ -561,10 +575,3 @@ std::vector<double> quantile_each(const Context& ctx, const double* prob, const 
 }
 
 }  // namespace clstat::stable
-
-namespace clstat::detail {
-void stable_eval_into(const Context& ctx, const char* op, stable::Fn fn, const double* x, std::size_t n,
-                      const stable::Params& p, double* out) {
-  stable::eval_into_impl(ctx, op, fn, x, n, p, out);
-}
-}  // namespace clstat::detail
