@@ -21,7 +21,9 @@ constexpr unsigned kNB = 8;                      // the most brackets a pass tak
 constexpr std::size_t kSample = 16384;           // the first brackets' sample
 constexpr std::uint64_t kHost = 32768;           // candidates the host selects among itself
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights };
+// Candidates live in scratch of three roles (the part): 0 the first pass's, which every target
+// reads, then 1 and 2 in turn as a target's passes narrow them (a pass reads one, writes the other).
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -53,6 +55,7 @@ class WeightedSelect {
     bool raw = true;
     cl::Buffer keys, q;  // candidates (raw = false)
     std::uint64_t start = 0, n = 0;
+    int role = 0;        // the candidates' scratch role
   };
   struct Pass {
     std::vector<u128> sum;                 // per interval
@@ -67,7 +70,7 @@ class WeightedSelect {
   int scale();
   std::vector<Bracket> first_brackets(const std::vector<double>& approx, double& sample_max);
   void raise_bad(std::uint64_t bad) const;
-  Pass pass(const Source& src, const std::vector<Bracket>& br);
+  Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
   Key max_key() const { return std::is_floating_point_v<T> ? Key(~Key(0) - 1) : Key(~Key(0)); }
@@ -152,7 +155,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
 
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
 template <class T>
-typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br) {
+typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br, int role) {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   Pass p;
   std::vector<cl_ulong> meta(4 * kNB, 0);
@@ -166,14 +169,15 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.start[b] = slots;
     slots += br[b].cap;
   }
-  // Candidates of this call's own (a later pass may still read an earlier one's); a count-only
-  // pass copies nothing and gets a one-slot scratch instead of an allocation.
+  // Candidates go to the scratch of `role` (reused call after call: an allocation of the first
+  // bracket's 10^7 slots a call cost more than the pass); a count-only pass copies nothing.
   if (slots == 0) {
     p.ckey = ::clstat::detail::scratch(q_, WeightedScratch::no_keys, sizeof(Key));
     p.cq = ::clstat::detail::scratch(q_, WeightedScratch::no_weights, sizeof(cl_ulong2));
   } else {
-    p.ckey = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, slots * sizeof(Key));
-    p.cq = cl::Buffer(ci_->context, CL_MEM_READ_WRITE, slots * sizeof(cl_ulong2));
+    p.ckey = ::clstat::detail::scratch(q_, WeightedScratch::cand_keys, slots * sizeof(Key), static_cast<std::size_t>(role));
+    p.cq = ::clstat::detail::scratch(q_, WeightedScratch::cand_weights, slots * sizeof(cl_ulong2),
+                                     static_cast<std::size_t>(role));
   }
   const Variant& var = variant(!src.raw, br.size());
   const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
@@ -201,7 +205,8 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
   std::vector<cl_ulong> h(groups * (3 * ni + 4));
   cl_uint found[kNB];
-  read_wait(cq, count, 0, sizeof found, found);
+  // One wait for both reads: the queue is in order.
+  cq.enqueueReadBuffer(count, CL_FALSE, 0, sizeof found, found);
   read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
   const std::size_t used = 2 * br.size() + 1;
   p.sum.assign(used, 0);
@@ -245,7 +250,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   launch(q_, k, cl::NDRange((m + 63) / 64 * 64), cl::NDRange(64), {}, op_);
   std::vector<Key> keys(m);
   std::vector<double> wts(m);
-  read_wait(cq, sk, 0, m * sizeof(Key), keys.data());
+  cq.enqueueReadBuffer(sk, CL_FALSE, 0, m * sizeof(Key), keys.data());  // one wait for both
   read_wait(cq, sw, 0, m * sizeof(double), wts.data());
   std::vector<std::pair<Key, double>> smp;
   for (std::size_t i = 0; i < m; ++i) {
@@ -320,8 +325,8 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       std::vector<Key> k(src.n);
       std::vector<cl_ulong> w(2 * src.n);
       if (src.n) {
-        read_wait(cq, src.keys, src.start * sizeof(Key), src.n * sizeof(Key), k.data());
-        read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data());
+        cq.enqueueReadBuffer(src.keys, CL_FALSE, src.start * sizeof(Key), src.n * sizeof(Key), k.data());
+        read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data());  // both
       }
       std::vector<std::pair<Key, u128>> e(src.n);
       for (std::size_t i = 0; i < src.n; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};
@@ -357,8 +362,9 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
     if (b == br.size()) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
     Bracket one = br[b];
     one.cap = p.count[2 * b + 1];
-    Pass cp = pass(src, {one});
-    src = Source{false, cp.ckey, cp.cq, 0, cp.found[0]};
+    const int role = src.role == 1 ? 2 : 1;
+    Pass cp = pass(src, {one}, role);
+    src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], role};
     lo = one.lo;
     hi = one.hi;
     base = c;
@@ -374,8 +380,8 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_range(Key lo, Key hi,
   for (;;) {
     if (lo == hi) return lo;
     if (count <= copy_limit) {
-      Pass cp = pass(Source{}, {Bracket{lo, hi, count}});
-      return resolve_candidates(Source{false, cp.ckey, cp.cq, 0, cp.found[0]}, lo, hi, base, target);
+      Pass cp = pass(Source{}, {Bracket{lo, hi, count}}, 1);
+      return resolve_candidates(Source{false, cp.ckey, cp.cq, 0, cp.found[0], 1}, lo, hi, base, target);
     }
     auto br = split(lo, hi);
     Pass p = pass(Source{}, br);
