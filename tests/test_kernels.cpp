@@ -66,6 +66,7 @@ std::vector<Variant> representative() {
         v.push_back({"order/select_rows", std::string(shape) + " -DELEM_KIND=" + std::to_string(kind), dbl});
     }
     if (dbl) v.push_back({"robust/mcd_distances", "-DMAXP=32", true});
+    if (dbl) v.push_back({"robust/mcd_distances", "-DMAXP=32 -DQ=9 -DWG=128 -DTILE=32 -DCH=1024 -DNACC=1", true});
     if (dbl) v.push_back({"robust/mm_irls", "-DQ=11 -DWG=128 -DTILE=64", true});
     if (dbl)  // the weights are doubles whatever the values are
       for (int kind : {0, 1, 2, 3})

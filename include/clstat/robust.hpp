@@ -158,10 +158,11 @@ CLSTAT_EXPORT Future<LmsFit> lms_async(const Queue& q, const double* x, std::siz
 // two C-steps each (a C-step keeps the h rows of smallest distance under the current subset's
 // mean and covariance, ties by lower row, which never raises the determinant), on all rows when
 // n <= 600, else on 1500 random rows with coverage scaled to h / n; the 10 best are C-stepped to
-// convergence on all n rows, the distances of those steps computed on the device. p = 1 is exact:
-// the best h-subset is a run of h consecutive sorted values, all n - h + 1 of them compared.
+// convergence on all n rows on the device (the distances, their h-th smallest by clstat::order,
+// the next subset's moments summed by chunks in a fixed order). p = 1 is exact: the best h-subset
+// is a run of h consecutive sorted values, all n - h + 1 of them compared.
 // Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host) and O(n p^2)
-// per final C-step (distances on the device, the subset's moments on the host).
+// per final C-step on the device, with p (p + 3) / 2 sums per 1024 rows read back.
 // Errors (std::invalid_argument): n == 0 or a null pointer; p == 0 or p > 32; n <= 2 p; a NaN or
 // infinite value (its row named); a constant column; alpha outside [0.5, 1]; nsamp == 0. An
 // h-subset whose covariance is singular (h rows on a hyperplane) ends the search with exact_fit:
