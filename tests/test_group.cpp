@@ -227,6 +227,39 @@ TEST_CASE("group.stable_quantiles_and_draws_equal_one_device") {
                   std::invalid_argument);
 }
 
+TEST_CASE("group.stable_fit_agrees_with_one_device") {
+  // The likelihoods are summed over the members' shares, so they round differently from one
+  // device's: the fit agrees to far within its tolerance, and is that fit bit for bit when one
+  // member holds every value.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const stable::Params law{1.7, -0.4, 2, 1, stable::Param::S0};
+  const auto x = stable::sample(ctx(), 400, law, seed);
+  const stable::FitResult one = stable::fit(ctx(), x.data(), x.size());
+  REQUIRE(one.converged);
+  {
+    const stable::FitResult r = stable::fit(group_of(3, {2, 0, 1}), x.data(), x.size());
+    CHECK(r.converged);
+    CHECK(std::fabs(r.params.alpha - one.params.alpha) < 1e-7);
+    CHECK(std::fabs(r.params.beta - one.params.beta) < 1e-6);
+    CHECK(std::fabs(r.params.scale - one.params.scale) < 1e-7 * one.params.scale);
+    CHECK(std::fabs(r.params.loc - one.params.loc) < 1e-7 * one.params.scale);
+    CHECK(std::fabs(r.loglik - one.loglik) < 1e-9 * std::fabs(one.loglik));
+    CHECK(std::fabs(r.se_alpha - one.se_alpha) < 1e-4 * one.se_alpha);
+  }
+  const stable::FitResult all_on_last = stable::fit(group_of(3, {0, 0, 1}), x.data(), x.size());
+  CHECK(same_bits(all_on_last.params.alpha, one.params.alpha));
+  CHECK(same_bits(all_on_last.params.beta, one.params.beta));
+  CHECK(same_bits(all_on_last.params.scale, one.params.scale));
+  CHECK(same_bits(all_on_last.loglik, one.loglik));
+  // Bad input raises as on one device.
+  CHECK_THROWS_AS(stable::fit(group_of(2), nullptr, 10), std::invalid_argument);
+  std::vector<double> bad = x;
+  bad[200] = std::nan("");
+  CHECK_THROWS_AS(stable::fit(group_of(2), bad.data(), bad.size()), std::invalid_argument);
+}
+
 TEST_CASE("group.plugin_equals_one_device") {
   // Every tile's partial sum is the one the first member computes, whoever computes it, and the
   // first member merges them in the pass's order: the bandwidths are the single-device ones bit

@@ -27,6 +27,7 @@
 #include "clstat/order.hpp"
 #include "clstat/runtime.hpp"
 #include "clstat/stable.hpp"
+#include "clstat/stable_fit.hpp"
 
 namespace clstat {
 
@@ -147,6 +148,16 @@ CLSTAT_EXPORT std::vector<double> isf(const DeviceGroup& g, const double* q, std
 /// sin, cos, pow and log, as sample says). Errors as sample. Work: O(n) over the members.
 CLSTAT_EXPORT std::vector<double> sample(const DeviceGroup& g, std::size_t n, const Params& p, std::uint64_t seed,
                                          std::uint64_t first = 0);
+/// fit of clstat/stable_fit.hpp with every log-likelihood split across the members: member i
+/// holds its contiguous share of x (by the group's weights, as split), and each batch of laws is
+/// evaluated on every share at once, each member on a thread of its own, the members' sums added
+/// in member order. The start, the grid, the Newton steps and the standard errors are the
+/// single-device fit's (host work on all of x). The result agrees with one device's fit to the
+/// fit's tolerance (the likelihoods round differently), and is that fit bit for bit when one
+/// member holds every value. Errors as fit, and UnsupportedFeature naming a member without fp64.
+/// Work: the single-device fit's likelihood passes, each member on its share (33 laws a Newton
+/// stencil); the moment and quantile methods (mcculloch, koutrouvelis) are host work.
+CLSTAT_EXPORT FitResult fit(const DeviceGroup& g, const double* x, std::size_t n, const FitOptions& options = {});
 }  // namespace stable
 
 namespace order {

@@ -19,12 +19,15 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <thread>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 #include "clstat/exchange.hpp"
+#include "clstat/group.hpp"
 #include "clstat/stable_fit.hpp"
 #include "runtime/exchange_values.hpp"
 #include "stable/fit_internal.hpp"
@@ -486,6 +489,55 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
       std::vector<double> total(local.size(), 0.0);
       for (std::size_t at = 0; at < parts.size(); at += total.size())
         for (std::size_t k = 0; k < total.size(); ++k) total[k] += parts[at + k];
+      return std::vector<std::vector<double>>{total};
+    };
+  }).at(0);
+}
+
+FitResult fit(const DeviceGroup& g, const double* x, std::size_t n, const FitOptions& o) {
+  const std::string op = "clstat::stable::fit (device group)";
+  if (n > 0 && !x) throw std::invalid_argument(op + ": null input");
+  const std::vector<std::size_t> share = g.split(n);
+  std::size_t holders = 0, holder = 0;
+  for (std::size_t i = 0; i < share.size(); ++i)
+    if (share[i] > 0) ++holders, holder = i;
+  // One member with every value (or none at all): its own fit, bit for bit.
+  if (holders <= 1) return fit(g.member(holder), x, n, o);
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (!g.member(i).info().fp64)
+      throw UnsupportedFeature(op, g.member(i).info().name, "needs fp64 (cl_khr_fp64)");
+  const std::vector<double> all(x, x + n);
+  return fit_many_scaled(g.member(0), {all}, o, [&](const std::vector<double>& c) -> Loglik {
+    // Each member's contiguous share, divided by c as the whole set is, made once per scale.
+    auto parts = std::make_shared<std::vector<std::vector<double>>>(g.size());
+    for (std::size_t i = 0, first = 0; i < g.size(); first += share[i], ++i) {
+      (*parts)[i].assign(all.begin() + static_cast<std::ptrdiff_t>(first),
+                         all.begin() + static_cast<std::ptrdiff_t>(first + share[i]));
+      if (c[0] != 1.0)
+        for (double& v : (*parts)[i]) v /= c[0];
+    }
+    return [&g, parts](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
+      // Every member's share under every law at once, each on a thread of its own; the sums
+      // added in member order, so the likelihood does not depend on which member finished first.
+      const std::size_t k = laws.empty() ? 0 : laws[0].size();
+      std::vector<std::vector<double>> local(g.size(), std::vector<double>(k, 0.0));
+      std::vector<std::exception_ptr> err(g.size());
+      std::vector<std::thread> threads;
+      for (std::size_t i = 0; i < g.size(); ++i)
+        if (!(*parts)[i].empty() && k > 0)
+          threads.emplace_back([&, i] {
+            try {
+              local[i] = fit_detail::loglik_many(g.member(i), {&(*parts)[i]}, laws).at(0);
+            } catch (...) {
+              err[i] = std::current_exception();
+            }
+          });
+      for (auto& t : threads) t.join();
+      for (auto& e : err)
+        if (e) std::rethrow_exception(e);
+      std::vector<double> total(k, 0.0);
+      for (const auto& l : local)
+        for (std::size_t j = 0; j < k; ++j) total[j] += l[j];
       return std::vector<std::vector<double>>{total};
     };
   }).at(0);

@@ -39,8 +39,8 @@ const char* k_usage =
     "  --n N, --seed S, --first K   sample: count, seed (default 1), index of the first sample\n"
     "  --out FILE         sample: raw little-endian doubles if FILE ends in .f64, else one per line\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
-    "                     or a comma-separated list splits the points, probabilities or draws over\n"
-    "                     those devices (not with --error, nor for fit)\n"
+    "                     or a comma-separated list splits the points, probabilities, draws or\n"
+    "                     fit's likelihoods over those devices (not with --error)\n"
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
 std::vector<double> read_values(const std::string& path) {
@@ -64,8 +64,18 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
   o.tol = tol;
   o.progress = [](const clstat::ProgressReport& r) { std::cerr << "[clstat stable fit] " << r.message << "\n"; };
   const std::vector<double> x = read_values(data);
-  const clstat::Context ctx = context_for(device);
-  const st::FitResult r = st::fit(ctx, x.data(), x.size(), o);
+  // One device, or a group whose members' shares of the data each give a part of every likelihood.
+  std::string where;
+  st::FitResult r;
+  if (names_group(device)) {
+    const clstat::DeviceGroup g = clstat::DeviceGroup::from_spec(device);
+    for (std::size_t i = 0; i < g.size(); ++i) where += (i ? " + " : "") + g.member(i).info().name;
+    r = st::fit(g, x.data(), x.size(), o);
+  } else {
+    const clstat::Context ctx = context_for(device);
+    where = ctx.info().name;
+    r = st::fit(ctx, x.data(), x.size(), o);
+  }
   const int pm = param == st::Param::S0 ? 0 : 1;
   if (json) {
     std::cout << "{\"method\": \"" << method << "\", \"n\": " << x.size() << ", \"param\": " << pm
@@ -75,7 +85,7 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
               << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"se\": {\"alpha\": "
               << json_number(r.se_alpha) << ", \"beta\": " << json_number(r.se_beta)
               << ", \"scale\": " << json_number(r.se_scale) << ", \"loc\": " << json_number(r.se_loc)
-              << "}, \"device\": \"" << ctx.info().name << "\"}\n";
+              << "}, \"device\": \"" << where << "\"}\n";
   } else {
     std::cout.precision(10);
     std::cout << "parameter,estimate,std_error\n"
@@ -135,9 +145,10 @@ int stable_command(int argc, char** argv) {
       return 2;
     }
   }
-  if (names_group(device) && (what == "fit" || error))
-    throw std::invalid_argument("--device " + device + ": " + (error ? "--error" : "fit") +
-                                " takes one device (a list or \"all\" splits pdf, logpdf, cdf, sf, quantile, isf and sample)");
+  if (names_group(device) && error)
+    throw std::invalid_argument("--device " + device +
+                                ": --error takes one device (a list or \"all\" splits pdf, logpdf, cdf, sf, quantile, isf, "
+                                "sample and fit's likelihoods)");
   if (what == "fit") return fit_command(data, method, p.param, tol, json, device);
   if (!have_alpha || !have_beta) {
     std::cerr << "clstat stable: --alpha and --beta are required (clstat stable --help lists the options)\n";
