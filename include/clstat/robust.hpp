@@ -161,7 +161,7 @@ CLSTAT_EXPORT Future<LmsFit> lms_async(const Queue& q, const double* x, std::siz
 // convergence on all n rows on the device (the distances, their h-th smallest by clstat::order,
 // the next subset's moments summed by chunks in a fixed order). p = 1 is exact: the best h-subset
 // is a run of h consecutive sorted values, all n - h + 1 of them compared.
-// Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host) and O(n p^2)
+// Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host's threads) and O(n p^2)
 // per final C-step on the device, with p (p + 3) / 2 sums per 1024 rows read back.
 // Errors (std::invalid_argument): n == 0 or a null pointer; p == 0 or p > 32; n <= 2 p; a NaN or
 // infinite value (its row named); a constant column; alpha outside [0.5, 1]; nsamp == 0. An
@@ -216,7 +216,7 @@ CLSTAT_EXPORT Future<McdFit> mcd_async(const Queue& q, const double* x, std::siz
 // Convergence: both iterations stop when the coefficients move by at most rel_tol times their
 // norm; the default 1e-10 is tighter than lmrob's 1e-7, so lmrob's results agree with these to
 // about 1e-7 relative where both find the same S minimum (tests/data/robust/mm_r.txt).
-// Work: O(nsamp (q^3 + m q)) on the host for the subsets (m = min(n, 2000)); on the device, per
+// Work: O(nsamp (q^3 + m q)) on the host's threads for the subsets (m = min(n, 2000)); on the device, per
 // refining or M-step iteration over all rows, one O(n q^2) pass for the weighted normal equations
 // (x's columns standardised, the q x q system solved on the host) and O(n) per M-scale update;
 // the standard errors take one O(n q^2) host pass. Sums over rows are added in a fixed order per
