@@ -40,8 +40,8 @@ __kernel void lts_gram(__global const double* z, __global const double* y, ulong
   __local double eq[KC * TILE];   // 1 when r^2 == t
   __local double rv[KC * TILE];   // r^2 when r^2 < t
   const uint l = get_local_id(0);
-  const ulong begin = (ulong)get_group_id(0) * CH;
-  const ulong end = min(n, begin + CH);
+  ulong begin, end;
+  chunk_rows(n, &begin, &end);
   double acc[NACC];
   for (uint a = 0; a < NACC; ++a) acc[a] = 0.0;
   for (ulong t0 = begin; t0 < end; t0 += TILE) {
@@ -80,7 +80,7 @@ __kernel void lts_gram(__global const double* z, __global const double* y, ulong
         if (e < NTRI) {
           uint ra, cb;
           tri_entry(e, &ra, &cb);
-          for (uint tr = 0; tr < TILE; ++tr) s += wt[k * TILE + tr] * (tile[tr * NE + ra] * tile[tr * NE + cb]);
+          s = tile_products(tile, wt + k * TILE, ra, cb, s);
         } else {
           __local const double* src = e == NTRI ? lt : (e == NTRI + 1 ? eq : rv);
           for (uint tr = 0; tr < TILE; ++tr) s += src[k * TILE + tr];

@@ -48,8 +48,8 @@ __kernel void mcd_sums(__global const double* x, ulong n, __global const double*
   __local double tile[TILE * NE];
   __local double wt[TILE], lt[TILE], eq[TILE], ch[TILE];
   const uint l = get_local_id(0);
-  const ulong begin = (ulong)get_group_id(0) * CH;
-  const ulong end = min(n, begin + CH);
+  ulong begin, end;
+  chunk_rows(n, &begin, &end);
   double acc[NACC];
   for (uint a = 0; a < NACC; ++a) acc[a] = 0.0;
   for (ulong t0 = begin; t0 < end; t0 += TILE) {
@@ -90,7 +90,7 @@ __kernel void mcd_sums(__global const double* x, ulong n, __global const double*
         } else if (e < NE + NTRI) {
           uint ra, cb;
           tri_entry(e - NE, &ra, &cb);
-          for (uint tr = 0; tr < TILE; ++tr) s += wt[tr] * (tile[tr * NE + ra] * tile[tr * NE + cb]);
+          s = tile_products(tile, wt, ra, cb, s);
         } else {
           __local const double* src = e == NE + NTRI ? lt : (e == NE + NTRI + 1 ? eq : ch);
           for (uint tr = 0; tr < TILE; ++tr) s += src[tr];
