@@ -161,8 +161,8 @@ CLSTAT_EXPORT Future<LmsFit> lms_async(const Queue& q, const double* x, std::siz
 // convergence on all n rows on the device (the distances, their h-th smallest by clstat::order,
 // the next subset's moments summed by chunks in a fixed order). p = 1 is exact: the best h-subset
 // is a run of h consecutive sorted values, all n - h + 1 of them compared.
-// Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host's threads) and O(n p^2)
-// per final C-step on the device, with p (p + 3) / 2 sums per 1024 rows read back.
+// Work: O(nsamp (m p^2 + m log m)) for the starts (m = min(n, 1500), on the host's threads) and
+// O(n p^2) per final C-step on the device, with p (p + 3) / 2 sums per 1024 rows read back.
 // Errors (std::invalid_argument): n == 0 or a null pointer; p == 0 or p > 32; n <= 2 p; a NaN or
 // infinite value (its row named); a constant column; alpha outside [0.5, 1]; nsamp == 0. An
 // h-subset whose covariance is singular (h rows on a hyperplane) ends the search with exact_fit:
