@@ -24,8 +24,8 @@ _COMMON = """
         Location and scale (scale > 0) in the chosen parameterisation.
     parameterization : {{'S0', 'S1'}}
         Nolan's S0 (continuous in alpha; the default) or S1 (SciPy's default for levy_stable).
-    ctx : Context, optional
-        The device.
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the points split across its devices.{out}
 
     Returns
     -------
@@ -35,9 +35,14 @@ _COMMON = """
         references); quantiles to 1e-11 relative. NaN in gives NaN out.
 """
 
+_OUT = """
+    out : ndarray, optional
+        A writeable C-contiguous float64 array of x's size (x itself allowed): the values are
+        written there and it is returned; nothing else is allocated."""
+
 _DOCS = {
     "pdf": """The density of the stable law S(alpha, beta, scale, loc) at x.
-""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="The density, x's shape.") + """
+""" + _COMMON.format(out=_OUT, arg="x : array_like\n        Where to evaluate.", ret="The density, x's shape.") + """
     Examples
     --------
     >>> import clstat
@@ -45,7 +50,7 @@ _DOCS = {
     0.284284
     """,
     "logpdf": """The log density of the stable law at x (finite far into the tails, where pdf underflows).
-""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="The log density, x's shape.") + """
+""" + _COMMON.format(out=_OUT, arg="x : array_like\n        Where to evaluate.", ret="The log density, x's shape.") + """
     Examples
     --------
     >>> import math, clstat
@@ -53,7 +58,7 @@ _DOCS = {
     True
     """,
     "cdf": """The distribution function P(X <= x) of the stable law.
-""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="P(X <= x), x's shape.") + """
+""" + _COMMON.format(out=_OUT, arg="x : array_like\n        Where to evaluate.", ret="P(X <= x), x's shape.") + """
     Examples
     --------
     >>> import clstat
@@ -61,7 +66,7 @@ _DOCS = {
     0.462187
     """,
     "sf": """The survival function P(X > x) of the stable law, exact in the upper tail (not 1 - cdf).
-""" + _COMMON.format(arg="x : array_like\n        Where to evaluate.", ret="P(X > x), x's shape.") + """
+""" + _COMMON.format(out=_OUT, arg="x : array_like\n        Where to evaluate.", ret="P(X > x), x's shape.") + """
     Examples
     --------
     >>> import clstat
@@ -69,7 +74,7 @@ _DOCS = {
     1.0
     """,
     "ppf": """Quantiles: the x with P(X <= x) = q.
-""" + _COMMON.format(arg="q : array_like\n        Probabilities in [0, 1].", ret="The quantiles, q's shape.") + """
+""" + _COMMON.format(out="", arg="q : array_like\n        Probabilities in [0, 1].", ret="The quantiles, q's shape.") + """
     Examples
     --------
     >>> import clstat
@@ -77,7 +82,7 @@ _DOCS = {
     0.133853
     """,
     "isf": """Upper quantiles: the x with P(X > x) = q (exact for small q, unlike ppf(1 - q)).
-""" + _COMMON.format(arg="q : array_like\n        Probabilities in [0, 1].", ret="The upper quantiles, q's shape.") + """
+""" + _COMMON.format(out="", arg="q : array_like\n        Probabilities in [0, 1].", ret="The upper quantiles, q's shape.") + """
     Examples
     --------
     >>> import clstat
@@ -90,10 +95,12 @@ _DOCS = {
 def _f(name):
     fn = getattr(_clstat, "stable_" + name)
 
-    def call(x, alpha, beta, loc=0.0, scale=1.0, parameterization="S0", ctx=None):
-        out = fn(_np.asarray(x, dtype=float), alpha, beta, loc, scale, parameterization, ctx)
+    def call(x, alpha, beta, loc=0.0, scale=1.0, parameterization="S0", ctx=None, out=None):
+        got = fn(_np.asarray(x, dtype=float), alpha, beta, loc, scale, parameterization, ctx, out)
+        if out is not None:
+            return out
         # The binding answers a 0-d input with a 1-element array; NumPy 2 refuses float() of it.
-        return float(out.reshape(-1)[0]) if _np.ndim(x) == 0 else out
+        return float(got.reshape(-1)[0]) if _np.ndim(x) == 0 else got
 
     call.__name__ = name
     call.__doc__ = _DOCS[name]
@@ -115,7 +122,8 @@ def rvs(alpha, beta, loc=0.0, scale=1.0, size=1, seed=1, parameterization="S0", 
     seed : int
         The Philox key: the same seed gives the same numbers on every device and queue.
     parameterization : {'S0', 'S1'}
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: the draws split by counter (the same stream).
 
     Returns
     -------
@@ -142,7 +150,8 @@ def fit(data, method="mle", parameterization="S0", ctx=None):
         Maximum likelihood (exact likelihoods on the device, Newton steps from McCulloch's
         estimate), McCulloch's quantile method, or Koutrouvelis's regression.
     parameterization : {'S0', 'S1'}
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        The device, or a DeviceGroup: each likelihood split across its devices' shares of data.
 
     Returns
     -------

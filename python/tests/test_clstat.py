@@ -376,6 +376,32 @@ def test_device_group_order_statistics():
     assert np.array_equal(clstat.grid(big, [-3, -3], [3, 3], [41, 37], ctx=g), clstat.grid(big, [-3, -3], [3, 3], [41, 37]))
     with pytest.raises(ValueError, match="weights"):
         clstat.DeviceGroup([clstat.Context(dev)], weights=[0])
+    # The stable functions, draws and fit on the group: the single-device values (the fit to its
+    # tolerance: its likelihoods are summed over the members' shares).
+    pts = np.linspace(-6, 6, 2001)
+    assert np.array_equal(clstat.stable.pdf(pts, 1.4, 0.3, ctx=g), clstat.stable.pdf(pts, 1.4, 0.3))
+    assert np.array_equal(clstat.stable.rvs(1.4, 0.3, size=999, seed=5, ctx=g), clstat.stable.rvs(1.4, 0.3, size=999, seed=5))
+    data = clstat.stable.rvs(1.6, -0.2, size=300, seed=9)
+    one, two = clstat.stable.fit_result(data), clstat.stable.fit_result(data, ctx=g)
+    assert abs(one.alpha - two.alpha) < 1e-8 and abs(one.loglik - two.loglik) < 1e-9 * abs(one.loglik)
+
+
+def test_stable_into_caller_memory():
+    # out= takes the values (x itself allowed) and is returned; the same bits as a new array.
+    x = np.linspace(-10, 10, 40001)
+    want = clstat.stable.cdf(x, 1.3, -0.5, 1, 2)
+    out = np.full_like(x, np.nan)
+    assert clstat.stable.cdf(x, 1.3, -0.5, 1, 2, out=out) is out
+    assert np.array_equal(out, want)
+    y = x.copy()
+    clstat.stable.logpdf(y, 0.9, 1.0, out=y)
+    assert np.array_equal(y, clstat.stable.logpdf(x, 0.9, 1.0))
+    with pytest.raises(ValueError, match="x's size"):
+        clstat.stable.pdf(x, 1.3, 0, out=np.empty(5))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        clstat.stable.pdf(x[:20000], 1.3, 0, out=np.empty(40000)[::2])
+    with pytest.raises(ValueError, match="out is for"):
+        clstat.stable.ppf([0.5], 1.3, 0, out=np.empty(1))
 
 
 def test_kernel_density_against_scikit_learn():
