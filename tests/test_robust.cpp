@@ -232,6 +232,26 @@ TEST_CASE("robust.lts_nested_finds_the_clean_fit") {
   CHECK(g.coefficients == f.coefficients);
 }
 
+TEST_CASE("robust.lts_design_in_blocks") {
+  // Past 65536 rows the design's moments are merged block by block: the clean fit still, and a
+  // bad value is named by its row in the whole data, y's before its row's x.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 150000, p = 2, bad = 30000;
+  DataSet d = planted(n, p, bad, seed);
+  robust::LtsOptions o;
+  o.seed = seed;
+  const auto f = robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o);
+  const auto b = truth(p);
+  for (std::size_t j = 0; j <= p; ++j) CHECK(std::fabs(f.coefficients[j] - b[j]) < 0.01);
+  d.x[100000 * p + 1] = NAN;
+  throws_with([&] { robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o); }, "x[100000, 1] is not finite");
+  d.y[140000] = NAN;
+  d.y[100000] = INFINITY;
+  throws_with([&] { robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o); }, "y[100000] is not finite");
+}
+
 TEST_CASE("robust.lts_exact_fit") {
   if (!clstat_test::has_fp64()) return;
   // 70% of the rows lie exactly on y = 1 + 2 x1 - 3 x2 (small integers, exact in double), the
