@@ -11,6 +11,7 @@
 
 #include "reference/order_data.hpp"
 #include "reference/order_reference.hpp"
+#include "reference/tagged_golden.hpp"
 #include "support.hpp"
 
 using namespace clstat;
@@ -311,16 +312,11 @@ TEST_CASE("order.nan_policies") {
 TEST_CASE("order.quantiles_equal_r") {
   // tests/data/order/quantile_r.txt: R 4.2's quantile(x, p, type) (tools/golden/order_quantiles.R).
   if (!clstat_test::has_fp64()) return;
-  std::ifstream f(std::string(CLSTAT_TEST_DATA_DIR) + "/order/quantile_r.txt");
-  REQUIRE(f.good());
   std::map<std::string, std::vector<double>> sets;
   std::map<std::pair<std::string, int>, std::vector<std::pair<double, double>>> want;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream is(line);
-    std::string tag, name;
-    is >> tag >> name;
+  const bool read = clstat_ref::for_each_tagged(
+      std::string(CLSTAT_TEST_DATA_DIR) + "/order/quantile_r.txt",
+      [&](const std::string& tag, const std::string& name, std::istringstream& is) {
     if (tag == "data") {
       std::size_t n;
       is >> n;
@@ -333,7 +329,8 @@ TEST_CASE("order.quantiles_equal_r") {
       is >> type >> p >> q;
       want[{name, type}].push_back({p, q});
     }
-  }
+  });
+  REQUIRE(read);
   REQUIRE(sets.size() == 5);
   int checked = 0;
   for (const auto& [key, pq] : want) {

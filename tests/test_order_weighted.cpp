@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "reference/tagged_golden.hpp"
 #include "support.hpp"
 
 using namespace clstat;
@@ -74,8 +75,6 @@ TEST_CASE("order_weighted.equal_r_and_numpy") {
   // tests/data/order/weighted_r.txt (tools/golden/order_weighted.R): type 1 as NumPy's
   // inverted_cdf, type 7 as Hmisc::wtd.quantile, and quantile(rep(x, w)) for whole weights.
   if (!clstat_test::has_fp64()) return;
-  std::ifstream f(std::string(CLSTAT_TEST_DATA_DIR) + "/order/weighted_r.txt");
-  REQUIRE(f.good());
   std::map<std::string, std::vector<double>> xs, ws;
   struct Want {
     std::string tag, name;
@@ -83,12 +82,9 @@ TEST_CASE("order_weighted.equal_r_and_numpy") {
     double p, q;
   };
   std::vector<Want> want;
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream is(line);
-    std::string tag, name;
-    is >> tag >> name;
+  const bool read = clstat_ref::for_each_tagged(
+      std::string(CLSTAT_TEST_DATA_DIR) + "/order/weighted_r.txt",
+      [&](const std::string& tag, const std::string& name, std::istringstream& is) {
     if (tag == "data" || tag == "weights") {
       std::size_t n;
       is >> n;
@@ -100,7 +96,8 @@ TEST_CASE("order_weighted.equal_r_and_numpy") {
       is >> e.type >> e.p >> e.q;
       want.push_back(e);
     }
-  }
+  });
+  REQUIRE(read);
   REQUIRE(xs.size() == 4);
   int checked = 0;
   for (const auto& e : want) {

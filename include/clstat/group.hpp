@@ -126,7 +126,7 @@ CLSTAT_EXPORT std::vector<double> cdf(const DeviceGroup& g, const double* x, std
 CLSTAT_EXPORT std::vector<double> sf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p);
 /// The same into caller memory, as the single-device forms with `out` (out may be x itself;
 /// each member reads its values straight into its slice of out, so nothing of the result's size
-/// is allocated or first touched by one thread). Errors as those forms.
+/// is allocated or first touched by one thread). Errors and work as the vector forms on a group.
 CLSTAT_EXPORT void pdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
 CLSTAT_EXPORT void logpdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);
 CLSTAT_EXPORT void cdf(const DeviceGroup& g, const double* x, std::size_t n, const Params& p, double* out);

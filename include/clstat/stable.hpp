@@ -149,8 +149,10 @@ CLSTAT_EXPORT std::vector<double> sf(const Context& ctx, const double* x, std::s
 /// place), else it must not overlap x. Nothing is allocated on the host: the device's values are
 /// read straight into out. Reused across calls, out saves a fresh result's allocation and first
 /// touch, which at 1e8 points (about 150 ms on the H200 machine, on huge pages) take about as
-/// long as both transfers and 25 times the device's work. Bit for bit the vector form's values.
-/// Throws as that form, and std::invalid_argument for a null out with n > 0.
+/// long as both transfers and 25 times the device's work. Bit for bit the vector form's values, at
+/// its cost. Thread-safe: calls on one Context may run at once from several threads (each holds
+/// a queue of its own), given outs that do not overlap. Throws as that form, and
+/// std::invalid_argument for a null out with n > 0.
 CLSTAT_EXPORT void pdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out);
 CLSTAT_EXPORT void logpdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out);
 CLSTAT_EXPORT void cdf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out);

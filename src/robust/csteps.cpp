@@ -14,6 +14,11 @@
 
 namespace clstat::robust::detail {
 
+std::string nacc_option(std::size_t w, const void* arg) {
+  const auto* a = static_cast<const AccArg*>(arg);
+  return " -DNACC=" + std::to_string(std::max<std::size_t>(1, (a->items + w - 1) / w));
+}
+
 namespace {
 
 using ::clstat::detail::cl_guard;
@@ -21,14 +26,6 @@ using ::clstat::detail::launch;
 using ::clstat::detail::queue_of;
 
 std::size_t ntri(std::size_t q) { return (q + 1) * (q + 2) / 2; }
-
-struct AccArg {
-  std::size_t items;  // accumulators a work-group shares out
-};
-std::string nacc_option(std::size_t w, const void* arg) {
-  const auto* a = static_cast<const AccArg*>(arg);
-  return " -DNACC=" + std::to_string(std::max<std::size_t>(1, (a->items + w - 1) / w));
-}
 
 cl::Buffer upload_doubles(const cl::Context& c, const double* v, std::size_t n) {
   return cl::Buffer(c, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, std::max<std::size_t>(1, n) * sizeof(double),

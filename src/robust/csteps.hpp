@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "clstat/runtime.hpp"
@@ -13,6 +14,13 @@
 namespace clstat::robust::detail {
 
 constexpr std::size_t kBlockRows = 2048;  // the largest block a work-group sorts in local memory
+
+/// The chunked Gram kernels' (lts_block, lts_gram, mcd_sums) -DNACC option for work-group size w:
+/// each work-item takes ceil(items / w) of the group's accumulators (build::program_for_wg's extra).
+struct AccArg {
+  std::size_t items;  // accumulators a work-group shares out
+};
+std::string nacc_option(std::size_t w, const void* arg);
 
 struct Block {
   std::vector<std::uint32_t> rows;  // design rows

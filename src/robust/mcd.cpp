@@ -8,7 +8,6 @@
 #include <exception>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "clstat/order.hpp"
 #include "clstat/robust.hpp"
 #include "robust/consistency.hpp"
+#include "robust/csteps.hpp"
 #include "robust/philox.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/launch.hpp"
@@ -117,11 +117,11 @@ class DeviceMcd {
                                   "mcd_distances", 128, wg);
     dist_wg_ = wg;
     const std::size_t nx = p_ + p_ * (p_ + 1) / 2 + 3;
-    AccItems acc{nx};
+    AccArg acc{nx};
     sums_ = build::program_for_wg(*ci_, "robust/mcd_distances",
                                   base + " -DMAXP=" + std::to_string(kMaxP) + " -DQ=" + std::to_string(p_ - 1) +
                                       " -DTILE=" + std::to_string(kTile) + " -DCH=" + std::to_string(kChunk),
-                                  "mcd_sums", 256, wg, acc_option, &acc);
+                                  "mcd_sums", 256, wg, nacc_option, &acc);
     sums_wg_ = wg;
     const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
     x_ = cl::Buffer(ci_->context, CL_MEM_READ_ONLY, n_ * p_ * sizeof(double));
@@ -199,13 +199,6 @@ class DeviceMcd {
 
  private:
   static constexpr std::size_t kChunk = 1024, kTile = 32;
-  struct AccItems {
-    std::size_t items;
-  };
-  static std::string acc_option(std::size_t w, const void* arg) {
-    const auto* a = static_cast<const AccItems*>(arg);
-    return " -DNACC=" + std::to_string(std::max<std::size_t>(1, (a->items + w - 1) / w));
-  }
   std::size_t groups() const { return std::max<std::size_t>(1, (n_ + kChunk - 1) / kChunk); }
 
   // The chunks' sums added in order: NE shifted sums, the products, #{d < t}, #{d == t}, #{changed}.
@@ -423,8 +416,7 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   const std::size_t h = f.h;
   std::vector<std::size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
-  std::optional<DeviceMcd> dev;
-  dev.emplace(lease.queue(), z);
+  DeviceMcd dev(lease.queue(), z);
 
   Run win;
   if (h >= n) {  // alpha = 1: the classical estimates
@@ -465,7 +457,7 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
     for (Run& r : runs) {
       r.steps = 0;
       r.converged = false;
-      full_csteps(r, *dev, rows.size() != n, h, o.max_csteps);
+      full_csteps(r, dev, rows.size() != n, h, o.max_csteps);
       if (first || better(r, win)) win = r;
       first = false;
     }
@@ -505,22 +497,22 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   Moments raw = win.m;
   raw.cov *= f.raw_cnp2[0] * f.raw_cnp2[1];
   raw.llt.compute(raw.cov);
-  dev->distances(raw);
-  f.raw_mahalanobis = dev->read();
+  dev.distances(raw);
+  f.raw_mahalanobis = dev.read();
   f.raw_weights.resize(n);
   for (std::size_t i = 0; i < n; ++i) f.raw_weights[i] = f.raw_mahalanobis[i] <= f.cutoff;
   to_data(raw.mean, raw.cov, f.raw_center, f.raw_cov);
   // Reweighted (robustbase: cov.wt of the rows within the cutoff, divisor sum - 1).
   std::size_t changed = 0;
-  Moments rew = dev->select(0, f.cutoff, raw.mean, 0, 1, changed);
+  Moments rew = dev.select(0, f.cutoff, raw.mean, 0, 1, changed);
   const std::size_t kept = static_cast<std::size_t>(std::count(f.raw_weights.begin(), f.raw_weights.end(), static_cast<unsigned char>(1)));
   f.cnp2[0] = mcd_consistency(p, static_cast<double>(kept) / nd);
   f.cnp2[1] = o.use_correction ? mcd_small_sample_reweighted(p, n, o.alpha) : 1;
   rew.cov *= f.cnp2[0] * f.cnp2[1];
   rew.llt.compute(rew.cov);
   to_data(rew.mean, rew.cov, f.center, f.cov);
-  dev->distances(rew);
-  f.mahalanobis = dev->read();
+  dev.distances(rew);
+  f.mahalanobis = dev.read();
   f.weights.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     f.weights[i] = f.mahalanobis[i] <= f.cutoff;

@@ -13,13 +13,12 @@
 
 namespace clstat::detail {
 
-// Runs into(member, first, count, dst) for every member with a non-empty share of m points,
-// each on a thread of its own, every member writing its `width` values a point straight into
-// its slice of `all` (dst = its first point's). The first member's exception (in member order)
-// is rethrown once all have stopped.
-template <class R, class F>
-void split_into(const DeviceGroup& g, std::size_t m, std::size_t width, R* all, F&& into) {
-  const std::vector<std::size_t> share = g.split(m);
+// Runs part(i, first) for every member i with a non-empty share (share[i] > 0; first: the shares
+// before it), each on a thread of its own: members do device work, so each gets a thread whatever
+// the host's core count. The first member's exception (in member order) is rethrown once all
+// have stopped.
+template <class F>
+void on_members(const DeviceGroup& g, const std::vector<std::size_t>& share, F&& part) {
   std::vector<std::exception_ptr> error(g.size());
   std::vector<std::thread> threads;
   std::size_t first = 0;
@@ -27,7 +26,7 @@ void split_into(const DeviceGroup& g, std::size_t m, std::size_t width, R* all, 
     if (share[i] > 0)
       threads.emplace_back([&, i, first] {
         try {
-          into(g.member(i), first, share[i], all + first * width);
+          part(i, first);
         } catch (...) {
           error[i] = std::current_exception();
         }
@@ -37,6 +36,17 @@ void split_into(const DeviceGroup& g, std::size_t m, std::size_t width, R* all, 
   for (auto& t : threads) t.join();
   for (auto& e : error)
     if (e) std::rethrow_exception(e);
+}
+
+// Runs into(member, first, count, dst) for every member with a non-empty share of m points, on
+// on_members's threads, every member writing its `width` values a point straight into its slice
+// of `all` (dst = its first point's).
+template <class R, class F>
+void split_into(const DeviceGroup& g, std::size_t m, std::size_t width, R* all, F&& into) {
+  const std::vector<std::size_t> share = g.split(m);
+  on_members(g, share, [&](std::size_t i, std::size_t first) {
+    into(g.member(i), first, share[i], all + first * width);
+  });
 }
 
 // The same into a new result of m * width values.

@@ -20,7 +20,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <thread>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +27,7 @@
 
 #include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
+#include "runtime/group_split.hpp"
 #include "clstat/stable_fit.hpp"
 #include "runtime/exchange_values.hpp"
 #include "stable/fit_internal.hpp"
@@ -516,25 +516,15 @@ FitResult fit(const DeviceGroup& g, const double* x, std::size_t n, const FitOpt
       if (c[0] != 1.0)
         for (double& v : (*parts)[i]) v /= c[0];
     }
-    return [&g, parts](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
+    return [&g, &share, parts](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
       // Every member's share under every law at once, each on a thread of its own; the sums
       // added in member order, so the likelihood does not depend on which member finished first.
       const std::size_t k = laws.empty() ? 0 : laws[0].size();
       std::vector<std::vector<double>> local(g.size(), std::vector<double>(k, 0.0));
-      std::vector<std::exception_ptr> err(g.size());
-      std::vector<std::thread> threads;
-      for (std::size_t i = 0; i < g.size(); ++i)
-        if (!(*parts)[i].empty() && k > 0)
-          threads.emplace_back([&, i] {
-            try {
-              local[i] = fit_detail::loglik_many(g.member(i), {&(*parts)[i]}, laws).at(0);
-            } catch (...) {
-              err[i] = std::current_exception();
-            }
-          });
-      for (auto& t : threads) t.join();
-      for (auto& e : err)
-        if (e) std::rethrow_exception(e);
+      if (k > 0)
+        detail::on_members(g, share, [&](std::size_t i, std::size_t) {
+          local[i] = fit_detail::loglik_many(g.member(i), {&(*parts)[i]}, laws).at(0);
+        });
       std::vector<double> total(k, 0.0);
       for (const auto& l : local)
         for (std::size_t j = 0; j < k; ++j) total[j] += l[j];
