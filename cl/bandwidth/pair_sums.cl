@@ -14,6 +14,15 @@
 //          error of that size in a term: 1e-14 at |A x|^2 = 400. The exponent is clamped at
 //          -707 (as the psi terms' below): a term under 1e-307 reads e^-707, against sums that
 //          enter LSCV beside 1/n.
+//   TERM 4 (Hermite products, for the multivariate plug-in, bandwidth/plugin_matrix.cpp): rows
+//          y = x / g of sphered data (stride RS), u = y_i - y_j, s = |u|^2, w = e^(-s/2). Output
+//          k (of NHERM) is sum w prod_a He_{c_a}(u_a), c = HC[k DIM ..], the multi-index's
+//          counts (at most KMAX each): for G = g^2 I the Gaussian's mixed partial derivative
+//          factorises over the coordinates, D^c phi_G(x) = phi_G(x) prod_a (-1/g)^{c_a} He_{c_a}(x_a / g)
+//          (Chacon & Duong 2010, sec. 3; checked against ks::kfe to 6e-16). With RAD = 1 an output
+//          before them is sum w h3(s), h3(s) = s^3 - (3d + 12) s^2 + (3d^2 + 18d + 24) s - d(d+2)(d+4):
+//          the Laplacian cubed, (vec I)'^3 D^6 phi (ks's eta_6, its Qr with deriv.order 6), from
+//          the radial form of the Laplacian, 4 s h'' + (2d - 4s) h' + (s - d) h, applied three times.
 //
 // Tiles: the upper triangle of the n x n pair matrix in TILE x TILE tiles, tile t = tile0 + group,
 // numbered row by row as in pairwise_triangle.cl. Work-item l owns rows l ROWS .. l ROWS + ROWS - 1
@@ -23,8 +32,9 @@
 // Rounding depends on TILE and CHUNK only: a row sums CHUNK columns in double, folds them into a
 // compensated accumulator, and rows then tiles merge by the canonical bottom-up tree
 // (reduce_tree.clh); pair_finish merges the tile partials in a fixed order (FWG fixed).
-// Options: TERM, WG, ROWS (TILE = WG * ROWS), CHUNK, FWG; for TERM 3 also DIM and RS (row stride,
-// even: rows are read as double2).
+// Options: TERM, WG, ROWS (TILE = WG * ROWS), CHUNK, FWG; for TERMs 3 and 4 also DIM and RS (row
+// stride, even: rows are read as double2); for TERM 4 NHERM, KMAX, HC (NHERM * DIM counts, comma
+// separated) and RAD.
 #include "compensated.clh"
 #include "exp_table.clh"
 
@@ -37,13 +47,24 @@
 #define TERM_PSI4 1
 #define TERM_PSI6 2
 #define TERM_LSCV 3
+#define TERM_HERMITE 4
 #define TILE (WG * ROWS)
+#define ROWS_IN_LOCAL (TERM == TERM_LSCV || TERM == TERM_HERMITE)
 
 #if TERM == TERM_LSCV
 #define NOUT 2
 #define RV (RS / 2)
 #if RS % 2 || RS < DIM + 1
 #error "RS must be even and at least DIM + 1"
+#endif
+#elif TERM == TERM_HERMITE
+#define NOUT (RAD + NHERM)
+#define RV (RS / 2)
+#if RS % 2 || RS < DIM
+#error "RS must be even and at least DIM"
+#endif
+#if NHERM > 0
+__constant uchar hc[NHERM * DIM] = {HC};
 #endif
 #else
 #define NOUT 1
@@ -63,6 +84,53 @@
       t = (OKEXPR) ? t : 0.0;                                               \
       part[r][0] += t;                                                      \
       part[r][1] = mad(t, t, part[r][1]);                                   \
+    }                                                                       \
+  }
+#elif TERM == TERM_HERMITE
+// exp(-min(s, 707)) as below: a pair 37.6 pilot bandwidths apart or more reads e^-707 in place of
+// its smaller weight, an absolute change below 1e-300 against sums that hold n He(0) terms.
+#define PS_EXP(s) exp_table(-fmin(s, 707.0), tab)
+// Adds w h3(s) and w prod_a He_{c_a}(u_a) of one pair to out[0 .. NOUT).
+inline void hermite_terms(const double* u, double s, double w, double* out) {
+#if RAD
+  const double dd = DIM;
+  out[0] = mad(w, mad(mad(s - (3.0 * dd + 12.0), s, (3.0 * dd + 18.0) * dd + 24.0), s, -dd * (dd + 2.0) * (dd + 4.0)),
+               out[0]);
+#endif
+#if NHERM > 0
+  double he[DIM][KMAX + 1];
+#pragma unroll
+  for (uint k = 0; k < DIM; ++k) {
+    he[k][0] = 1.0;
+#if KMAX > 0
+    he[k][1] = u[k];
+#pragma unroll
+    for (uint m = 1; m < KMAX; ++m) he[k][m + 1] = mad(u[k], he[k][m], -(double)m * he[k][m - 1]);
+#endif
+  }
+#pragma unroll
+  for (uint o = 0; o < NHERM; ++o) {
+    double p = w;
+#pragma unroll
+    for (uint k = 0; k < DIM; ++k) p *= he[k][hc[o * DIM + k]];
+    out[RAD + o] += p;
+  }
+#endif
+}
+#define PS_TERMS(jl, OKEXPR)                                                 \
+  {                                                                         \
+    double2 xrv[RV];                                                        \
+    _Pragma("unroll") for (uint v = 0; v < RV; ++v) xrv[v] = xl[(jl) * RV + v]; \
+    const double* xr = (const double*)xrv;                                  \
+    _Pragma("unroll") for (uint r = 0; r < ROWS; ++r) {                     \
+      double u[DIM];                                                        \
+      double s = 0.0;                                                       \
+      _Pragma("unroll") for (uint k = 0; k < DIM; ++k) {                    \
+        u[k] = yi[r][k] - xr[k];                                            \
+        s = mad(u[k], u[k], s);                                             \
+      }                                                                     \
+      const double w = (OKEXPR) ? PS_EXP(0.5 * s) : 0.0;                    \
+      hermite_terms(u, s, w, part[r]);                                      \
     }                                                                       \
   }
 #else
@@ -107,7 +175,7 @@ void pair_sums(__global const double* v, ulong v0, uint n, uint nb, ulong tile0,
   const int diag = (q == c);
   const int masked = diag || (j0 + TILE > n);
 
-#if TERM == TERM_LSCV
+#if ROWS_IN_LOCAL
   __local double2 xl[TILE * RV];
   double yi[ROWS][RS];
 #pragma unroll

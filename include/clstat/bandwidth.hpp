@@ -81,6 +81,56 @@ CLSTAT_EXPORT Future<std::vector<double>> plugin_async(const Queue& q, const dou
                                                        const PluginOptions& options = {},
                                                        const std::vector<Event>& wait = {});
 
+// ---- the multivariate plug-in bandwidth matrix (device) ----
+
+/// How the pilot bandwidth of the fourth-order functionals is chosen (ks::Hpi's `pilot`).
+enum class MatrixPilot {
+  automatic,  ///< ks's choice: samse for d = 2, dscalar otherwise
+  samse,      ///< one g for all psi_4 entries, minimising their summed AMSE (Duong & Hazelton 2003)
+  samse_ks,   ///< samse as ks 1.14 computes it with 2 stages: it reads psi_6 at the wrong entries
+              ///< (a multi-index's place among the distinct ones, taken in the full d^6 vector), so
+              ///< its pilot and H differ from samse's (at d = 2 by about 4% and 15%); use it to
+              ///< reproduce ks::Hpi(x, binned = FALSE). With 1 stage it equals samse.
+  dscalar,    ///< one g minimising the AMSE of the whole psi_4 functional (Chacon & Duong 2010)
+};
+
+struct PluginMatrixOptions {
+  int stages = 2;                             ///< 1 or 2 pilot stages (ks's nstage)
+  MatrixPilot pilot = MatrixPilot::automatic;
+};
+
+struct PluginMatrixResult {
+  std::vector<double> H;          ///< d x d row-major, symmetric positive definite, data units
+  std::vector<double> H_sphered;  ///< the minimiser in the sphered coordinates: H = S^(1/2) H_sphered S^(1/2)
+  double criterion = 0;           ///< PI(H_sphered), the AMISE estimate minimised (ks's PI.star)
+  double pilot_g = 0;             ///< the pilot bandwidth of psi_4, sphered units (G = g^2 I)
+  MatrixPilot pilot = MatrixPilot::samse;  ///< the pilot used (automatic resolved)
+  std::vector<double> psi4;       ///< the d^4 estimates n^-2 sum_{i,j} D^4 phi_G(X*_i - X*_j) (ks's
+                                  ///< kfe(x.star, G, 4) vector; symmetric in its four indices)
+  std::size_t iterations = 0;     ///< Newton steps
+  bool converged = false;         ///< the last full Newton step moved H by <= 1e-13 of its largest entry
+};
+
+/// The unconstrained plug-in bandwidth matrix, exact (unbinned): R's ks::Hpi(x, binned = FALSE,
+/// pre = "sphere") with its pilots and nstage (Duong & Hazelton 2003; Chacon & Duong 2010); for
+/// d = 2 ks's default pilot has a lookup slip (MatrixPilot::samse_ks reproduces it). The data are sphered by S^(-1/2); a pilot g comes from the normal reference (one stage)
+/// or from one pass over the pairs estimating the order-6 functionals (two stages); psi_4 is
+/// estimated by passes over the n (n - 1) / 2 pairs on the device (fp64, one pass per 15 of its
+/// C(d+3, 4) distinct entries); then H minimises PI(H) = (4 pi)^(-d/2) |H|^(-1/2) / n
+/// + vec(H)' Psi_4 vec(H) / 4 by Newton's method with exact derivatives.
+/// ks stops its own BFGS search (finite-difference gradients, reltol 1.5e-8) short of that
+/// minimum: its H differs from this one by up to about 1e-4 of the diagonal, and this one's
+/// criterion is never larger than ks's (tests/data/bandwidth_hpi.txt compares both, per data set).
+/// d: 2 to 6 (d = 1: plugin). Errors as the other selectors, and std::invalid_argument when a
+/// pilot comes out non-positive (an order-6 estimate of the wrong sign). Thread-safe.
+/// O(passes n^2 d / 2) on the device (d = 3 two stages: 2 passes), O(d^6) on the host.
+CLSTAT_EXPORT PluginMatrixResult plugin_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                          const PluginMatrixOptions& options = {});
+/// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready.
+CLSTAT_EXPORT Future<PluginMatrixResult> plugin_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                        const PluginMatrixOptions& options = {},
+                                                        const std::vector<Event>& wait = {});
+
 // ---- least-squares cross-validation (device) ----
 
 /// LSCV(H) = (4 pi)^(-d/2) |H|^(-1/2) [1/n + (2/n^2) sum_{i<j} e^(-q_ij/4)

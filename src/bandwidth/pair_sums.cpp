@@ -28,15 +28,18 @@ struct PairSumPass::Impl {
   Context ctx;
   const char* op;
   PairTerm term;
-  std::size_t dim, rs = 1, wg = 1, rows = 1, tile = 1;
+  std::size_t dim, rs = 1, wg = 1, rows = 1, tile = 1, nout = 1;
   std::shared_ptr<detail::BuiltProgram> prog;
 };
 
 PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim, std::size_t n_hint,
-                         const Shape* shape)
+                         const Shape* shape, const HermiteTerms* hermite)
     : impl_(std::make_unique<Impl>(ctx, op, term, dim)) {
   Impl& m = *impl_;
-  m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : 1;
+  const bool herm = term == PairTerm::hermite;
+  if (herm && (!hermite || hermite->outputs() == 0)) throw std::logic_error(std::string(op) + ": no Hermite outputs");
+  m.rs = term == PairTerm::lscv ? (dim + 2) / 2 * 2 : herm ? (dim + 1) / 2 * 2 : 1;
+  m.nout = term == PairTerm::lscv ? 2 : herm ? hermite->outputs() : 1;
   auto ci = ctx.impl();
   const bool gpu = ctx.info().type == DeviceType::gpu;
   // GPU: rows held in registers serve every column read from local memory; at d = 16 two rows
@@ -47,8 +50,10 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
   // 512-row tiles (64 x 8) beyond (1.48 s at 2^20 against 1.58 s): the sweep in
   // bench/results/sweeps/2026-11-22-h100-nvidia-bandwidth-psi-wg*.json in git history (up to a10d6fa).
   const bool small = n_hint <= 65536;
-  m.wg = gpu ? (lscv ? 64 : small ? 32 : 64) : 32;
-  m.rows = lscv ? (dim <= 16 ? 2 : 1) : (gpu && !small ? 8 : 4);
+  m.wg = gpu ? (lscv ? 64 : herm ? 128 : small ? 32 : 64) : 32;
+  // Hermite: one row a work-item, as its outputs (up to 16), their compensated sums and the
+  // Hermite table already hold about 100 doubles in registers.
+  m.rows = lscv ? (dim <= 16 ? 2 : 1) : herm ? 1 : (gpu && !small ? 8 : 4);
   if (shape) m.wg = shape->wg, m.rows = shape->rows;
   m.tile = m.wg * m.rows;
   if (m.tile < k_chunk) m.rows = (k_chunk + m.wg - 1) / m.wg, m.tile = m.wg * m.rows;
@@ -56,7 +61,21 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
     std::string o = build::base_options(*ci, true, op) + " -DTERM=" + std::to_string(static_cast<int>(term)) +
                     " -DWG=" + std::to_string(m.wg) + " -DROWS=" + std::to_string(m.rows) +
                     " -DCHUNK=" + std::to_string(k_chunk) + " -DFWG=" + std::to_string(k_finish_wg);
-    if (lscv) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
+    if (lscv || herm) o += " -DDIM=" + std::to_string(dim) + " -DRS=" + std::to_string(m.rs);
+    if (herm) {
+      unsigned kmax = 0;
+      std::string hc;
+      for (const auto& c : hermite->counts) {
+        if (c.size() != dim) throw std::logic_error(std::string(op) + ": a Hermite multi-index of the wrong length");
+        for (unsigned v : c) {
+          if (v > 6) throw std::logic_error(std::string(op) + ": a Hermite count above 6");
+          kmax = std::max(kmax, v);
+          hc += (hc.empty() ? "" : ",") + std::to_string(v);
+        }
+      }
+      o += " -DRAD=" + std::string(hermite->radial6 ? "1" : "0") + " -DNHERM=" + std::to_string(hermite->counts.size()) +
+           " -DKMAX=" + std::to_string(kmax) + (hc.empty() ? "" : " -DHC=" + hc);
+    }
     m.prog = build::program(*ci, "bandwidth/pair_sums", o);
   });
 }
@@ -64,6 +83,8 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
 PairSumPass::~PairSumPass() = default;
 
 std::size_t PairSumPass::row_stride() const { return impl_->rs; }
+
+std::size_t PairSumPass::outputs() const { return impl_->nout; }
 
 PairSumPass::Shape PairSumPass::shape() const { return {impl_->wg, impl_->rows}; }
 
@@ -73,7 +94,7 @@ std::uint64_t PairSumPass::tiles(std::size_t n) const {
 }
 
 std::uint64_t PairSumPass::partial_bytes(std::size_t n) const {
-  return (impl_->term == PairTerm::lscv ? 2 : 1) * tiles(n) * 2 * sizeof(double);
+  return impl_->nout * tiles(n) * 2 * sizeof(double);
 }
 
 Event PairSumPass::enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale,

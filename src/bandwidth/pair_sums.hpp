@@ -12,7 +12,15 @@
 
 namespace clstat::bandwidth_detail {
 
-enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3 };
+enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3, hermite = 4 };
+
+/// The outputs of a PairTerm::hermite pass (pair_sums.cl, TERM 4): the Laplacian cubed first when
+/// `radial6`, then one sum per multi-index of `counts` (each `dim` counts, at most 6 each).
+struct HermiteTerms {
+  bool radial6 = false;
+  std::vector<std::vector<unsigned>> counts;
+  std::size_t outputs() const { return counts.size() + (radial6 ? 1 : 0); }
+};
 
 class PairSumPass {
  public:
@@ -26,15 +34,18 @@ class PairSumPass {
   /// the tile, fixes the rounding: results depend on n_hint's side of 65536 at the rounding level.
   /// `shape` (when given) replaces them: a device group gives every member its first member's
   /// shape, so that every tile's partial is the one that member would compute.
+  /// `hermite` names the outputs of PairTerm::hermite (required for it, ignored otherwise).
   PairSumPass(const Context& ctx, const char* op, PairTerm term, std::size_t dim = 1, std::size_t n_hint = 0,
-              const Shape* shape = nullptr);
+              const Shape* shape = nullptr, const HermiteTerms* hermite = nullptr);
   Shape shape() const;
   /// Tiles of the pass over n points, and the bytes of their partials (all outputs).
   std::uint64_t tiles(std::size_t n) const;
   std::uint64_t partial_bytes(std::size_t n) const;
   ~PairSumPass();
-  /// Doubles per prepared LSCV row (even, at least dim + 1).
+  /// Doubles per prepared row (LSCV: even, at least dim + 1; Hermite: even, at least dim).
   std::size_t row_stride() const;
+  /// Sums the pass writes (psi: 1, LSCV: 2, Hermite: hermite->outputs()).
+  std::size_t outputs() const;
 
   /// The psi_6 pass can hand the psi_4 pass its pilot on the device (pair_finish's `pilot`).
   struct Pilot {
@@ -42,8 +53,9 @@ class PairSumPass {
     unsigned scale_next;  // where 1 / (g_2 sqrt 2) goes in the scale buffer
   };
   /// Enqueues the pass over the n points starting at element v_at of v (psi: n values scaled by
-  /// scale[scale_at], or by scale_value when scale_at is k_scale_value; LSCV: n prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
-  /// LSCV: S4, S2). O(n^2 dim) work; no host wait.
+  /// scale[scale_at], or by scale_value when scale_at is k_scale_value; LSCV and Hermite: n
+  /// prepared rows) and writes the sums to out[out_at ..] (psi: 1 value, then g_2 with a pilot;
+  /// LSCV: S4, S2; Hermite: its outputs in order). O(n^2 dim) work; no host wait.
   static constexpr unsigned k_scale_value = 0xffffffffu;
   /// q is a queue the caller holds (runtime/lease.hpp).
   Event enqueue(const Queue& q, const cl::Buffer& v, std::size_t v_at, std::size_t n, const cl::Buffer& scale, unsigned scale_at,

@@ -32,12 +32,17 @@ const char* k_usage =
     "                     plugin        exact Wand-Jones direct plug-in per column (KernSmooth::dpik)\n"
     "                     lscv-h        LSCV over H = h^2 S (ks::hlscv for d = 1)\n"
     "                     lscv-H        LSCV over full H by Nelder-Mead (ks::Hlscv)\n"
+    "                     plugin-H      exact unconstrained plug-in H, d = 2..6 (ks::Hpi, binned = FALSE)\n"
     "  --scale minim|sd   plugin: scale of the normal reference (default minim)\n"
-    "  --stages 1|2       plugin: functional-estimation stages (default 2)\n"
+    "  --stages 1|2       plugin, plugin-H: functional-estimation stages (default 2)\n"
+    "  --pilot P          plugin-H: auto (samse for d = 2, dscalar above: ks's choice), samse,\n"
+    "                     samse-ks (ks 1.14's two-stage SAMSE with its psi_6 lookup, to reproduce\n"
+    "                     ks::Hpi's numbers) or dscalar\n"
     "  --grid N           lscv-h: grid points over [h0/4, 4 h0] (default 150)\n"
     "  --restarts N       lscv-H: extra Nelder-Mead runs from scaled starts (default 3, at most 6)\n"
-    "  --accept-nonconverged  lscv-H: exit 0 with the best point found when the search stops at its\n"
-    "                     cap of 3000 evaluations (otherwise it is printed and the exit status is 1)\n"
+    "  --accept-nonconverged  lscv-H, plugin-H: exit 0 with the best point found when the search stops\n"
+    "                     at its cap (3000 evaluations, 200 Newton steps; otherwise it is printed and\n"
+    "                     the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
     "                     plugin and lscv-H also \"all\" or a comma-separated list: the pair sums\n"
@@ -47,16 +52,19 @@ const char* k_usage =
     "                     by local rank); process 0 prints\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
     "of S^(1/2)), or 'H' row-major,\n"
-    "then 'objective' for the LSCV methods. lscv-H reports progress on stderr.\n";
+    "then 'objective' for the LSCV methods and plugin-H (its AMISE estimate PI(H) in sphered units, ks's\n"
+    "PI.star); plugin-H adds 'pilot_g'. lscv-H reports progress on stderr.\n";
 
 void print_list(std::ostream& o, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << v[i];
 }
 
-// The result, as text or JSON (lscv-H's evaluations and convergence when `extra` is given).
+// The result, as text or JSON (the search's evaluations or Newton steps and convergence when
+// `extra` is given; plugin-H's pilot when pilot_g > 0).
 void print_result(bool json, const std::string& method, std::uint64_t n, std::size_t d, const std::vector<double>& h,
                   const std::vector<double>& H, double multiplier, bool has_objective, double objective,
-                  const std::string& extra, bool converged) {
+                  const std::string& extra, bool converged, double pilot_g) {
+  const char* steps = method == "plugin-H" ? "newton_steps" : "evaluations";
   std::cout.precision(17);
   if (json) {
     std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"d\": " << d;
@@ -64,21 +72,23 @@ void print_result(bool json, const std::string& method, std::uint64_t n, std::si
     if (!H.empty()) std::cout << ", \"H\": [", print_list(std::cout, H), std::cout << "]";
     if (multiplier > 0) std::cout << ", \"lscv_multiplier\": " << multiplier;
     if (has_objective) std::cout << ", \"objective\": " << objective;
-    if (!extra.empty()) std::cout << ", \"evaluations\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
+    if (pilot_g > 0) std::cout << ", \"pilot_g\": " << pilot_g;
+    if (!extra.empty()) std::cout << ", \"" << steps << "\": " << extra << ", \"converged\": " << (converged ? "true" : "false");
     std::cout << "}\n";
   } else {
     if (!h.empty()) std::cout << "h ", print_list(std::cout, h), std::cout << "\n";
     if (!H.empty()) std::cout << "H ", print_list(std::cout, H), std::cout << "\n";
     if (multiplier > 0) std::cout << "lscv_multiplier " << multiplier << "\n";
     if (has_objective) std::cout << "objective " << objective << "\n";
-    if (!extra.empty()) std::cout << "evaluations " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
+    if (pilot_g > 0) std::cout << "pilot_g " << pilot_g << "\n";
+    if (!extra.empty()) std::cout << steps << " " << extra << "\nconverged " << (converged ? "yes" : "no") << "\n";
   }
 }
 
 }  // namespace
 
 int bandwidth_command(int argc, char** argv) {
-  std::string data, columns, method, scale = "minim", device;
+  std::string data, columns, method, scale = "minim", device, pilot = "auto";
   std::size_t dims = 0, grid = 150, restarts = 3;
   int stages = 2;
   bool json = false, converged = true, accept_nonconverged = false, mpi = false;
@@ -92,6 +102,7 @@ int bandwidth_command(int argc, char** argv) {
     else if (a == "--dims") dims = parse_count("--dims", value(), 1, 64);
     else if (a == "--method") method = value();
     else if (a == "--scale") scale = value();
+    else if (a == "--pilot") pilot = value();
     else if (a == "--stages") stages = static_cast<int>(parse_count("--stages", value(), 1, 2));
     else if (a == "--grid") grid = parse_count("--grid", value(), 3, 100000);
     else if (a == "--restarts") restarts = parse_count("--restarts", value(), 0, 6);
@@ -108,26 +119,39 @@ int bandwidth_command(int argc, char** argv) {
   auto print = [&](const std::string& m, std::uint64_t n, std::size_t d, const std::vector<double>& h,
                    const std::vector<double>& H, double multiplier, bool has_objective, double objective,
                    const std::string& extra, bool converged) {
-    print_result(json, m, n, d, h, H, multiplier, has_objective, objective, extra, converged);
+    print_result(json, m, n, d, h, H, multiplier, has_objective, objective, extra, converged, 0);
   };
   if (data.empty() || method.empty()) {
     std::cerr << "clstat bandwidth: --data and --method are required (clstat bandwidth --help lists the options)\n";
     return 2;
   }
   // Options of one method given with another would be ignored: say so instead.
-  auto only_for = [&](const char* opt, const char* for_method) {
-    if (seen.has(opt) && method != for_method)
-      throw std::invalid_argument(std::string(opt) + " applies to --method " + for_method + ", not " + method);
+  auto only_for = [&](const char* opt, const char* for_method, const char* or_method = "") {
+    if (seen.has(opt) && method != for_method && method != or_method)
+      throw std::invalid_argument(std::string(opt) + " applies to --method " + for_method +
+                                  (*or_method ? std::string(" and ") + or_method : std::string()) + ", not " + method);
   };
-  only_for("--stages", "plugin");
+  only_for("--stages", "plugin", "plugin-H");
+  only_for("--pilot", "plugin-H");
   only_for("--scale", "plugin");
   only_for("--grid", "lscv-h");
   only_for("--restarts", "lscv-H");
+  only_for("--accept-nonconverged", "lscv-H", "plugin-H");
   if (scale != "minim" && scale != "sd") {
     std::cerr << "clstat bandwidth: --scale is minim or sd\n";
     return 2;
   }
   namespace bw = clstat::bandwidth;
+  bw::PluginMatrixOptions matrix_options;
+  matrix_options.stages = stages;
+  if (pilot == "auto") matrix_options.pilot = bw::MatrixPilot::automatic;
+  else if (pilot == "samse") matrix_options.pilot = bw::MatrixPilot::samse;
+  else if (pilot == "samse-ks") matrix_options.pilot = bw::MatrixPilot::samse_ks;
+  else if (pilot == "dscalar") matrix_options.pilot = bw::MatrixPilot::dscalar;
+  else {
+    std::cerr << "clstat bandwidth: --pilot is auto, samse, samse-ks or dscalar\n";
+    return 2;
+  }
   const bw::PluginOptions plugin_options{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
   if (mpi) {
     if (method != "plugin" && method != "lscv-H")
@@ -172,6 +196,7 @@ int bandwidth_command(int argc, char** argv) {
   bool has_objective = false;
   std::string extra;
   double multiplier = 0;  // lscv-h: the minimising multiple of S^(1/2) (h itself is in data units)
+  double pilot_g = 0;     // plugin-H: the pilot bandwidth of psi_4 (sphered units)
   if (names_group(device) && method != "plugin" && method != "lscv-H")
     throw std::invalid_argument("--device " + device + ": a device list splits --method plugin and lscv-H; " +
                                 method + " takes one device");
@@ -193,6 +218,13 @@ int bandwidth_command(int argc, char** argv) {
     if (r.at_boundary)
       std::cerr << "clstat bandwidth: warning: the minimum is still at an end of the grid after moving it 16^8 from h0 "
                    "(the LSCV objective may keep falling there)\n";
+  } else if (method == "plugin-H") {
+    const auto r = bw::plugin_H(context(), x, n, d, matrix_options);
+    H = r.H;
+    objective = r.criterion, has_objective = true;
+    extra = std::to_string(r.iterations);
+    converged = r.converged;
+    pilot_g = r.pilot_g;
   } else if (method == "lscv-H") {
     bw::LscvMatrixOptions o;
     o.restarts = restarts;
@@ -211,11 +243,12 @@ int bandwidth_command(int argc, char** argv) {
     std::cerr << "clstat bandwidth: unknown method '" << method << "' (clstat bandwidth --help lists the options)\n";
     return 2;
   }
-  print(method, n, d, h, H, multiplier, has_objective, objective, extra, converged);
-  // A search that stopped at its evaluation cap is printed but is not a success unless accepted.
+  print_result(json, method, n, d, h, H, multiplier, has_objective, objective, extra, converged, pilot_g);
+  // A search that stopped at its cap is printed but is not a success unless accepted.
   if (!converged && !accept_nonconverged) {
-    std::cerr << "clstat bandwidth: lscv-H did not converge within " << extra
-              << " evaluations (--accept-nonconverged takes the best point found)\n";
+    std::cerr << "clstat bandwidth: " << method << " did not converge within " << extra
+              << (method == "lscv-H" ? " evaluations" : " Newton steps")
+              << " (--accept-nonconverged takes the best point found)\n";
     return 1;
   }
   return 0;

@@ -1,0 +1,157 @@
+// The multivariate plug-in bandwidth matrix: against ks::Hpi(binned = FALSE) and the minimiser of
+// ks's own criterion (tests/data/bandwidth_hpi.txt, made by tools/golden/bandwidth_hpi.R), affine
+// equivariance on fresh random data, and bad input.
+#include <doctest/doctest.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "reference/tagged_golden.hpp"
+#include "support.hpp"
+
+using namespace clstat;
+using clstat_test::ctx;
+namespace bw = clstat::bandwidth;
+
+namespace {
+
+struct HpiGolden {
+  clstat_ref::TaggedSet set;
+  int stages = 2;
+  std::string pilot;
+};
+
+std::map<std::string, HpiGolden> load_hpi() {
+  const std::string path = std::string(CLSTAT_TEST_DATA_DIR) + "/bandwidth_hpi.txt";
+  std::map<std::string, HpiGolden> g;
+  for (auto& [name, s] : clstat_ref::load_tagged(path, {"opt"})) g[name].set = s;
+  clstat_ref::for_each_tagged(path, [&](const std::string& tag, const std::string& name, std::istringstream& is) {
+    if (tag == "opt") is >> g[name].stages >> g[name].pilot;
+  });
+  return g;
+}
+
+// max |a - b| over max |b|.
+double scaled_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double m = 0, s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i])), s = std::max(s, std::fabs(b[i]));
+  return m / s;
+}
+
+}  // namespace
+
+TEST_CASE("bandwidth.plugin_H_equals_ks") {
+  if (!clstat_test::has_fp64()) return;
+  const auto g = load_hpi();
+  REQUIRE(g.size() == 8);
+  for (const auto& [name, e] : g) {
+    INFO(name);
+    const auto& v = e.set.v;
+    bw::PluginMatrixOptions o;
+    o.stages = e.stages;
+    // ks's numbers: its own SAMSE lookup (equal to samse with one stage).
+    o.pilot = e.pilot == "samse" ? bw::MatrixPilot::samse_ks : bw::MatrixPilot::dscalar;
+    const auto r = bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p, o);
+    CHECK(r.converged);
+    CHECK(r.pilot == o.pilot);
+    // The criterion's minimiser: ks's criterion at it to 1e-12, H to 1e-6 (the reference's own
+    // search converges to about 1e-8 of H's scale).
+    CHECK(std::fabs(r.criterion - v.at("ref_PI")[0]) <= 1e-12 * v.at("ref_PI")[0]);
+    CHECK(scaled_diff(r.H, v.at("ref_H")) <= 1e-6);
+    // ks::Hpi itself: never a larger criterion; H as near as ks's search stops to the minimum.
+    CHECK(r.criterion <= v.at("ks_PI")[0] * (1 + 1e-13));
+    CHECK(scaled_diff(r.H, v.at("ks_H")) <= 5e-4);
+    MESSAGE(name << ": |H - ks::Hpi| / max|H| = " << scaled_diff(r.H, v.at("ks_H"))
+                 << ", |H - minimiser| / max|H| = " << scaled_diff(r.H, v.at("ref_H")));
+    if (v.count("pilot_g")) CHECK(std::fabs(r.pilot_g - v.at("pilot_g")[0]) <= 1e-13 * v.at("pilot_g")[0]);
+    if (e.pilot != "samse") continue;
+    // SAMSE as its formula says: R's minimiser of the criterion with the psi_6 lookup mended.
+    o.pilot = bw::MatrixPilot::samse;
+    const auto f = bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p, o);
+    CHECK(f.converged);
+    if (e.stages == 1) {
+      CHECK(f.H == r.H);
+      continue;
+    }
+    CHECK(std::fabs(f.pilot_g - v.at("fix_g")[0]) <= 1e-13 * v.at("fix_g")[0]);
+    CHECK(std::fabs(f.criterion - v.at("fix_PI")[0]) <= 1e-12 * v.at("fix_PI")[0]);
+    CHECK(scaled_diff(f.H, v.at("fix_H")) <= 1e-6);
+    // Automatic: samse at d = 2, dscalar above.
+    const auto a = bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p);
+    CHECK(a.H == (e.set.p == 2 ? f.H : bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p,
+                                                     bw::PluginMatrixOptions{2, bw::MatrixPilot::dscalar}).H));
+  }
+}
+
+// H(x A' + b) = A H(x) A' for the dscalar pilot (every step is invariant under the rotation that
+// sphering leaves free); the samse pilot sums over coordinate multi-indices, so only shifts and
+// uniform scaling carry through it.
+TEST_CASE("bandwidth.plugin_H_is_affine_equivariant") {
+  if (!clstat_test::has_fp64()) return;
+  for (int rep = 0; rep < 2; ++rep) {
+    const std::uint64_t seed = clstat_test::fresh_seed();
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> N;
+    std::uniform_real_distribution<double> U(-1, 1);
+    const std::size_t n = 150, d = 3;
+    std::vector<double> x(n * d);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t k = 0; k < d; ++k) x[i * d + k] = N(rng) + (k == 0 && i % 3 == 0 ? 2.5 : 0.0) + 0.4 * x[i * d];
+    Eigen::Matrix3d A;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) A(a, b) = U(rng) + (a == b ? 2.0 : 0.0);
+    const Eigen::Vector3d shift(U(rng) * 10, U(rng) * 10, U(rng) * 10);
+    const double c = 0.3 + std::fabs(U(rng)) * 5;
+    std::vector<double> y(n * d), z(n * d);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Eigen::Vector3d xi(x[i * d], x[i * d + 1], x[i * d + 2]);
+      const Eigen::Vector3d yi = A * xi + shift;
+      for (std::size_t k = 0; k < d; ++k) y[i * d + k] = yi(static_cast<int>(k)), z[i * d + k] = c * xi(static_cast<int>(k)) - shift(static_cast<int>(k));
+    }
+    for (auto pilot : {bw::MatrixPilot::dscalar, bw::MatrixPilot::samse}) {
+      bw::PluginMatrixOptions o;
+      o.pilot = pilot;
+      const auto hx = bw::plugin_H(ctx(), x.data(), n, d, o);
+      const Eigen::Matrix3d Hx = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(hx.H.data());
+      const auto hz = bw::plugin_H(ctx(), z.data(), n, d, o);
+      const Eigen::Matrix3d Hz = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(hz.H.data());
+      CHECK((Hz - c * c * Hx).cwiseAbs().maxCoeff() <= 1e-9 * c * c * Hx.cwiseAbs().maxCoeff());
+      CHECK(std::fabs(hz.criterion - hx.criterion) <= 1e-10 * hx.criterion);
+      if (pilot == bw::MatrixPilot::dscalar) {
+        const auto hy = bw::plugin_H(ctx(), y.data(), n, d, o);
+        const Eigen::Matrix3d Hy = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(hy.H.data());
+        const Eigen::Matrix3d want = A * Hx * A.transpose();
+        CHECK((Hy - want).cwiseAbs().maxCoeff() <= 1e-8 * want.cwiseAbs().maxCoeff());
+        CHECK(std::fabs(hy.criterion - hx.criterion) <= 1e-10 * hx.criterion);
+        CHECK(std::fabs(hy.pilot_g - hx.pilot_g) <= 1e-12 * hx.pilot_g);
+      }
+    }
+  }
+}
+
+TEST_CASE("bandwidth.plugin_H_bad_input") {
+  if (!clstat_test::has_fp64()) return;
+  std::vector<double> x(60);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> N;
+  for (auto& v : x) v = N(rng);
+  CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 60, 1), doctest::Contains("d = 1"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 8, 7), doctest::Contains("2 to 6"), std::invalid_argument);
+  bw::PluginMatrixOptions o;
+  o.stages = 3;
+  CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 30, 2, o), doctest::Contains("stages"), std::invalid_argument);
+  CHECK_THROWS_AS(bw::plugin_H(ctx(), nullptr, 30, 2), std::invalid_argument);
+  CHECK_THROWS_AS(bw::plugin_H(ctx(), x.data(), 2, 2), std::invalid_argument);
+  std::vector<double> bad = x;
+  bad[17] = NAN;
+  CHECK_THROWS_AS(bw::plugin_H(ctx(), bad.data(), 30, 2), std::invalid_argument);
+  std::vector<double> line(60);  // two equal columns: S is singular
+  for (std::size_t i = 0; i < 30; ++i) line[2 * i] = line[2 * i + 1] = x[i];
+  CHECK_THROWS_AS(bw::plugin_H(ctx(), line.data(), 30, 2), std::invalid_argument);
+}
