@@ -232,6 +232,8 @@ int main(int argc, char** argv) {
         bench::BandwidthBenchOptions bo;
         bo.repeats = o.repeats;
         bo.large = !cpu;
+        bo.peers = peers;
+        bo.peers_dir = peers_dir;
         for (auto& r : bench::run_bandwidth(ctx, bo)) rep.rows.push_back(r);
       }
       bench::StableBenchOptions so;

@@ -1,12 +1,17 @@
 #include "suite_bandwidth.hpp"
 
+#include <Eigen/Dense>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <unistd.h>
 
 #include "clstat/bandwidth.hpp"
+#include "peer_process.hpp"
 #include "reference/bandwidth_ref.hpp"
 #include "support.hpp"
 
@@ -52,6 +57,74 @@ Row row(const std::string& name, std::size_t n, double pairs, Stats w, int repea
 }
 
 double tri(std::size_t n) { return 0.5 * static_cast<double>(n) * static_cast<double>(n - 1); }
+
+// The largest relative difference between plugin_H's psi_4 and a long-double sum over the pairs of
+// the same sphered data at its pilot: D^c phi_{g^2 I}(u) = phi prod_a He_{c_a}(u_a / g) / g^{c_a}.
+double psi4_error(const std::vector<double>& x, std::size_t n, std::size_t d, const bw::PluginMatrixResult& r) {
+  Eigen::MatrixXd X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      x.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
+  X.rowwise() -= X.colwise().mean();
+  const Eigen::MatrixXd S = X.transpose() * X / static_cast<double>(n - 1);
+  X = X * Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(S).operatorInverseSqrt() / r.pilot_g;
+  const auto he = [](unsigned k, long double u) {
+    long double a = 1, b = u;
+    if (k == 0) return a;
+    for (unsigned m = 1; m < k; ++m) {
+      const long double c = u * b - m * a;
+      a = b, b = c;
+    }
+    return b;
+  };
+  double worst = 0, scale = 0;
+  for (double v : r.psi4) scale = std::max(scale, std::fabs(v));
+  for (std::size_t t = 0; t < r.psi4.size(); ++t) {
+    std::vector<unsigned> c(d, 0);
+    std::size_t v = t;
+    bool first = true;  // entry t is the first of its multi-index (digits non-decreasing)
+    unsigned prev = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const unsigned dig = static_cast<unsigned>(v % d);
+      first = first && dig >= prev, prev = dig;
+      ++c[dig], v /= d;
+    }
+    if (!first) continue;
+    long double s = n;  // the diagonal, u = 0
+    for (unsigned k : c) s *= he(k, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) {
+        long double p = 1, q = 0;
+        for (std::size_t a = 0; a < d; ++a) {
+          const long double u = static_cast<long double>(X(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(a))) -
+                                X(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(a));
+          q += u * u, p *= he(c[a], u);
+        }
+        s += 2 * p * std::exp(-q / 2);
+      }
+    const long double want = s * std::pow(2 * M_PIl, -static_cast<long double>(d) / 2) *
+                             std::pow(static_cast<long double>(r.pilot_g), -static_cast<long double>(d + 4)) /
+                             (static_cast<long double>(n) * n);
+    worst = std::max(worst, static_cast<double>(std::fabs(r.psi4[t] - want) / scale));
+  }
+  return worst;
+}
+
+// ks::Hpi on the same data through bench/peers/hpi_ks.R; its time, or 0 with *why set.
+double ks_hpi_ms(const BandwidthBenchOptions& o, const std::vector<double>& x, std::size_t n, std::size_t d,
+                 std::string* why) {
+  if (!o.peers || o.peers_dir.empty()) return 0;
+  const std::string file = "/tmp/clstat-bench-hpi-" + std::to_string(::getpid()) + ".f64";
+  {
+    std::ofstream f(file, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * sizeof(double)));
+  }
+  const auto p = clstat_bench::run_peer("Rscript '" + o.peers_dir + "/hpi_ks.R' " + file + " " + std::to_string(n) + " " +
+                                        std::to_string(d) + " 1");
+  std::remove(file.c_str());
+  std::cerr << "[clstat-bench]     ks::Hpi peer: " << (p.ok ? p.out : p.why + "\n");
+  const auto ms = p.ok ? clstat_bench::peer_number(p.out, "ks.Hpi_ms") : std::nullopt;
+  if (!ms) *why = "hpi_ks.R: " + (p.ok ? "printed no time: " + p.out : p.why);
+  return ms ? *ms : 0;
+}
 
 }  // namespace
 
@@ -160,6 +233,40 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
     r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-9;
     r.check = "evaluations " + std::to_string(res.evaluations) + (res.converged ? ", converged" : ", not converged");
     r.pass = res.converged;
+    log(r);
+  }
+  // The plug-in matrix (ks::Hpi's dscalar pilot at d = 3, two stages: two passes over the pairs),
+  // on a two-cluster correlated sample; ks::Hpi (binned above n = 1000, as ks does by default)
+  // on the same data when R and ks are there.
+  std::vector<std::size_t> hn{1024, 4096};
+  if (gpu) hn.push_back(16384);
+  if (gpu && o.large) hn.push_back(100000);
+  for (std::size_t n : hn) {
+    const std::size_t d = 3;
+    auto x = clstat_test::normal<double>(n * d, 6000 + n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i * d + 1] += 0.6 * x[i * d];
+      if (i % 3 == 0) x[i * d] += 3;
+    }
+    bw::PluginMatrixResult res;
+    const int reps = n > 20000 ? 3 : o.repeats;
+    const auto call = [&] { res = bw::plugin_H(ctx, x.data(), n, d); };
+    Row r = row("plugin_H 2-stage d=3", n, 2 * tri(n), wall(call, reps), reps);
+    r.kernel_ms = Stats::of({busy_ms(ctx, "plugin_H d=3 n=" + std::to_string(n), call)});
+    if (n <= 4096) {
+      r.check = "psi_4 rel vs long double; converged";
+      r.error = psi4_error(x, n, d, res);
+      r.pass = r.error < 1e-11 && res.converged;
+    } else {
+      r.check = res.converged ? "converged (psi_4 not checked: O(n^2) long double too slow)" : "not converged";
+      r.pass = res.converged;
+    }
+    if (n >= 4096) {
+      if (const double ms = ks_hpi_ms(o, x, n, d, &r.peer_error); ms > 0) {
+        r.peer = "ks::Hpi (R, binned)";
+        r.peer_throughput = r.work / (ms * 1e-3) * 1e-9;
+      }
+    }
     log(r);
   }
   return rows;

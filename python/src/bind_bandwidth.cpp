@@ -77,6 +77,35 @@ void bind_bandwidth(py::module_& m) {
         return out;
       },
       py::arg("x"), py::arg("ctx") = py::none());
+  m.def(
+      "bw_plugin_H",
+      [](F64 x, int stages, const std::string& pilot, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(x, "x", n, d);
+        bw::PluginMatrixOptions o;
+        o.stages = stages;
+        if (pilot == "auto") o.pilot = bw::MatrixPilot::automatic;
+        else if (pilot == "samse") o.pilot = bw::MatrixPilot::samse;
+        else if (pilot == "samse-ks") o.pilot = bw::MatrixPilot::samse_ks;
+        else if (pilot == "dscalar") o.pilot = bw::MatrixPilot::dscalar;
+        else throw py::value_error("pilot must be 'auto', 'samse', 'samse-ks' or 'dscalar'");
+        const clstat::Context& c = context_of(ctx);
+        bw::PluginMatrixResult r;
+        {
+          py::gil_scoped_release nogil;
+          r = bw::plugin_H(c, x.data(), n, d, o);
+        }
+        py::dict out;
+        out["H"] = square(r.H, d);
+        out["H_sphered"] = square(r.H_sphered, d);
+        out["criterion"] = r.criterion;
+        out["pilot_g"] = r.pilot_g;
+        out["pilot"] = r.pilot == bw::MatrixPilot::dscalar ? "dscalar" : r.pilot == bw::MatrixPilot::samse ? "samse" : "samse-ks";
+        out["iterations"] = r.iterations;
+        out["converged"] = r.converged;
+        return out;
+      },
+      py::arg("x"), py::arg("stages") = 2, py::arg("pilot") = "auto", py::arg("ctx") = py::none());
 }
 
 }  // namespace clstat_py

@@ -62,6 +62,36 @@ def test_bandwidths():
     assert clstat.bandwidth.silverman(x).shape == (2,)
 
 
+def _hpi_golden():
+    """The sets of tests/data/bandwidth_hpi.txt (tools/golden/bandwidth_hpi.R): name -> tag -> list."""
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "bandwidth_hpi.txt"
+    sets = {}
+    for line in path.read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        tag, name, *rest = line.split()
+        sets.setdefault(name, {})[tag] = rest
+    return sets
+
+
+def test_plugin_H_against_ks():
+    g = _hpi_golden()
+    for name, pilot in (("d3", "dscalar"), ("d2", "samse-ks"), ("d2", "samse")):
+        e = g[name]
+        n, d = int(e["data"][0]), int(e["data"][1])
+        x = np.array(e["data"][2:], dtype=float).reshape(n, d)
+        r = clstat.bandwidth.plugin_H(x, pilot=pilot)
+        want = np.array(e["fix_H" if pilot == "samse" else "ref_H"], dtype=float).reshape(d, d)
+        assert r.converged and r.pilot == pilot
+        np.testing.assert_allclose(r.H, want, atol=1e-6 * np.abs(want).max())
+        assert r.criterion <= float(e["ks_PI"][0]) * (1 + 1e-13) or pilot == "samse"
+    with pytest.raises(ValueError):
+        clstat.bandwidth.plugin_H(np.zeros((10, 2)) + np.arange(10)[:, None], pilot="ks")
+    with pytest.raises(ValueError):
+        clstat.bandwidth.plugin_H(np.random.default_rng(1).normal(size=(50, 1)))
+
+
 def test_stable_against_scipy():
     # Not at x = loc: there SciPy 1.10's default pdf is wrong (0.1602 for alpha 1.5, beta 0.5,
     # where the derivative of both libraries' cdf is 0.12706, clstat's pdf).
