@@ -17,6 +17,7 @@
 // --tune-classes f32.d16,f64.d1 limits it to those precision.dimension classes.
 // --tune group measures each device's float KDE rate and stores it as the device's default
 // weight in a DeviceGroup (group.rate; bench/suite_scaling.hpp).
+// --max-log2 K: the largest n, 2^K, of the reduce, order and robust suites' rows.
 // --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <algorithm>
@@ -276,6 +277,7 @@ int main(int argc, char** argv) {
         header(d, "robust regression (LTS)");
         bench::RobustBenchOptions ro;
         ro.large = !cpu;
+        if (max_log2 > 0) ro.max_log2 = max_log2;
         for (auto& r : bench::run_robust(ctx, ro)) rep.rows.push_back(r);
       }
       if (want("python")) {

@@ -53,7 +53,8 @@ std::vector<Row> run_robust(const clstat::Context& ctx, const RobustBenchOptions
                                               : std::vector<std::size_t>{10000, 100000};
   const std::vector<std::size_t> ps = o.large ? std::vector<std::size_t>{2, 5, 10, 20} : std::vector<std::size_t>{2, 10};
   for (auto n : ns)
-    for (auto p : ps) shapes.push_back({n, p});
+    for (auto p : ps)
+      if (o.max_log2 >= 63 || n <= (std::size_t(1) << o.max_log2)) shapes.push_back({n, p});
   for (auto [n, p] : shapes) {
     const std::size_t bad = n * 3 / 10;
     const Data d = make_data(n, p, bad);

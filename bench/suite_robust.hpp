@@ -25,6 +25,7 @@ namespace bench {
 struct RobustBenchOptions {
   int repeats = 3;
   bool large = true;  // n up to 1e7 and p up to 20 (GPUs); else n <= 1e5, p <= 10
+  int max_log2 = 64;  // rows with n > 2^max_log2 are left out (clstat-bench --max-log2)
 };
 
 std::vector<Row> run_robust(const clstat::Context& ctx, const RobustBenchOptions& o);
