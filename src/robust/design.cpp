@@ -133,9 +133,7 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
   if (!(ysc > 0)) ysc = 1.0;
   d.z.resize(n * d.q);
   d.ys.resize(n);
-  // The standardised rows and each block's cross products, block by block on the host's threads.
-  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  std::vector<Eigen::MatrixXd> gram(blocks);
+  // The standardised rows, block by block on the host's threads.
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
     const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);
     for (std::size_t i = first; i < last; ++i) {
@@ -145,20 +143,35 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
       for (std::size_t j = 0; j < p; ++j) zi[c++] = (x[i * p + j] - centre[j]) / scale[j];
       d.ys[i] = (y[i] - yc) / ysc;
     }
-    Eigen::Map<const RowMat> zm(d.z.data() + first * d.q, static_cast<Eigen::Index>(last - first),
-                                static_cast<Eigen::Index>(d.q));
-    gram[k] = zm.transpose() * zm;
   });
   // Linearly dependent columns (robustbase: "x is singular"): the standardised cross-product
   // matrix, whose diagonal is n, must have full numerical rank.
-  Eigen::MatrixXd g = gram[0];
-  for (std::size_t k = 1; k < blocks; ++k) g += gram[k];
+  const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g, Eigen::EigenvaluesOnly);
   const double top = es.eigenvalues().maxCoeff();
   if (!(es.eigenvalues().minCoeff() > 1e-12 * top))
     throw std::invalid_argument(op + ": the columns of x" + std::string(intercept ? " and the intercept" : "") +
                                 " are linearly dependent (x is singular)");
   return d;
+}
+
+Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const double* w) {
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::size_t blocks = std::max<std::size_t>(1, (n + kBlock - 1) / kBlock);
+  std::vector<Eigen::MatrixXd> part(blocks);
+  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
+    const std::size_t first = k * kBlock, rows = std::min(n, first + kBlock) - first;
+    Eigen::Map<const RowMat> zm(z + first * q, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(q));
+    if (w) {
+      Eigen::Map<const Eigen::VectorXd> wk(w + first, static_cast<Eigen::Index>(rows));
+      part[k] = zm.transpose() * (zm.array().colwise() * wk.array()).matrix();
+    } else {
+      part[k] = zm.transpose() * zm;
+    }
+  });
+  Eigen::MatrixXd g = part[0];
+  for (std::size_t k = 1; k < blocks; ++k) g += part[k];
+  return g;
 }
 
 }  // namespace clstat::robust::detail

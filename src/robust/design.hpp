@@ -5,6 +5,7 @@
 // recomputed in the data's units.
 #pragma once
 
+#include <Eigen/Dense>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -25,6 +26,11 @@ struct Design {
 /// min_rows_factor * q.
 Design make_design(const std::string& op, const double* x, std::size_t n, std::size_t p, const double* y,
                    bool intercept, std::size_t min_rows_factor);
+
+/// sum_i w_i z_i z_i' over the n rows of z (n x q row-major; w = nullptr for all ones), by blocks
+/// of 65536 rows on the host's threads, the blocks' sums added in block order: the same bits for
+/// any number of threads. O(n q^2).
+Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const double* w = nullptr);
 
 /// Row i of the data in its own units, the intercept's 1 first: [1, x_i1..x_ip] or [x_i1..x_ip].
 void data_row(const double* x, std::size_t p, bool intercept, std::size_t i, double* out);
