@@ -283,14 +283,22 @@ MmFit mm(const Context& ctx, const double* x, std::size_t n, std::size_t p, cons
   // The search runs on z: x's columns centred (with an intercept) and divided by their standard
   // deviation, so that the device's normal equations are well conditioned. The estimates are
   // regression equivariant: beta_x follows from beta_z exactly, up to rounding.
-  Mat Z = X;
-  Vec mean = Vec::Zero(static_cast<Eigen::Index>(q)), sd = Vec::Ones(static_cast<Eigen::Index>(q));
-  for (Eigen::Index j = o.intercept ? 1 : 0; j < static_cast<Eigen::Index>(q); ++j) {
-    if (o.intercept) mean(j) = X.col(j).mean();
-    sd(j) = std::sqrt((X.col(j).array() - mean(j)).square().sum() / static_cast<double>(n - 1));
-    if (!(sd(j) > 0)) sd(j) = 1;
-    Z.col(j) = (X.col(j).array() - mean(j)) / sd(j);
+  // Row by row: X is row-major, and a pass per column strides through all of it (q passes of
+  // n q doubles each, about 0.3 s at n = 1e6, q = 11).
+  const auto Q = static_cast<Eigen::Index>(q), N = static_cast<Eigen::Index>(n);
+  Vec mean = Vec::Zero(Q), sd = Vec::Zero(Q);
+  if (o.intercept) {
+    for (Eigen::Index i = 0; i < N; ++i) mean += X.row(i).transpose();
+    mean /= static_cast<double>(n);
+    mean(0) = 0;
   }
+  for (Eigen::Index i = 0; i < N; ++i) sd += (X.row(i).transpose() - mean).array().square().matrix();
+  sd = (sd / static_cast<double>(n - 1)).cwiseSqrt();
+  for (Eigen::Index j = 0; j < Q; ++j)
+    if (!(sd(j) > 0) || (o.intercept && j == 0)) sd(j) = 1;
+  const Eigen::RowVectorXd mean_row = mean.transpose(), inv_sd = sd.cwiseInverse().transpose();
+  Mat Z(N, Q);
+  for (Eigen::Index i = 0; i < N; ++i) Z.row(i) = (X.row(i) - mean_row).cwiseProduct(inv_sd);
   // Linearly dependent columns: the standardised cross products (diagonal about n) must have full
   // numerical rank, as for LTS (design.cpp); by blocks on the host's threads, where a pivoted QR
   // of X took 0.47 s at n = 1e6, q = 11 on one thread.
