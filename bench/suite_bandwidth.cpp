@@ -60,7 +60,7 @@ double tri(std::size_t n) { return 0.5 * static_cast<double>(n) * static_cast<do
 
 // The largest relative difference between plugin_H's psi_4 and a long-double sum over the pairs of
 // the same sphered data at its pilot: D^c phi_{g^2 I}(u) = phi prod_a He_{c_a}(u_a / g) / g^{c_a}.
-double psi4_error(const std::vector<double>& x, std::size_t n, std::size_t d, const bw::PluginMatrixResult& r) {
+double psi4_error(const std::vector<double>& x, std::size_t n, std::size_t d, const bw::MatrixSelectorResult& r) {
   Eigen::MatrixXd X = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       x.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(d));
   X.rowwise() -= X.colwise().mean();
@@ -248,7 +248,7 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
       x[i * d + 1] += 0.6 * x[i * d];
       if (i % 3 == 0) x[i * d] += 3;
     }
-    bw::PluginMatrixResult res;
+    bw::MatrixSelectorResult res;
     const int reps = n > 20000 ? 3 : o.repeats;
     const auto call = [&] { res = bw::plugin_H(ctx, x.data(), n, d); };
     Row r = row("plugin_H 2-stage d=3", n, 2 * tri(n), wall(call, reps), reps);

@@ -19,7 +19,7 @@ int main() {
   }
   clstat::Context ctx;
   namespace bw = clstat::bandwidth;
-  const bw::PluginMatrixResult r = bw::plugin_H(ctx, x.data(), n, d);  // dscalar pilot, 2 stages
+  const bw::MatrixSelectorResult r = bw::plugin_H(ctx, x.data(), n, d);  // dscalar pilot, 2 stages
   const std::vector<double> ns = bw::normal_scale(x.data(), n, d);
   std::printf("plug-in H (%s pilot g = %.4f, %zu Newton steps, PI = %.6g) on %s:\n",
               r.pilot == bw::MatrixPilot::dscalar ? "dscalar" : "samse", r.pilot_g, r.iterations, r.criterion,

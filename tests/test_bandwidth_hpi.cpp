@@ -52,7 +52,7 @@ TEST_CASE("bandwidth.plugin_H_equals_ks") {
   for (const auto& [name, e] : g) {
     INFO(name);
     const auto& v = e.set.v;
-    bw::PluginMatrixOptions o;
+    bw::MatrixSelectorOptions o;
     o.stages = e.stages;
     // ks's numbers: its own SAMSE lookup (equal to samse with one stage).
     o.pilot = e.pilot == "samse" ? bw::MatrixPilot::samse_ks : bw::MatrixPilot::dscalar;
@@ -84,7 +84,7 @@ TEST_CASE("bandwidth.plugin_H_equals_ks") {
     // Automatic: samse at d = 2, dscalar above.
     const auto a = bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p);
     CHECK(a.H == (e.set.p == 2 ? f.H : bw::plugin_H(ctx(), v.at("data").data(), e.set.n, e.set.p,
-                                                     bw::PluginMatrixOptions{2, bw::MatrixPilot::dscalar}).H));
+                                                     bw::MatrixSelectorOptions{2, bw::MatrixPilot::dscalar}).H));
   }
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("bandwidth.plugin_H_is_affine_equivariant") {
       for (std::size_t k = 0; k < d; ++k) y[i * d + k] = yi(static_cast<int>(k)), z[i * d + k] = c * xi(static_cast<int>(k)) - shift(static_cast<int>(k));
     }
     for (auto pilot : {bw::MatrixPilot::dscalar, bw::MatrixPilot::samse}) {
-      bw::PluginMatrixOptions o;
+      bw::MatrixSelectorOptions o;
       o.pilot = pilot;
       const auto hx = bw::plugin_H(ctx(), x.data(), n, d, o);
       const Eigen::Matrix3d Hx = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(hx.H.data());
@@ -143,7 +143,7 @@ TEST_CASE("bandwidth.plugin_H_bad_input") {
   for (auto& v : x) v = N(rng);
   CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 60, 1), doctest::Contains("d = 1"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 8, 7), doctest::Contains("2 to 6"), std::invalid_argument);
-  bw::PluginMatrixOptions o;
+  bw::MatrixSelectorOptions o;
   o.stages = 3;
   CHECK_THROWS_WITH_AS(bw::plugin_H(ctx(), x.data(), 30, 2, o), doctest::Contains("stages"), std::invalid_argument);
   CHECK_THROWS_AS(bw::plugin_H(ctx(), nullptr, 30, 2), std::invalid_argument);

@@ -94,12 +94,12 @@ enum class MatrixPilot {
   dscalar,    ///< one g minimising the AMSE of the whole psi_4 functional (Chacon & Duong 2010)
 };
 
-struct PluginMatrixOptions {
+struct MatrixSelectorOptions {
   int stages = 2;                             ///< 1 or 2 pilot stages (ks's nstage)
   MatrixPilot pilot = MatrixPilot::automatic;
 };
 
-struct PluginMatrixResult {
+struct MatrixSelectorResult {
   std::vector<double> H;          ///< d x d row-major, symmetric positive definite, data units
   std::vector<double> H_sphered;  ///< the minimiser in the sphered coordinates: H = S^(1/2) H_sphered S^(1/2)
   double criterion = 0;           ///< PI(H_sphered), the AMISE estimate minimised (ks's PI.star)
@@ -124,11 +124,11 @@ struct PluginMatrixResult {
 /// d: 2 to 6 (d = 1: plugin). Errors as the other selectors, and std::invalid_argument when a
 /// pilot comes out non-positive (an order-6 estimate of the wrong sign). Thread-safe.
 /// O(passes n^2 d / 2) on the device (d = 3 two stages: 2 passes), O(d^6) on the host.
-CLSTAT_EXPORT PluginMatrixResult plugin_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
-                                          const PluginMatrixOptions& options = {});
+CLSTAT_EXPORT MatrixSelectorResult plugin_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                                          const MatrixSelectorOptions& options = {});
 /// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready.
-CLSTAT_EXPORT Future<PluginMatrixResult> plugin_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
-                                                        const PluginMatrixOptions& options = {},
+CLSTAT_EXPORT Future<MatrixSelectorResult> plugin_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                                        const MatrixSelectorOptions& options = {},
                                                         const std::vector<Event>& wait = {});
 
 // ---- least-squares cross-validation (device) ----

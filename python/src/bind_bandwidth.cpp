@@ -82,7 +82,7 @@ void bind_bandwidth(py::module_& m) {
       [](F64 x, int stages, const std::string& pilot, py::object ctx) {
         std::size_t n, d;
         shape_2d(x, "x", n, d);
-        bw::PluginMatrixOptions o;
+        bw::MatrixSelectorOptions o;
         o.stages = stages;
         if (pilot == "auto") o.pilot = bw::MatrixPilot::automatic;
         else if (pilot == "samse") o.pilot = bw::MatrixPilot::samse;
@@ -90,7 +90,7 @@ void bind_bandwidth(py::module_& m) {
         else if (pilot == "dscalar") o.pilot = bw::MatrixPilot::dscalar;
         else throw py::value_error("pilot must be 'auto', 'samse', 'samse-ks' or 'dscalar'");
         const clstat::Context& c = context_of(ctx);
-        bw::PluginMatrixResult r;
+        bw::MatrixSelectorResult r;
         {
           py::gil_scoped_release nogil;
           r = bw::plugin_H(c, x.data(), n, d, o);

@@ -142,7 +142,7 @@ int bandwidth_command(int argc, char** argv) {
     return 2;
   }
   namespace bw = clstat::bandwidth;
-  bw::PluginMatrixOptions matrix_options;
+  bw::MatrixSelectorOptions matrix_options;
   matrix_options.stages = stages;
   if (pilot == "auto") matrix_options.pilot = bw::MatrixPilot::automatic;
   else if (pilot == "samse") matrix_options.pilot = bw::MatrixPilot::samse;
