@@ -108,21 +108,22 @@ double psi4_error(const std::vector<double>& x, std::size_t n, std::size_t d, co
   return worst;
 }
 
-// ks::Hpi on the same data through bench/peers/hpi_ks.R; its time, or 0 with *why set.
-double ks_hpi_ms(const BandwidthBenchOptions& o, const std::vector<double>& x, std::size_t n, std::size_t d,
-                 std::string* why) {
+// ks's selector `fn` (Hpi or Hscv) on the same data through bench/peers/ks_matrix.R; its time, or
+// 0 with *why set.
+double ks_ms(const BandwidthBenchOptions& o, const char* fn, const std::vector<double>& x, std::size_t n,
+             std::size_t d, std::string* why) {
   if (!o.peers || o.peers_dir.empty()) return 0;
-  const std::string file = "/tmp/clstat-bench-hpi-" + std::to_string(::getpid()) + ".f64";
+  const std::string file = "/tmp/clstat-bench-ks-" + std::to_string(::getpid()) + ".f64";
   {
     std::ofstream f(file, std::ios::binary);
     f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * sizeof(double)));
   }
-  const auto p = clstat_bench::run_peer("Rscript '" + o.peers_dir + "/hpi_ks.R' " + file + " " + std::to_string(n) + " " +
-                                        std::to_string(d) + " 1");
+  const auto p = clstat_bench::run_peer("Rscript '" + o.peers_dir + "/ks_matrix.R' " + fn + " " + file + " " +
+                                        std::to_string(n) + " " + std::to_string(d) + " 1");
   std::remove(file.c_str());
-  std::cerr << "[clstat-bench]     ks::Hpi peer: " << (p.ok ? p.out : p.why + "\n");
-  const auto ms = p.ok ? clstat_bench::peer_number(p.out, "ks.Hpi_ms") : std::nullopt;
-  if (!ms) *why = "hpi_ks.R: " + (p.ok ? "printed no time: " + p.out : p.why);
+  std::cerr << "[clstat-bench]     ks::" << fn << " peer: " << (p.ok ? p.out : p.why + "\n");
+  const auto ms = p.ok ? clstat_bench::peer_number(p.out, "ks_ms") : std::nullopt;
+  if (!ms) *why = "ks_matrix.R: " + (p.ok ? "printed no time: " + p.out : p.why);
   return ms ? *ms : 0;
 }
 
@@ -235,40 +236,51 @@ std::vector<Row> run_bandwidth(const clstat::Context& ctx, const BandwidthBenchO
     r.pass = res.converged;
     log(r);
   }
-  // The plug-in matrix (ks::Hpi's dscalar pilot at d = 3, two stages: two passes over the pairs),
-  // on a two-cluster correlated sample; ks::Hpi (binned above n = 1000, as ks does by default)
-  // on the same data when R and ks are there.
-  std::vector<std::size_t> hn{1024, 4096};
-  if (gpu) hn.push_back(16384);
+  // The matrix selectors at d = 3 with the dscalar pilot, two stages (ks's defaults there): the
+  // plug-in (two passes over the pairs) and SCV (two passes per BFGS evaluation), on a two-cluster
+  // correlated sample; ks::Hpi and ks::Hscv (binned above n = 1000, as ks does by default) on the
+  // same data when R and ks are there.
+  std::vector<std::size_t> hn{1024};
+  if (gpu) hn.insert(hn.end(), {4096, 16384});
   if (gpu && o.large) hn.push_back(100000);
-  for (std::size_t n : hn) {
-    const std::size_t d = 3;
-    auto x = clstat_test::normal<double>(n * d, 6000 + n);
-    for (std::size_t i = 0; i < n; ++i) {
-      x[i * d + 1] += 0.6 * x[i * d];
-      if (i % 3 == 0) x[i * d] += 3;
-    }
-    bw::MatrixSelectorResult res;
-    const int reps = n > 20000 ? 3 : o.repeats;
-    const auto call = [&] { res = bw::plugin_H(ctx, x.data(), n, d); };
-    Row r = row("plugin_H 2-stage d=3", n, 2 * tri(n), wall(call, reps), reps);
-    r.kernel_ms = Stats::of({busy_ms(ctx, "plugin_H d=3 n=" + std::to_string(n), call)});
-    if (n <= 4096) {
-      r.check = "psi_4 rel vs long double; converged";
-      r.error = psi4_error(x, n, d, res);
-      r.pass = r.error < 1e-11 && res.converged;
-    } else {
-      r.check = res.converged ? "converged (psi_4 not checked: O(n^2) long double too slow)" : "not converged";
-      r.pass = res.converged;
-    }
-    if (n >= 4096) {
-      if (const double ms = ks_hpi_ms(o, x, n, d, &r.peer_error); ms > 0) {
-        r.peer = "ks::Hpi (R, binned)";
-        r.peer_throughput = r.work / (ms * 1e-3) * 1e-9;
+  for (const bool scv : {false, true})
+    for (std::size_t n : hn) {
+      const std::size_t d = 3;
+      auto x = clstat_test::normal<double>(n * d, 6000 + n);
+      for (std::size_t i = 0; i < n; ++i) {
+        x[i * d + 1] += 0.6 * x[i * d];
+        if (i % 3 == 0) x[i * d] += 3;
       }
+      bw::MatrixSelectorResult res;
+      const int reps = n > 20000 || scv ? std::min(o.repeats, 3) : o.repeats;
+      const auto call = [&] { res = scv ? bw::scv_H(ctx, x.data(), n, d) : bw::plugin_H(ctx, x.data(), n, d); };
+      Row r = row(scv ? "scv_H 2-stage d=3" : "plugin_H 2-stage d=3", n, 2 * tri(n), wall(call, reps), reps);
+      r.kernel_ms = Stats::of({busy_ms(ctx, std::string(scv ? "scv_H" : "plugin_H") + " d=3 n=" + std::to_string(n), call)});
+      if (scv) {
+        r.work = 2 * tri(n) * static_cast<double>(res.iterations + 1);  // about one evaluation a step
+        r.throughput = r.work / (r.wall_ms.median * 1e-3) * 1e-9;
+        r.check = "converged (BFGS on exact gradients), " + std::to_string(res.iterations) + " steps";
+        r.pass = res.converged;
+      } else if (n <= 4096) {
+        r.check = "psi_4 rel vs long double; converged";
+        r.error = psi4_error(x, n, d, res);
+        r.pass = r.error < 1e-11 && res.converged;
+      } else {
+        r.check = res.converged ? "converged (psi_4 not checked: O(n^2) long double too slow)" : "not converged";
+        r.pass = res.converged;
+      }
+      // ks::Hscv took 85 s at n = 1024 on 2 cores: not in the runs that include no GPU, which are
+      // to finish in minutes.
+      if (scv && !o.large) {
+        r.peer_error = "ks::Hscv not timed on CPU-only runs (85 s at n = 1024 on 2 cores)";
+      } else if (n <= 16384) {
+        if (const double ms = ks_ms(o, scv ? "Hscv" : "Hpi", x, n, d, &r.peer_error); ms > 0) {
+          r.peer = scv ? "ks::Hscv (R, binned)" : "ks::Hpi (R, binned)";
+          r.peer_throughput = r.work / (ms * 1e-3) * 1e-9;
+        }
+      }
+      log(r);
     }
-    log(r);
-  }
   return rows;
 }
 

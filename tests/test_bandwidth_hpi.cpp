@@ -1,5 +1,6 @@
-// The multivariate plug-in bandwidth matrix: against ks::Hpi(binned = FALSE) and the minimiser of
-// ks's own criterion (tests/data/bandwidth_hpi.txt, made by tools/golden/bandwidth_hpi.R), affine
+// The matrix bandwidth selectors: the plug-in and SCV against ks::Hpi and ks::Hscv (binned =
+// FALSE) and the minimisers of ks's own criteria (tests/data/bandwidth_hpi.txt and
+// bandwidth_hscv.txt, made by tools/golden/bandwidth_hpi.R and bandwidth_hscv.R), affine
 // equivariance on fresh random data, and bad input.
 #include <doctest/doctest.h>
 
@@ -25,8 +26,8 @@ struct HpiGolden {
   std::string pilot;
 };
 
-std::map<std::string, HpiGolden> load_hpi() {
-  const std::string path = std::string(CLSTAT_TEST_DATA_DIR) + "/bandwidth_hpi.txt";
+std::map<std::string, HpiGolden> load_hpi(const char* file = "bandwidth_hpi.txt") {
+  const std::string path = std::string(CLSTAT_TEST_DATA_DIR) + "/" + file;
   std::map<std::string, HpiGolden> g;
   for (auto& [name, s] : clstat_ref::load_tagged(path, {"opt"})) g[name].set = s;
   clstat_ref::for_each_tagged(path, [&](const std::string& tag, const std::string& name, std::istringstream& is) {
@@ -88,10 +89,35 @@ TEST_CASE("bandwidth.plugin_H_equals_ks") {
   }
 }
 
-// H(x A' + b) = A H(x) A' for the dscalar pilot (every step is invariant under the rotation that
-// sphering leaves free); the samse pilot sums over coordinate multi-indices, so only shifts and
+TEST_CASE("bandwidth.scv_H_equals_ks") {
+  if (!clstat_test::has_fp64()) return;
+  const auto g = load_hpi("bandwidth_hscv.txt");
+  REQUIRE(g.size() == 6);
+  for (const auto& [name, e] : g) {
+    INFO(name);
+    const auto& v = e.set.v;
+    bw::MatrixSelectorOptions o;
+    o.stages = e.stages;
+    o.pilot = e.pilot == "samse" ? bw::MatrixPilot::samse : bw::MatrixPilot::dscalar;
+    const auto r = bw::scv_H(ctx(), v.at("data").data(), e.set.n, e.set.p, o);
+    CHECK(r.converged);
+    CHECK(r.pilot == o.pilot);
+    CHECK(r.psi4.empty());
+    // The samse pilot rests on a minimiser (the pilot H), which R's reference finds to about 1e-10.
+    CHECK(std::fabs(r.pilot_g - v.at("pilot_g")[0]) <= (e.pilot == "samse" ? 1e-9 : 1e-13) * v.at("pilot_g")[0]);
+    CHECK(std::fabs(r.criterion - v.at("ref_SCV")[0]) <= 1e-10 * v.at("ref_SCV")[0]);
+    CHECK(scaled_diff(r.H, v.at("ref_H")) <= 1e-6);
+    if (e.pilot == "dscalar") CHECK(r.criterion <= v.at("ks_SCV")[0] * (1 + 1e-13));
+    MESSAGE(name << ": |H - ks::Hscv| / max|H| = " << scaled_diff(r.H, v.at("ks_H"))
+                 << ", |H - minimiser| / max|H| = " << scaled_diff(r.H, v.at("ref_H")) << ", " << r.iterations
+                 << " BFGS steps");
+  }
+}
+
+// H(x A' + b) = A H(x) A' for the dscalar pilot, plug-in and SCV (every step is invariant under
+// the rotation that sphering leaves free); the samse pilot sums over coordinate multi-indices, so only shifts and
 // uniform scaling carry through it.
-TEST_CASE("bandwidth.plugin_H_is_affine_equivariant") {
+TEST_CASE("bandwidth.matrix_selectors_are_affine_equivariant") {
   if (!clstat_test::has_fp64()) return;
   for (int rep = 0; rep < 2; ++rep) {
     const std::uint64_t seed = clstat_test::fresh_seed();
@@ -130,6 +156,15 @@ TEST_CASE("bandwidth.plugin_H_is_affine_equivariant") {
         CHECK((Hy - want).cwiseAbs().maxCoeff() <= 1e-8 * want.cwiseAbs().maxCoeff());
         CHECK(std::fabs(hy.criterion - hx.criterion) <= 1e-10 * hx.criterion);
         CHECK(std::fabs(hy.pilot_g - hx.pilot_g) <= 1e-12 * hx.pilot_g);
+        // SCV's minimiser (BFGS to 1e-12 of a step; the criterion's curvature leaves H good to
+        // about 1e-8 of its scale).
+        const auto sx = bw::scv_H(ctx(), x.data(), n, d, o), sy = bw::scv_H(ctx(), y.data(), n, d, o);
+        const Eigen::Matrix3d Sx = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(sx.H.data());
+        const Eigen::Matrix3d Sy = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(sy.H.data());
+        const Eigen::Matrix3d swant = A * Sx * A.transpose();
+        CHECK(sx.converged);
+        CHECK((Sy - swant).cwiseAbs().maxCoeff() <= 1e-6 * swant.cwiseAbs().maxCoeff());
+        CHECK(std::fabs(sy.criterion - sx.criterion) <= 1e-10 * sx.criterion);
       }
     }
   }
@@ -154,4 +189,9 @@ TEST_CASE("bandwidth.plugin_H_bad_input") {
   std::vector<double> line(60);  // two equal columns: S is singular
   for (std::size_t i = 0; i < 30; ++i) line[2 * i] = line[2 * i + 1] = x[i];
   CHECK_THROWS_AS(bw::plugin_H(ctx(), line.data(), 30, 2), std::invalid_argument);
+  CHECK_THROWS_AS(bw::scv_H(ctx(), line.data(), 30, 2), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::scv_H(ctx(), x.data(), 60, 1), doctest::Contains("2 to 6"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(bw::scv_H(ctx(), x.data(), 30, 2, bw::MatrixSelectorOptions{2, bw::MatrixPilot::samse_ks}),
+                       doctest::Contains("samse_ks"), std::invalid_argument);
+  CHECK_THROWS_AS(bw::scv_H(ctx(), bad.data(), 30, 2), std::invalid_argument);
 }

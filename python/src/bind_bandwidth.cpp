@@ -77,9 +77,9 @@ void bind_bandwidth(py::module_& m) {
         return out;
       },
       py::arg("x"), py::arg("ctx") = py::none());
-  m.def(
-      "bw_plugin_H",
-      [](F64 x, int stages, const std::string& pilot, py::object ctx) {
+  // plugin_H and scv_H: one binding, `scv` picks the criterion.
+  auto matrix_selector = [](bool scv) {
+    return [scv](F64 x, int stages, const std::string& pilot, py::object ctx) {
         std::size_t n, d;
         shape_2d(x, "x", n, d);
         bw::MatrixSelectorOptions o;
@@ -93,7 +93,7 @@ void bind_bandwidth(py::module_& m) {
         bw::MatrixSelectorResult r;
         {
           py::gil_scoped_release nogil;
-          r = bw::plugin_H(c, x.data(), n, d, o);
+          r = scv ? bw::scv_H(c, x.data(), n, d, o) : bw::plugin_H(c, x.data(), n, d, o);
         }
         py::dict out;
         out["H"] = square(r.H, d);
@@ -104,8 +104,12 @@ void bind_bandwidth(py::module_& m) {
         out["iterations"] = r.iterations;
         out["converged"] = r.converged;
         return out;
-      },
-      py::arg("x"), py::arg("stages") = 2, py::arg("pilot") = "auto", py::arg("ctx") = py::none());
+    };
+  };
+  m.def("bw_plugin_H", matrix_selector(false), py::arg("x"), py::arg("stages") = 2, py::arg("pilot") = "auto",
+        py::arg("ctx") = py::none());
+  m.def("bw_scv_H", matrix_selector(true), py::arg("x"), py::arg("stages") = 2, py::arg("pilot") = "auto",
+        py::arg("ctx") = py::none());
 }
 
 }  // namespace clstat_py

@@ -92,6 +92,25 @@ def test_plugin_H_against_ks():
         clstat.bandwidth.plugin_H(np.random.default_rng(1).normal(size=(50, 1)))
 
 
+def test_scv_H_against_ks():
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "bandwidth_hscv.txt"
+    sets = {}
+    for line in path.read_text().splitlines():
+        if line and not line.startswith("#"):
+            tag, name, *rest = line.split()
+            sets.setdefault(name, {})[tag] = rest
+    e = sets["d3"]
+    n, d = int(e["data"][0]), int(e["data"][1])
+    x = np.array(e["data"][2:], dtype=float).reshape(n, d)
+    r = clstat.bandwidth.scv_H(x, pilot="dscalar")
+    want = np.array(e["ref_H"], dtype=float).reshape(d, d)
+    assert r.converged and r.criterion <= float(e["ks_SCV"][0]) * (1 + 1e-13)
+    np.testing.assert_allclose(r.H, want, atol=1e-6 * np.abs(want).max())
+    with pytest.raises(ValueError):
+        clstat.bandwidth.scv_H(x, pilot="samse-ks")
+
+
 def test_stable_against_scipy():
     # Not at x = loc: there SciPy 1.10's default pdf is wrong (0.1602 for alpha 1.5, beta 0.5,
     # where the derivative of both libraries' cdf is 0.12706, clstat's pdf).

@@ -151,7 +151,7 @@ double dscalar_normal_pilot(std::size_t d, double n, int stages, bool scv) {
       B2 = -(dd + 4) * std::pow(2.0, -dd / 2 + 2) * tp * odd_factorial(6) * nu_identity(4, dd);
     } else {
       B1 = std::pow(2.0, -5) * fp * odd_factorial(6) * dd * (dd + 2) * (dd + 4) * (dd + 6);
-      B2 = -(dd + 4) * std::pow(2.0, -6) * fp * odd_factorial(4) * nu_identity(4, dd);
+      B2 = -(dd + 4) * std::pow(2.0, -6) * fp * odd_factorial(6) * nu_identity(4, dd);
       B3 *= 4;
     }
   }

@@ -10,6 +10,7 @@
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/pair_sums.hpp"
+#include "clstat/bandwidth.hpp"
 #include "clstat/runtime.hpp"
 
 namespace clstat::bandwidth_detail {
@@ -72,5 +73,10 @@ std::vector<double> hermite_sums(const Queue& q, const char* op, const Mat& xs, 
 /// psi_c = n^-2 sum_{i,j} D^c phi_{g^2 I}(X*_i - X*_j) (the diagonal included, as ks's kfe) from
 /// its pair sum over i < j at rows x* / g.
 double functional_of(const std::vector<unsigned>& c, double pair_sum, double g, double n);
+
+/// The plug-in matrix of sphered data (plugin_matrix.cpp): everything of the result but H (the
+/// caller maps H_sphered back). o.pilot may be automatic.
+bandwidth::MatrixSelectorResult plugin_sphered(const Queue& q, const char* op, const Mat& xs,
+                                               const bandwidth::MatrixSelectorOptions& o);
 
 }  // namespace clstat::bandwidth_detail

@@ -163,12 +163,16 @@ void check_plugin_H(const char* op, const Context& ctx, const double* x, std::si
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
 
-MatrixSelectorResult plugin_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d,
-                               const MatrixSelectorOptions& o) {
-  const char* op = "clstat::bandwidth::plugin_H";
-  detail::Lease lease = detail::Lease::named(q);
-  const Sphered sp = sphere(op, x, n, d);
-  const Mat& xs = sp.xs;
+}  // namespace
+
+}  // namespace clstat::bandwidth
+
+namespace clstat::bandwidth_detail {
+
+bandwidth::MatrixSelectorResult plugin_sphered(const Queue& q, const char* op, const Mat& xs,
+                                               const bandwidth::MatrixSelectorOptions& o) {
+  using namespace bandwidth;
+  const std::size_t n = static_cast<std::size_t>(xs.rows()), d = static_cast<std::size_t>(xs.cols());
   const auto D = static_cast<Eigen::Index>(d);
   const auto scaled = [&](double g) { return Mat(Mat::Identity(D, D) / g); };
   const double nn = static_cast<double>(n), dd = static_cast<double>(d);
@@ -233,8 +237,25 @@ MatrixSelectorResult plugin_H_on(const Queue& q, const double* x, std::size_t n,
   const Mat Hs = minimise(cr, H0, r.iterations, r.converged);
   r.criterion = cr.value(Hs);
   r.pilot_g = g4;
-  r.H = row_major(sp.S12 * Hs * sp.S12);
   r.H_sphered = row_major(Hs);
+  return r;
+}
+
+}  // namespace clstat::bandwidth_detail
+
+namespace clstat::bandwidth {
+
+namespace {
+
+MatrixSelectorResult plugin_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                 const MatrixSelectorOptions& o) {
+  const char* op = "clstat::bandwidth::plugin_H";
+  detail::Lease lease = detail::Lease::named(q);
+  const Sphered sp = sphere(op, x, n, d);
+  MatrixSelectorResult r = plugin_sphered(q, op, sp.xs, o);
+  const Mat Hs = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      r.H_sphered.data(), static_cast<Eigen::Index>(d), static_cast<Eigen::Index>(d));
+  r.H = row_major(sp.S12 * Hs * sp.S12);
   return r;
 }
 

@@ -33,16 +33,17 @@ const char* k_usage =
     "                     lscv-h        LSCV over H = h^2 S (ks::hlscv for d = 1)\n"
     "                     lscv-H        LSCV over full H by Nelder-Mead (ks::Hlscv)\n"
     "                     plugin-H      exact unconstrained plug-in H, d = 2..6 (ks::Hpi, binned = FALSE)\n"
+    "                     scv-H         exact smoothed cross-validation over full H, d = 2..6 (ks::Hscv)\n"
     "  --scale minim|sd   plugin: scale of the normal reference (default minim)\n"
-    "  --stages 1|2       plugin, plugin-H: functional-estimation stages (default 2)\n"
-    "  --pilot P          plugin-H: auto (samse for d = 2, dscalar above: ks's choice), samse,\n"
-    "                     samse-ks (ks 1.14's two-stage SAMSE with its psi_6 lookup, to reproduce\n"
-    "                     ks::Hpi's numbers) or dscalar\n"
+    "  --stages 1|2       plugin, plugin-H, scv-H: functional-estimation stages (default 2)\n"
+    "  --pilot P          plugin-H, scv-H: auto (samse for d = 2, dscalar above: ks's choice), samse,\n"
+    "                     dscalar, or for plugin-H samse-ks (ks 1.14's two-stage SAMSE with its psi_6\n"
+    "                     lookup, to reproduce ks::Hpi's numbers)\n"
     "  --grid N           lscv-h: grid points over [h0/4, 4 h0] (default 150)\n"
     "  --restarts N       lscv-H: extra Nelder-Mead runs from scaled starts (default 3, at most 6)\n"
-    "  --accept-nonconverged  lscv-H, plugin-H: exit 0 with the best point found when the search stops\n"
-    "                     at its cap (3000 evaluations, 200 Newton steps; otherwise it is printed and\n"
-    "                     the exit status is 1)\n"
+    "  --accept-nonconverged  lscv-H, plugin-H, scv-H: exit 0 with the best point found when the search\n"
+    "                     stops at its cap (3000 evaluations, 200 Newton or BFGS steps; otherwise it is\n"
+    "                     printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
     "                     plugin and lscv-H also \"all\" or a comma-separated list: the pair sums\n"
@@ -52,8 +53,9 @@ const char* k_usage =
     "                     by local rank); process 0 prints\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
     "of S^(1/2)), or 'H' row-major,\n"
-    "then 'objective' for the LSCV methods and plugin-H (its AMISE estimate PI(H) in sphered units, ks's\n"
-    "PI.star); plugin-H adds 'pilot_g'. lscv-H reports progress on stderr.\n";
+    "then 'objective' for the LSCV methods, plugin-H (its AMISE estimate PI(H) in sphered units, ks's\n"
+    "PI.star) and scv-H (SCV(H), ks's SCV.star); plugin-H and scv-H add 'pilot_g'. lscv-H reports\n"
+    "progress on stderr.\n";
 
 void print_list(std::ostream& o, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) o << (i ? "," : "") << v[i];
@@ -64,7 +66,7 @@ void print_list(std::ostream& o, const std::vector<double>& v) {
 void print_result(bool json, const std::string& method, std::uint64_t n, std::size_t d, const std::vector<double>& h,
                   const std::vector<double>& H, double multiplier, bool has_objective, double objective,
                   const std::string& extra, bool converged, double pilot_g) {
-  const char* steps = method == "plugin-H" ? "newton_steps" : "evaluations";
+  const char* steps = method == "plugin-H" ? "newton_steps" : method == "scv-H" ? "bfgs_steps" : "evaluations";
   std::cout.precision(17);
   if (json) {
     std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"d\": " << d;
@@ -131,12 +133,14 @@ int bandwidth_command(int argc, char** argv) {
       throw std::invalid_argument(std::string(opt) + " applies to --method " + for_method +
                                   (*or_method ? std::string(" and ") + or_method : std::string()) + ", not " + method);
   };
-  only_for("--stages", "plugin", "plugin-H");
-  only_for("--pilot", "plugin-H");
+  if (seen.has("--stages") && method != "plugin" && method != "plugin-H" && method != "scv-H")
+    throw std::invalid_argument("--stages applies to --method plugin, plugin-H and scv-H, not " + method);
+  only_for("--pilot", "plugin-H", "scv-H");
   only_for("--scale", "plugin");
   only_for("--grid", "lscv-h");
   only_for("--restarts", "lscv-H");
-  only_for("--accept-nonconverged", "lscv-H", "plugin-H");
+  if (seen.has("--accept-nonconverged") && method != "lscv-H" && method != "plugin-H" && method != "scv-H")
+    throw std::invalid_argument("--accept-nonconverged applies to --method lscv-H, plugin-H and scv-H, not " + method);
   if (scale != "minim" && scale != "sd") {
     std::cerr << "clstat bandwidth: --scale is minim or sd\n";
     return 2;
@@ -218,8 +222,9 @@ int bandwidth_command(int argc, char** argv) {
     if (r.at_boundary)
       std::cerr << "clstat bandwidth: warning: the minimum is still at an end of the grid after moving it 16^8 from h0 "
                    "(the LSCV objective may keep falling there)\n";
-  } else if (method == "plugin-H") {
-    const auto r = bw::plugin_H(context(), x, n, d, matrix_options);
+  } else if (method == "plugin-H" || method == "scv-H") {
+    const auto r = method == "plugin-H" ? bw::plugin_H(context(), x, n, d, matrix_options)
+                                        : bw::scv_H(context(), x, n, d, matrix_options);
     H = r.H;
     objective = r.criterion, has_objective = true;
     extra = std::to_string(r.iterations);
@@ -247,7 +252,7 @@ int bandwidth_command(int argc, char** argv) {
   // A search that stopped at its cap is printed but is not a success unless accepted.
   if (!converged && !accept_nonconverged) {
     std::cerr << "clstat bandwidth: " << method << " did not converge within " << extra
-              << (method == "lscv-H" ? " evaluations" : " Newton steps")
+              << (method == "lscv-H" ? " evaluations" : method == "scv-H" ? " BFGS steps" : " Newton steps")
               << " (--accept-nonconverged takes the best point found)\n";
     return 1;
   }
