@@ -114,6 +114,33 @@ TEST_CASE("bandwidth.scv_H_equals_ks") {
   }
 }
 
+TEST_CASE("bandwidth.scv_h_equals_ks") {
+  if (!clstat_test::has_fp64()) return;
+  const auto g = clstat_ref::load_tagged(std::string(CLSTAT_TEST_DATA_DIR) + "/bandwidth_scv_1d.txt");
+  REQUIRE(g.size() == 3);
+  for (const auto& [name, e] : g) {
+    INFO(name);
+    const auto& x = e.v.at("data");
+    for (int stages : {1, 2}) {
+      INFO("stages " << stages);
+      const std::string s = std::to_string(stages);
+      const double h = bw::scv_h(ctx(), x.data(), e.n, 1, bw::ScvOptions{stages})[0];
+      // The criterion is flat to rounding within about 1e-8 of h at its minimum.
+      CHECK(std::fabs(h - e.v.at("ref_h" + s)[0]) <= 1e-7 * h);
+      CHECK(std::fabs(h - e.v.at("ks_h" + s)[0]) <= 1e-4 * h);  // hscv's own search tolerance
+    }
+    // Columns are independent: two columns give each one's bandwidth.
+    std::vector<double> two(2 * e.n);
+    for (std::size_t i = 0; i < e.n; ++i) two[2 * i] = x[i], two[2 * i + 1] = 2 * x[e.n - 1 - i];
+    const auto h2 = bw::scv_h(ctx(), two.data(), e.n, 2);
+    CHECK(std::fabs(h2[0] - e.v.at("ref_h2")[0]) <= 1e-7 * h2[0]);
+    CHECK(std::fabs(h2[1] - 2 * e.v.at("ref_h2")[0]) <= 2e-7 * h2[1]);
+  }
+  std::vector<double> flat(50, 3.0);
+  CHECK_THROWS_AS(bw::scv_h(ctx(), flat.data(), 50, 1), std::invalid_argument);
+  CHECK_THROWS_AS(bw::scv_h(ctx(), flat.data(), 50, 1, bw::ScvOptions{3}), std::invalid_argument);
+}
+
 // H(x A' + b) = A H(x) A' for the dscalar pilot, plug-in and SCV (every step is invariant under
 // the rotation that sphering leaves free); the samse pilot sums over coordinate multi-indices, so only shifts and
 // uniform scaling carry through it.

@@ -2,7 +2,8 @@
 
 normal_scale and scott are ks::Hns and SciPy's 'silverman' / 'scott' kernel covariances;
 silverman is R's bw.nrd0 per column; plugin is the exact Wand-Jones direct plug-in
-(KernSmooth::dpik, ks::hpi); plugin_H and scv_H are the exact unconstrained plug-in and smoothed
+(KernSmooth::dpik, ks::hpi); scv_h is smoothed cross-validation per column (ks::hscv);
+plugin_H and scv_H are the exact unconstrained plug-in and smoothed
 cross-validation matrices (ks::Hpi and ks::Hscv with binned = FALSE); lscv_h and lscv_H minimise least-squares cross-validation over H = m^2 S and over
 full H (ks::hlscv, ks::Hlscv).
 """
@@ -227,3 +228,29 @@ def scv_H(x, stages=2, pilot="auto", ctx=None):
     ((2, 2), 'samse', True)
     """
     return _NS(**_clstat.bw_scv_H(x, stages, pilot, ctx))
+
+
+def scv_h(x, stages=2, ctx=None):
+    """Smoothed cross-validation, one bandwidth per column, exact: ks::hscv(x, binned=FALSE).
+
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, d)
+    stages : int
+        1 or 2 stages for the pilot's functionals (ks's nstage).
+    ctx : Context, optional
+
+    Returns
+    -------
+    ndarray, shape (d,)
+        The minimiser of SCV(h) over [0.1, 2] h_NS to 1e-10 of h (hscv's search stops at 1.2e-4).
+
+    Examples
+    --------
+    >>> import numpy as np, clstat
+    >>> x = np.random.default_rng(0).normal(size=400)
+    >>> h = clstat.bandwidth.scv_h(x)
+    >>> h.shape, bool(0.1 < h[0] < 1)
+    ((1,), True)
+    """
+    return _np.asarray(_clstat.bw_scv_h(x, stages, ctx))

@@ -40,6 +40,16 @@ void bind_bandwidth(py::module_& m) {
       },
       py::arg("x"), py::arg("stages") = 2, py::arg("scale") = "minim", py::arg("ctx") = py::none());
   m.def(
+      "bw_scv_h",
+      [](F64 x, int stages, py::object ctx) {
+        std::size_t n, d;
+        shape_2d(x, "x", n, d);
+        const clstat::Context& c = context_of(ctx);
+        py::gil_scoped_release nogil;
+        return bw::scv_h(c, x.data(), n, d, bw::ScvOptions{stages});
+      },
+      py::arg("x"), py::arg("stages") = 2, py::arg("ctx") = py::none());
+  m.def(
       "bw_lscv_h",
       [](F64 x, std::size_t grid, py::object ctx) {
         std::size_t n, d;

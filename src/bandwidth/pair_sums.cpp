@@ -68,7 +68,7 @@ PairSumPass::PairSumPass(const Context& ctx, const char* op, PairTerm term, std:
       for (const auto& c : hermite->counts) {
         if (c.size() != dim) throw std::logic_error(std::string(op) + ": a Hermite multi-index of the wrong length");
         for (unsigned v : c) {
-          if (v > 6) throw std::logic_error(std::string(op) + ": a Hermite count above 6");
+          if (v > 10) throw std::logic_error(std::string(op) + ": a Hermite count above 10");
           kmax = std::max(kmax, v);
           hc += (hc.empty() ? "" : ",") + std::to_string(v);
         }

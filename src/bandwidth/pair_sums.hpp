@@ -15,7 +15,7 @@ namespace clstat::bandwidth_detail {
 enum class PairTerm { psi4 = 1, psi6 = 2, lscv = 3, hermite = 4 };
 
 /// The outputs of a PairTerm::hermite pass (pair_sums.cl, TERM 4): the Laplacian cubed first when
-/// `radial6`, then one sum per multi-index of `counts` (each `dim` counts, at most 6 each).
+/// `radial6`, then one sum per multi-index of `counts` (each `dim` counts, at most 10 each).
 struct HermiteTerms {
   bool radial6 = false;
   std::vector<std::vector<unsigned>> counts;

@@ -30,12 +30,13 @@ const char* k_usage =
     "                     scott         H = n^(-2/(d+4)) S             (scipy 'scott')\n"
     "                     silverman     per column 0.9 min(sd, IQR/1.34) n^(-1/5)  (R bw.nrd0)\n"
     "                     plugin        exact Wand-Jones direct plug-in per column (KernSmooth::dpik)\n"
+    "                     scv-h         exact smoothed cross-validation per column (ks::hscv)\n"
     "                     lscv-h        LSCV over H = h^2 S (ks::hlscv for d = 1)\n"
     "                     lscv-H        LSCV over full H by Nelder-Mead (ks::Hlscv)\n"
     "                     plugin-H      exact unconstrained plug-in H, d = 2..6 (ks::Hpi, binned = FALSE)\n"
     "                     scv-H         exact smoothed cross-validation over full H, d = 2..6 (ks::Hscv)\n"
     "  --scale minim|sd   plugin: scale of the normal reference (default minim)\n"
-    "  --stages 1|2       plugin, plugin-H, scv-H: functional-estimation stages (default 2)\n"
+    "  --stages 1|2       plugin, plugin-H, scv-h, scv-H: functional-estimation stages (default 2)\n"
     "  --pilot P          plugin-H, scv-H: auto (samse for d = 2, dscalar above: ks's choice), samse,\n"
     "                     dscalar, or for plugin-H samse-ks (ks 1.14's two-stage SAMSE with its psi_6\n"
     "                     lookup, to reproduce ks::Hpi's numbers)\n"
@@ -133,8 +134,8 @@ int bandwidth_command(int argc, char** argv) {
       throw std::invalid_argument(std::string(opt) + " applies to --method " + for_method +
                                   (*or_method ? std::string(" and ") + or_method : std::string()) + ", not " + method);
   };
-  if (seen.has("--stages") && method != "plugin" && method != "plugin-H" && method != "scv-H")
-    throw std::invalid_argument("--stages applies to --method plugin, plugin-H and scv-H, not " + method);
+  if (seen.has("--stages") && method != "plugin" && method != "plugin-H" && method != "scv-h" && method != "scv-H")
+    throw std::invalid_argument("--stages applies to --method plugin, plugin-H, scv-h and scv-H, not " + method);
   only_for("--pilot", "plugin-H", "scv-H");
   only_for("--scale", "plugin");
   only_for("--grid", "lscv-h");
@@ -211,6 +212,8 @@ int bandwidth_command(int argc, char** argv) {
   else if (method == "plugin")
     h = names_group(device) ? bw::plugin(clstat::DeviceGroup::from_spec(device), x, n, d, plugin_options)
                             : bw::plugin(context(), x, n, d, plugin_options);
+  else if (method == "scv-h")
+    h = bw::scv_h(context(), x, n, d, bw::ScvOptions{stages});
   else if (method == "lscv-h") {
     bw::LscvOptions o;
     o.grid = grid;

@@ -1,0 +1,124 @@
+// Smoothed cross-validation for one bandwidth per column: ks::hscv with binned = FALSE (Hall,
+// Marron & Park 1992, with the h-dependent pilot g = C n^(-23/45) h^(-2) of Jones, Marron & Park
+// 1991, sec. 3), checked against ks 1.14.0 (tools/golden/bandwidth_scv_1d.R).
+//   SCV(h) = (n h)^-1 (4 pi)^(-1/2) + max(0, T(sqrt(2h^2 + 2g^2)) - 2 T(sqrt(h^2 + 2g^2)) + T(sqrt(2) g)),
+//   T(s) = n^-2 sum_{i,j} phi_s(x_i - x_j),
+// C from psi_4 and psi_8 at pilots set by psi_6 and psi_10 (estimated with 2 stages, the normal
+// reference with 1). Every functional is a pass over the pairs (pair_sums.cl, TERM 4 with d = 1).
+// The minimum is searched over ks's interval [0.1, 2] h_NS by golden sections until the bracket
+// is below 1e-10 h (hscv's optimise stops at its default tolerance, 1.2e-4 in h): each step
+// three passes.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "bandwidth/bandwidth_input.hpp"
+#include "bandwidth/matrix_functionals.hpp"
+#include "clstat/bandwidth.hpp"
+#include "runtime/lease.hpp"
+
+namespace clstat::bandwidth {
+
+using namespace bandwidth_detail;
+
+namespace {
+
+const double k_sqrt_2pi = 2.5066282746310002;
+
+// n^-2 sum_{i,j} phi^(r)_g(x_i - x_j) (ks's kfe.1d with inc = 1) over the centred column xs.
+double kfe(const Queue& q, const char* op, const Mat& xs, unsigned r, double g) {
+  HermiteTerms t;
+  t.counts.push_back({r});
+  const double s = hermite_sums(q, op, xs, Mat::Constant(1, 1, 1 / g), t)[0];
+  return functional_of({r}, s, g, static_cast<double>(xs.rows()));
+}
+
+// psi_r of a normal with standard deviation sigma (ks's psins.1d), r even.
+double normal_psi(unsigned r, double sigma) {
+  double f = 1, half = 1;
+  for (unsigned k = 2; k <= r; ++k) f *= k;
+  for (unsigned k = 2; k <= r / 2; ++k) half *= k;
+  return ((r / 2) % 2 ? -1.0 : 1.0) * f / (std::pow(2 * sigma, r + 1) * half * std::sqrt(M_PI));
+}
+
+double scv_column(const Queue& q, const char* op, const double* col, std::size_t n, std::size_t k, int stages) {
+  const double nn = static_cast<double>(n);
+  Mat xs(static_cast<Eigen::Index>(n), 1);
+  double mean = 0;
+  for (std::size_t i = 0; i < n; ++i) mean += col[i];
+  mean /= nn;
+  for (std::size_t i = 0; i < n; ++i) xs(static_cast<Eigen::Index>(i), 0) = col[i] - mean;
+  const double sigma = std::sqrt(xs.squaredNorm() / (nn - 1));
+  if (!(sigma > 0))
+    throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) + " has zero variance");
+  double psi6, psi10;
+  if (stages == 1) {
+    psi6 = normal_psi(6, sigma), psi10 = normal_psi(10, sigma);
+  } else {
+    psi6 = kfe(q, op, xs, 6, std::pow(2 / (7 * nn), 1.0 / 9) * std::sqrt(2.0) * sigma);
+    psi10 = kfe(q, op, xs, 10, std::pow(2 / (11 * nn), 1.0 / 13) * std::sqrt(2.0) * sigma);
+  }
+  if (!(psi6 < 0) || !(psi10 < 0))
+    throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
+                                ": a psi_6 or psi_10 estimate is not negative; SCV's pilot is undefined for these data");
+  const double g3 = std::pow(-6 / (k_sqrt_2pi * psi6 * nn), 1.0 / 7);
+  const double g4 = std::pow(-210 / (k_sqrt_2pi * psi10 * nn), 1.0 / 11);
+  const double psi4 = kfe(q, op, xs, 4, g3), psi8 = kfe(q, op, xs, 8, g4);
+  if (!(psi4 > 0) || !(psi8 > 0))
+    throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
+                                ": a psi_4 or psi_8 estimate is not positive; SCV's pilot is undefined for these data");
+  const double C = std::pow(441 / (64 * M_PI), 1.0 / 18) * std::pow(4 * M_PI, -0.2) * std::pow(psi4, -0.4) *
+                   std::pow(psi8, -1.0 / 9);
+  const auto scv = [&](double h) {
+    const double g = C * std::pow(nn, -23.0 / 45) / (h * h);
+    const double bias = kfe(q, op, xs, 0, std::sqrt(2 * h * h + 2 * g * g)) -
+                        2 * kfe(q, op, xs, 0, std::sqrt(h * h + 2 * g * g)) + kfe(q, op, xs, 0, std::sqrt(2.0) * g);
+    return 1 / (nn * h * std::sqrt(4 * M_PI)) + std::max(0.0, bias);
+  };
+  const double hnorm = std::pow(4 / (3 * nn), 0.2) * sigma;
+  // Golden sections over [0.1, 2] h_NS.
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double a = 0.1 * hnorm, b = 2 * hnorm;
+  double c = b - phi * (b - a), d = a + phi * (b - a), fc = scv(c), fd = scv(d);
+  while (b - a > 1e-10 * (c + d) / 2) {
+    if (fc <= fd) {
+      b = d, d = c, fd = fc;
+      c = b - phi * (b - a), fc = scv(c);
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + phi * (b - a), fd = scv(d);
+    }
+  }
+  return fc <= fd ? c : d;
+}
+
+void check_scv_h(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                 const ScvOptions& o) {
+  check_data(op, x, n, d);
+  if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
+
+std::vector<double> scv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const ScvOptions& o) {
+  const char* op = "clstat::bandwidth::scv_h";
+  detail::Lease lease = detail::Lease::named(q);
+  std::vector<double> h(d);
+  for (std::size_t k = 0; k < d; ++k) h[k] = scv_column(q, op, column(x, n, d, k).data(), n, k, o.stages);
+  return h;
+}
+
+}  // namespace
+
+std::vector<double> scv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d, const ScvOptions& o) {
+  check_scv_h("clstat::bandwidth::scv_h", ctx, x, n, d, o);
+  detail::Lease lease = detail::Lease::any(ctx);
+  return scv_h_on(lease.queue(), x, n, d, o);
+}
+
+Future<std::vector<double>> scv_h_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
+                                        const ScvOptions& o, const std::vector<Event>& wait) {
+  check_scv_h("clstat::bandwidth::scv_h_async", q.context(), x, n, d, o);
+  return detail::host_task<std::vector<double>>(q, wait, [=] { return scv_h_on(q, x, n, d, o); });
+}
+
+}  // namespace clstat::bandwidth
