@@ -334,3 +334,43 @@ TEST_CASE("order_weighted.nan_policy_and_bad_input") {
   CHECK_THROWS_AS(order::weighted_quantiles_async(q, bx, bw, 0, 3, {0.5}, 1), std::invalid_argument);
   CHECK(order::weighted_quantiles(ctx(), y.data(), w3.data(), 3, {}, 1).empty());
 }
+
+// The batched form: each row as the single-array form (bit for bit, each row's own scale), NaNs
+// dropped per row under omit, an error naming its row, and the async form from an offset.
+TEST_CASE("order_weighted.rows_equal_each_row") {
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  const std::size_t rows = 6, cols = 257;
+  std::vector<double> x(rows * cols), w(rows * cols);
+  std::normal_distribution<double> N;
+  std::uniform_real_distribution<double> U(0, 1);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = std::round(N(g) * 20) / 4;  // ties
+    w[i] = U(g) * std::pow(10.0, static_cast<double>(i / cols) * 40 - 100);  // each row its own scale
+  }
+  x[2 * cols + 17] = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> p{0, 0.1, 0.5, 0.77, 1};
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
+  for (int type : {1, 7}) {
+    const auto all = order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, cols, p, type, omit);
+    REQUIRE(all.size() == rows * p.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto one = order::weighted_quantiles(ctx(), x.data() + r * cols, w.data() + r * cols, cols, p, type, omit);
+      CHECK(std::vector<double>(all.begin() + static_cast<std::ptrdiff_t>(r * p.size()),
+                                all.begin() + static_cast<std::ptrdiff_t>((r + 1) * p.size())) == one);
+    }
+  }
+  order::Options raise;
+  raise.nan = order::NanPolicy::raise;
+  CHECK_THROWS_WITH_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, cols, p, 1, raise),
+                       doctest::Contains("row 2"), std::invalid_argument);
+  CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), 0, cols, p, 1), std::invalid_argument);
+  Queue q = ctx().queue(0);
+  Buffer<double> bx(ctx(), x.data(), x.size());
+  Buffer<double> bw(ctx(), w.data(), w.size());
+  const auto tail = order::weighted_quantiles_rows_async(q, bx, bw, 3 * cols, 3, cols, p, 7).get();
+  CHECK(tail == order::weighted_quantiles_rows(ctx(), x.data() + 3 * cols, w.data() + 3 * cols, 3, cols, p, 7));
+}

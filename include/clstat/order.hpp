@@ -245,6 +245,24 @@ template <class T>
 CLSTAT_EXPORT Future<std::vector<double>> median_rows_async(const Queue& q, const Buffer<T>& x, std::size_t offset,
                                                             std::size_t rows, std::size_t cols, const Options& o = {},
                                                             const std::vector<Event>& wait = {});
+/// Result [r * probs.size() + j] is row r's weighted quantile (type 1 or 7) at probs[j], with
+/// weights w in the same rows x cols layout: weighted_quantiles() on each row, bit for bit (each
+/// row's scale s from its own weights). Rows run one after another over one upload of x and w
+/// (O(rows) launches, about 0.1 to 0.5 ms a row on a GPU): for many short rows this is the
+/// convenient form, not yet the fast one. Errors as weighted_quantiles(), naming the row.
+template <class T>
+CLSTAT_EXPORT std::vector<double> weighted_quantiles_rows(const Context& ctx, const T* x, const double* w,
+                                                          std::size_t rows, std::size_t cols,
+                                                          const std::vector<double>& probs, int type,
+                                                          const Options& o = {});
+/// Reads rows x cols values of x and of w, each from element `offset`.
+template <class T>
+CLSTAT_EXPORT Future<std::vector<double>> weighted_quantiles_rows_async(const Queue& q, const Buffer<T>& x,
+                                                                        const Buffer<double>& w, std::size_t offset,
+                                                                        std::size_t rows, std::size_t cols,
+                                                                        const std::vector<double>& probs, int type,
+                                                                        const Options& o = {},
+                                                                        const std::vector<Event>& wait = {});
 /// Result [r * probs.size() + j] is row r's quantile at probs[j], as quantiles().
 template <class T>
 CLSTAT_EXPORT std::vector<double> quantiles_rows(const Context& ctx, const T* x, std::size_t rows, std::size_t cols,

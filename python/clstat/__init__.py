@@ -284,7 +284,8 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None, weight
         The device, or a DeviceGroup for a host array (its values, or its slices along axis,
         split across the devices): the same values.
     weights : array_like, optional
-        One finite weight >= 0 per value (a's shape; axis None, a host array, one device). With
+        One finite weight >= 0 per value (a's shape; a host array, one device; along an axis each
+        slice with its own weights, one slice after another). With
         method 'inverted_cdf': the smallest value whose weighted CDF reaches q, as
         ``numpy.quantile(a, q, weights=weights, method='inverted_cdf')`` (NumPy >= 2.0) with exact
         cumulative sums; with 'linear': R's ``Hmisc::wtd.quantile(a, weights, q)`` (frequency
@@ -313,14 +314,20 @@ def quantile(a, q, axis=None, method="linear", nan="propagate", ctx=None, weight
     if weights is not None:
         if method not in ("inverted_cdf", "linear"):
             raise ValueError("weights take method 'inverted_cdf' or 'linear'")
-        if axis is not None or isinstance(a, DeviceArray) or isinstance(ctx, DeviceGroup):
-            raise ValueError("weights take a host array, axis=None and one device")
+        if isinstance(a, DeviceArray) or isinstance(ctx, DeviceGroup):
+            raise ValueError("weights take a host array and one device")
         a = _np.asarray(a)
         w = _np.asarray(weights, dtype=float)
         if w.shape != a.shape:
             raise ValueError(f"weights have shape {w.shape}, a has {a.shape}")
-        out = _clstat.weighted_quantiles(_np.ravel(a), _np.ravel(w), probs, _METHODS[method], nan, ctx)
-        return float(out[0]) if scalar else out.reshape(_np.shape(q))
+        if axis is None:
+            out = _clstat.weighted_quantiles(_np.ravel(a), _np.ravel(w), probs, _METHODS[method], nan, ctx)
+            return float(out[0]) if scalar else out.reshape(_np.shape(q))
+        rows, rest = _rows(a, axis)
+        wrows, _ = _rows(w, axis)
+        out = _clstat.weighted_quantiles_rows(rows, wrows, probs, _METHODS[method], nan, ctx)
+        out = _np.moveaxis(out.reshape(rest + (len(probs),)), -1, 0)
+        return out[0] if scalar else out.reshape(_np.shape(q) + rest)
     if _device(a, axis, "quantile", ctx):
         out = _clstat.quantiles_device(a, probs, _METHODS[method], nan)
         return float(out[0]) if scalar else out.reshape(_np.shape(q))

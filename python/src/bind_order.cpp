@@ -79,6 +79,24 @@ void bind_order(py::module_& m) {
       },
       py::arg("a"), py::arg("weights"), py::arg("probs"), py::arg("type"), py::arg("nan") = "propagate",
       py::arg("ctx") = py::none());
+  // Weighted along rows: a and weights C-contiguous (rows, cols) of the same shape.
+  m.def(
+      "weighted_quantiles_rows",
+      [](py::array a, py::array w, std::vector<double> probs, int type, const std::string& nan, py::object ctx) {
+        if (a.ndim() != 2) throw py::value_error("weighted_quantiles_rows needs a 2-d array");
+        const od::Options o = order_options(nan);
+        const clstat::Context& c = context_of(ctx);
+        const auto wt = F64::ensure(w);
+        if (static_cast<std::size_t>(wt.size()) != static_cast<std::size_t>(a.size()))
+          throw py::value_error("weights must have the shape of a");
+        const auto rows = static_cast<std::size_t>(a.shape(0)), cols = static_cast<std::size_t>(a.shape(1));
+        return to_numpy(dispatch(a, [&](auto t) {
+          py::gil_scoped_release nogil;
+          return od::weighted_quantiles_rows(c, t.data(), wt.data(), rows, cols, probs, type, o);
+        }));
+      },
+      py::arg("a"), py::arg("weights"), py::arg("probs"), py::arg("type"), py::arg("nan") = "propagate",
+      py::arg("ctx") = py::none());
   // Rows of a C-contiguous (rows, cols) array: the Python layer moves the axis asked for last.
   m.def(
       "median_rows",

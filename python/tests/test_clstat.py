@@ -111,6 +111,21 @@ def test_scv_H_against_ks():
         clstat.bandwidth.scv_H(x, pilot="samse-ks")
 
 
+def test_weighted_quantile_along_an_axis():
+    g = np.random.default_rng(11)
+    a = np.round(g.normal(size=(4, 50, 3)) * 8) / 2
+    w = g.uniform(0, 3, size=a.shape)
+    got = clstat.quantile(a, [0.2, 0.5], axis=1, method="inverted_cdf", weights=w)
+    assert got.shape == (2, 4, 3)
+    for i in range(4):
+        for k in range(3):
+            want = clstat.quantile(a[i, :, k], [0.2, 0.5], method="inverted_cdf", weights=w[i, :, k])
+            np.testing.assert_array_equal(got[:, i, k], want)
+    lin = clstat.quantile(a, 0.5, axis=-1, method="linear", weights=w)
+    assert lin.shape == (4, 50)
+    assert lin[3, 7] == clstat.quantile(a[3, 7], 0.5, method="linear", weights=w[3, 7])
+
+
 def test_stable_against_scipy():
     # Not at x = loc: there SciPy 1.10's default pdf is wrong (0.1602 for alpha 1.5, beta 0.5,
     # where the derivative of both libraries' cdf is 0.12706, clstat's pdf).

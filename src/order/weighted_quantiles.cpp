@@ -168,7 +168,74 @@ Future<std::vector<double>> weighted_quantiles_async(const Queue& q, const Buffe
       q, wait, [=] { return weighted_on(q, x, w, offset, n, probs, type, o, op); });
 }
 
+namespace {
+
+// Row by row over slices of the same buffers: each row's call is the single-array form's, so the
+// values are its bit for bit; an error names its row.
+template <class T>
+std::vector<double> weighted_rows_on(const Queue& q, const Buffer<T>& x, const Buffer<double>& w, std::size_t offset,
+                                     std::size_t rows, std::size_t cols, const std::vector<double>& probs, int type,
+                                     const Options& o, const std::string& op) {
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
+  std::vector<double> out;
+  out.reserve(rows * probs.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::vector<double> v;
+    try {
+      v = weighted_on(q, x, w, offset + r * cols, cols, probs, type, o, op);
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what(), head = op + ": ";
+      throw std::invalid_argument(head + "row " + std::to_string(r) + ": " +
+                                  (what.compare(0, head.size(), head) == 0 ? what.substr(head.size()) : what));
+    }
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+void check_rows(std::size_t rows, std::size_t cols, const std::string& op) {
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(op + ": rows = " + std::to_string(rows) + ", cols = " + std::to_string(cols) +
+                                "; both must be at least 1");
+}
+
+}  // namespace
+
+template <class T>
+std::vector<double> weighted_quantiles_rows(const Context& ctx, const T* x, const double* w, std::size_t rows,
+                                            std::size_t cols, const std::vector<double>& probs, int type,
+                                            const Options& o) {
+  const std::string op = "clstat::order::weighted_quantiles_rows";
+  check_weighted(probs, type, o, op);
+  check_rows(rows, cols, op);
+  if (!x || !w) throw std::invalid_argument(op + ": null data or weights pointer");
+  if (probs.empty()) return {};
+  ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
+  const Buffer<T> bx = upload(ctx, x, rows * cols, op);
+  const Buffer<double> bw = upload(ctx, w, rows * cols, op);
+  return weighted_rows_on(lease.queue(), bx, bw, 0, rows, cols, probs, type, o, op);
+}
+
+template <class T>
+Future<std::vector<double>> weighted_quantiles_rows_async(const Queue& q, const Buffer<T>& x, const Buffer<double>& w,
+                                                          std::size_t offset, std::size_t rows, std::size_t cols,
+                                                          const std::vector<double>& probs, int type, const Options& o,
+                                                          const std::vector<Event>& wait) {
+  const std::string op = "clstat::order::weighted_quantiles_rows_async";
+  check_weighted(probs, type, o, op);
+  check_rows(rows, cols, op);
+  check_buffers(x, w, offset, rows * cols, o, op);
+  return ::clstat::detail::host_task<std::vector<double>>(
+      q, wait, [=] { return probs.empty() ? std::vector<double>{} : weighted_rows_on(q, x, w, offset, rows, cols, probs, type, o, op); });
+}
+
 #define CLSTAT_INSTANTIATE(T)                                                                                     \
+  template CLSTAT_EXPORT std::vector<double> weighted_quantiles_rows(const Context&, const T*, const double*,     \
+                                                                     std::size_t, std::size_t,                    \
+                                                                     const std::vector<double>&, int, const Options&); \
+  template CLSTAT_EXPORT Future<std::vector<double>> weighted_quantiles_rows_async(                              \
+      const Queue&, const Buffer<T>&, const Buffer<double>&, std::size_t, std::size_t, std::size_t,              \
+      const std::vector<double>&, int, const Options&, const std::vector<Event>&);                               \
   template CLSTAT_EXPORT std::vector<double> weighted_quantiles(const Context&, const T*, const double*,          \
                                                                 std::size_t, const std::vector<double>&, int,    \
                                                                 const Options&);                                 \
