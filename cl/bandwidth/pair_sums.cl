@@ -70,13 +70,19 @@ __constant uchar hc[NHERM * DIM] = {HC};
 #define NOUT 1
 #endif
 
+#if ROWS_IN_LOCAL
+// Local row jl of xl as xr[0 .. RS).
+#define PS_ROW(jl)                                                          \
+  double2 xrv[RV];                                                          \
+  _Pragma("unroll") for (uint v = 0; v < RV; ++v) xrv[v] = xl[(jl) * RV + v]; \
+  const double* xr = (const double*)xrv;
+#endif
+
 #if TERM == TERM_LSCV
 // Adds the terms of (private row yi, local row j of xl) to p4, p2.
 #define PS_TERMS(jl, OKEXPR)                                                 \
   {                                                                         \
-    double2 xrv[RV];                                                        \
-    _Pragma("unroll") for (uint v = 0; v < RV; ++v) xrv[v] = xl[(jl) * RV + v]; \
-    const double* xr = (const double*)xrv;                                  \
+    PS_ROW(jl)                                                              \
     _Pragma("unroll") for (uint r = 0; r < ROWS; ++r) {                     \
       double e = yi[r][DIM] + xr[DIM];                                      \
       _Pragma("unroll") for (uint k = 0; k < DIM; ++k) e = mad(yi[r][k], xr[k], e); \
@@ -119,9 +125,7 @@ inline void hermite_terms(const double* u, double s, double w, double* out) {
 }
 #define PS_TERMS(jl, OKEXPR)                                                 \
   {                                                                         \
-    double2 xrv[RV];                                                        \
-    _Pragma("unroll") for (uint v = 0; v < RV; ++v) xrv[v] = xl[(jl) * RV + v]; \
-    const double* xr = (const double*)xrv;                                  \
+    PS_ROW(jl)                                                              \
     _Pragma("unroll") for (uint r = 0; r < ROWS; ++r) {                     \
       double u[DIM];                                                        \
       double s = 0.0;                                                       \

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "clstat/export.hpp"
@@ -117,6 +118,10 @@ enum class MatrixPilot {
               ///< reproduce ks::Hpi(x, binned = FALSE). With 1 stage it equals samse.
   dscalar,    ///< one g minimising the AMSE of the whole psi_4 functional (Chacon & Duong 2010)
 };
+
+/// The pilot named "auto", "samse", "samse-ks" or "dscalar" (the CLI's --pilot and Python's
+/// pilot=); std::invalid_argument "'NAME' is not auto, samse, samse-ks or dscalar" otherwise.
+CLSTAT_EXPORT MatrixPilot matrix_pilot(const std::string& name);
 
 struct MatrixSelectorOptions {
   int stages = 2;                             ///< 1 or 2 pilot stages (ks's nstage)

@@ -94,11 +94,7 @@ void bind_bandwidth(py::module_& m) {
         shape_2d(x, "x", n, d);
         bw::MatrixSelectorOptions o;
         o.stages = stages;
-        if (pilot == "auto") o.pilot = bw::MatrixPilot::automatic;
-        else if (pilot == "samse") o.pilot = bw::MatrixPilot::samse;
-        else if (pilot == "samse-ks") o.pilot = bw::MatrixPilot::samse_ks;
-        else if (pilot == "dscalar") o.pilot = bw::MatrixPilot::dscalar;
-        else throw py::value_error("pilot must be 'auto', 'samse', 'samse-ks' or 'dscalar'");
+        o.pilot = bw::matrix_pilot(pilot);
         const clstat::Context& c = context_of(ctx);
         bw::MatrixSelectorResult r;
         {

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "bandwidth/pair_sums.hpp"
 #include "runtime/lease.hpp"
@@ -20,6 +22,23 @@ constexpr std::size_t k_outputs_per_pass = 15;  // C(6, 4): psi_4 of d = 3 in on
 enum class MatrixScratch { rows, sums };
 
 }  // namespace
+
+void check_matrix_selector(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                           const bandwidth::MatrixSelectorOptions& o, const char* one_d, bool allow_samse_ks) {
+  using bandwidth::MatrixPilot;
+  check_data(op, x, n, d);
+  if (d < 2 || d > 6)
+    throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) + "; it takes 2 to 6 dimensions (d = 1: " +
+                                one_d + ")");
+  if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
+  if (o.pilot == MatrixPilot::samse_ks && !allow_samse_ks)
+    throw std::invalid_argument(std::string(op) + ": samse_ks reproduces a slip of ks's Hpi pilot; Hscv's samse "
+                                "pilot has none (use samse)");
+  if (o.pilot != MatrixPilot::automatic && o.pilot != MatrixPilot::samse && o.pilot != MatrixPilot::samse_ks &&
+      o.pilot != MatrixPilot::dscalar)
+    throw std::invalid_argument(std::string(op) + ": unknown pilot");
+  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
+}
 
 Sphered sphere(const char* op, const double* x, std::size_t n, std::size_t d) {
   Eigen::VectorXd mean;

@@ -21,6 +21,12 @@ struct Sphered {
 };
 Sphered sphere(const char* op, const double* x, std::size_t n, std::size_t d);
 
+/// The checks plugin_H and scv_H share (std::invalid_argument naming `op`, UnsupportedFeature
+/// without fp64): the data as every selector's, d in 2..6 (`one_d` names the 1-d form), stages 1
+/// or 2, a known pilot (samse_ks only where `allow_samse_ks`).
+void check_matrix_selector(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
+                           const bandwidth::MatrixSelectorOptions& o, const char* one_d, bool allow_samse_ks);
+
 /// He_k(0): 0 for odd k, (-1)^(k/2) (k - 1)!! for even k.
 double hermite_at_zero(unsigned k);
 /// The multi-indices of `order` in d dimensions (all counts even when `even`), first dimension

@@ -41,8 +41,6 @@ using namespace bandwidth_detail;
 
 namespace {
 
-constexpr std::size_t k_max_dim = 6;
-
 // PI(H) and its minimisation in the sphered coordinates: f(H) = a |H|^(-1/2) + vec(H)' P vec(H) / 4.
 struct Criterion {
   Mat P;  // d^2 x d^2: P(i d + j, k d + l) = psi_4 at the multi-index of (i, j, k, l)
@@ -150,18 +148,6 @@ Mat minimise(const Criterion& cr, Mat H, std::size_t& iterations, bool& converge
   return H;
 }
 
-void check_plugin_H(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
-                    const MatrixSelectorOptions& o) {
-  check_data(op, x, n, d);
-  if (d < 2 || d > k_max_dim)
-    throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) +
-                                "; the matrix plug-in takes 2 to 6 dimensions (d = 1: plugin)");
-  if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
-  if (o.pilot != MatrixPilot::automatic && o.pilot != MatrixPilot::samse && o.pilot != MatrixPilot::samse_ks &&
-      o.pilot != MatrixPilot::dscalar)
-    throw std::invalid_argument(std::string(op) + ": unknown pilot");
-  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-}
 
 }  // namespace
 
@@ -261,16 +247,24 @@ MatrixSelectorResult plugin_H_on(const Queue& q, const double* x, std::size_t n,
 
 }  // namespace
 
+MatrixPilot matrix_pilot(const std::string& name) {
+  if (name == "auto") return MatrixPilot::automatic;
+  if (name == "samse") return MatrixPilot::samse;
+  if (name == "samse-ks") return MatrixPilot::samse_ks;
+  if (name == "dscalar") return MatrixPilot::dscalar;
+  throw std::invalid_argument("'" + name + "' is not auto, samse, samse-ks or dscalar");
+}
+
 MatrixSelectorResult plugin_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                             const MatrixSelectorOptions& o) {
-  check_plugin_H("clstat::bandwidth::plugin_H", ctx, x, n, d, o);
+  check_matrix_selector("clstat::bandwidth::plugin_H", ctx, x, n, d, o, "plugin", true);
   detail::Lease lease = detail::Lease::any(ctx);
   return plugin_H_on(lease.queue(), x, n, d, o);
 }
 
 Future<MatrixSelectorResult> plugin_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
                                           const MatrixSelectorOptions& o, const std::vector<Event>& wait) {
-  check_plugin_H("clstat::bandwidth::plugin_H_async", q.context(), x, n, d, o);
+  check_matrix_selector("clstat::bandwidth::plugin_H_async", q.context(), x, n, d, o, "plugin", true);
   return detail::host_task<MatrixSelectorResult>(q, wait, [=] { return plugin_H_on(q, x, n, d, o); });
 }
 

@@ -34,8 +34,6 @@ using namespace bandwidth_detail;
 
 namespace {
 
-constexpr std::size_t k_max_dim = 6;
-
 // T(Sigma) and dT/dSigma (symmetric d x d) over the sphered rows xs.
 struct GaussianSum {
   double value = 0;
@@ -231,20 +229,6 @@ double samse_scv_pilot(const Queue& q, const char* op, const Mat& xs, const Mat&
   return std::pow(num / (den * n), 1 / (dd + 6));
 }
 
-void check_scv_H(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
-                 const MatrixSelectorOptions& o) {
-  check_data(op, x, n, d);
-  if (d < 2 || d > k_max_dim)
-    throw std::invalid_argument(std::string(op) + ": d = " + std::to_string(d) +
-                                "; the matrix SCV takes 2 to 6 dimensions");
-  if (o.stages != 1 && o.stages != 2) throw std::invalid_argument(std::string(op) + ": stages must be 1 or 2");
-  if (o.pilot == MatrixPilot::samse_ks)
-    throw std::invalid_argument(std::string(op) + ": samse_ks reproduces a slip of ks's Hpi pilot; Hscv's samse "
-                                "pilot has none (use samse)");
-  if (o.pilot != MatrixPilot::automatic && o.pilot != MatrixPilot::samse && o.pilot != MatrixPilot::dscalar)
-    throw std::invalid_argument(std::string(op) + ": unknown pilot");
-  if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
-}
 
 MatrixSelectorResult scv_H_on(const Queue& q, const double* x, std::size_t n, std::size_t d,
                               const MatrixSelectorOptions& o) {
@@ -295,14 +279,14 @@ MatrixSelectorResult scv_H_on(const Queue& q, const double* x, std::size_t n, st
 
 MatrixSelectorResult scv_H(const Context& ctx, const double* x, std::size_t n, std::size_t d,
                            const MatrixSelectorOptions& o) {
-  check_scv_H("clstat::bandwidth::scv_H", ctx, x, n, d, o);
+  check_matrix_selector("clstat::bandwidth::scv_H", ctx, x, n, d, o, "scv_h", false);
   detail::Lease lease = detail::Lease::any(ctx);
   return scv_H_on(lease.queue(), x, n, d, o);
 }
 
 Future<MatrixSelectorResult> scv_H_async(const Queue& q, const double* x, std::size_t n, std::size_t d,
                                          const MatrixSelectorOptions& o, const std::vector<Event>& wait) {
-  check_scv_H("clstat::bandwidth::scv_H_async", q.context(), x, n, d, o);
+  check_matrix_selector("clstat::bandwidth::scv_H_async", q.context(), x, n, d, o, "scv_h", false);
   return detail::host_task<MatrixSelectorResult>(q, wait, [=] { return scv_H_on(q, x, n, d, o); });
 }
 

@@ -149,13 +149,10 @@ int bandwidth_command(int argc, char** argv) {
   namespace bw = clstat::bandwidth;
   bw::MatrixSelectorOptions matrix_options;
   matrix_options.stages = stages;
-  if (pilot == "auto") matrix_options.pilot = bw::MatrixPilot::automatic;
-  else if (pilot == "samse") matrix_options.pilot = bw::MatrixPilot::samse;
-  else if (pilot == "samse-ks") matrix_options.pilot = bw::MatrixPilot::samse_ks;
-  else if (pilot == "dscalar") matrix_options.pilot = bw::MatrixPilot::dscalar;
-  else {
-    std::cerr << "clstat bandwidth: --pilot is auto, samse, samse-ks or dscalar\n";
-    return 2;
+  try {
+    matrix_options.pilot = bw::matrix_pilot(pilot);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--pilot: ") + e.what());
   }
   const bw::PluginOptions plugin_options{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
   if (mpi) {

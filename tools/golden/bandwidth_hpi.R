@@ -5,15 +5,7 @@
 # finite-difference gradients, about 1e-4 of the diagonal short of that minimiser.
 # Run: Rscript tools/golden/bandwidth_hpi.R > tests/data/bandwidth_hpi.txt
 suppressMessages(library(ks))
-gen <- function(seed, n, d) {
-  set.seed(seed)
-  A <- matrix(runif(d * d, -0.6, 0.6), d, d); diag(A) <- 1 + (1:d) / 4
-  x <- matrix(rnorm(n * d), n, d) %*% A
-  k <- round(n / 4)
-  x[1:k, 1] <- x[1:k, 1] + 3            # a second mode along the first axis
-  x[(k + 1):(2 * k), d] <- rexp(k) * 2  # a skewed stretch in the last
-  x
-}
+source("tools/golden/bandwidth_matrix_sets.R")  # gen(), refine()
 sets <- list(
   d2      = list(x = gen(11, 200, 2), nstage = 2, pilot = "samse"),
   d2ds    = list(x = gen(11, 200, 2), nstage = 2, pilot = "dscalar"),
@@ -63,11 +55,7 @@ for (nm in names(sets)) {
   minimiser <- function(p) {
     crit <- function(v) { L <- invvech(v); H <- L %*% L
       (4 * pi)^(-d / 2) / n / sqrt(det(H)) + 0.25 * drop(p$psi %*% (vec(H) %x% vec(H))) }
-    v <- vech(ks:::matrix.sqrt(Si %*% r$H %*% Si))
-    for (k in 1:4) {
-      v <- optim(v, crit, method = "BFGS", control = list(reltol = 1e-16, ndeps = rep(1e-6, length(v)), maxit = 2000))$par
-      v <- optim(v, crit, method = "Nelder-Mead", control = list(reltol = 1e-16, maxit = 40000))$par
-    }
+    v <- refine(vech(ks:::matrix.sqrt(Si %*% r$H %*% Si)), crit)
     L <- invvech(v)
     list(H = S12 %*% (L %*% L) %*% S12, PI = crit(v))
   }

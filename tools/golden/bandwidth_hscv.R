@@ -7,15 +7,7 @@
 # SAMSE plug-in, so those sets' 'ref' lines are not ks::Hscv's numbers ('ks_H' shows them).
 # Run: Rscript tools/golden/bandwidth_hscv.R > tests/data/bandwidth_hscv.txt
 suppressMessages(library(ks))
-gen <- function(seed, n, d) {
-  set.seed(seed)
-  A <- matrix(runif(d * d, -0.6, 0.6), d, d); diag(A) <- 1 + (1:d) / 4
-  x <- matrix(rnorm(n * d), n, d) %*% A
-  k <- round(n / 4)
-  x[1:k, 1] <- x[1:k, 1] + 3
-  x[(k + 1):(2 * k), d] <- rexp(k) * 2
-  x
-}
+source("tools/golden/bandwidth_matrix_sets.R")  # gen(), refine()
 sets <- list(
   d2ds = list(x = gen(21, 200, 2), nstage = 2, pilot = "dscalar"),
   d3   = list(x = gen(23, 220, 3), nstage = 2, pilot = "dscalar"),
@@ -24,13 +16,6 @@ sets <- list(
   d2   = list(x = gen(26, 180, 2), nstage = 2, pilot = "samse"),
   d3sa = list(x = gen(27, 160, 3), nstage = 1, pilot = "samse")
 )
-refine <- function(v, f) {
-  for (k in 1:4) {
-    v <- optim(v, f, method = "BFGS", control = list(reltol = 1e-16, ndeps = rep(1e-6, length(v)), maxit = 2000))$par
-    v <- optim(v, f, method = "Nelder-Mead", control = list(reltol = 1e-16, maxit = 40000))$par
-  }
-  v
-}
 # The exact one-stage SAMSE plug-in of the sphered data (Hscv's pilot H), minimised tightly.
 hamise_exact <- function(xs) {
   n <- nrow(xs); d <- ncol(xs)
