@@ -2,12 +2,17 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <cmath>
+#include <thread>
 
 #include "robust/design.hpp"
+#include "runtime/host_parallel.hpp"
 
 namespace clstat::robust::detail {
 
 namespace {
+
+constexpr std::size_t kBlock = 65536;  // rows a host task takes, as the design's
 
 // Column-pivoted Householder QR of [1 x] on the rows: R's lm.fit, O(k q^2) with a large constant.
 std::vector<double> qr_rows(const double* x, std::size_t p, bool intercept, const double* y,
@@ -39,26 +44,55 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
                                        const std::vector<std::size_t>& rows) {
   const std::size_t k = rows.size();
   if (k < p + (intercept ? 1 : 0)) return {};
+  // The centred rows, their cross products and every product with a vector by blocks of kBlock
+  // rows on the host's threads, the blocks' sums added in block order (the same bits on any
+  // number of threads): at 5e5 of 1e6 rows, p = 10, the single pass was the largest host cost of
+  // the LTS fit.
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::size_t blocks = std::max<std::size_t>(1, (k + kBlock - 1) / kBlock);
+  const auto each_block = [&](auto&& body) {
+    ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+      body(b, b * kBlock, std::min(k, (b + 1) * kBlock));
+    });
+  };
   std::vector<double> xm(p, 0.0);
   double ym = 0;
   if (intercept) {
-    for (std::size_t i : rows) {
-      for (std::size_t j = 0; j < p; ++j) xm[j] += x[i * p + j];
-      ym += y[i];
+    std::vector<Eigen::VectorXd> part(blocks);
+    each_block([&](std::size_t b, std::size_t first, std::size_t last) {
+      part[b] = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(p + 1));
+      for (std::size_t r = first; r < last; ++r) {
+        const std::size_t i = rows[r];
+        for (std::size_t j = 0; j < p; ++j) part[b](static_cast<Eigen::Index>(j)) += x[i * p + j];
+        part[b](static_cast<Eigen::Index>(p)) += y[i];
+      }
+    });
+    Eigen::VectorXd sum = part[0];
+    for (std::size_t b = 1; b < blocks; ++b) sum += part[b];
+    for (std::size_t j = 0; j < p; ++j) xm[j] = sum(static_cast<Eigen::Index>(j)) / static_cast<double>(k);
+    ym = sum(static_cast<Eigen::Index>(p)) / static_cast<double>(k);
+  }
+  RowMat a(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(p));
+  Eigen::VectorXd b(static_cast<Eigen::Index>(k));
+  each_block([&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t r = first; r < last; ++r) {
+      for (std::size_t j = 0; j < p; ++j)
+        a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = x[rows[r] * p + j] - xm[j];
+      b(static_cast<Eigen::Index>(r)) = y[rows[r]] - ym;
     }
-    for (auto& v : xm) v /= static_cast<double>(k);
-    ym /= static_cast<double>(k);
-  }
-  Eigen::MatrixXd a(k, p);
-  Eigen::VectorXd b(k);
-  for (std::size_t r = 0; r < k; ++r) {
-    for (std::size_t j = 0; j < p; ++j) a(r, j) = x[rows[r] * p + j] - xm[j];
-    b(r) = y[rows[r]] - ym;
-  }
-  Eigen::MatrixXd g(p, p);
-  g.setZero();
-  g.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
-  g = g.selfadjointView<Eigen::Lower>();
+  });
+  // a' v by blocks.
+  const auto at_times = [&](const Eigen::VectorXd& v) {
+    std::vector<Eigen::VectorXd> part(blocks);
+    each_block([&](std::size_t blk, std::size_t first, std::size_t last) {
+      const auto rows_b = static_cast<Eigen::Index>(last - first), f = static_cast<Eigen::Index>(first);
+      part[blk] = a.middleRows(f, rows_b).transpose() * v.segment(f, rows_b);
+    });
+    Eigen::VectorXd s = part[0];
+    for (std::size_t blk = 1; blk < blocks; ++blk) s += part[blk];
+    return s;
+  };
+  const Eigen::MatrixXd g = cross_products(a.data(), k, p);
   Eigen::LLT<Eigen::MatrixXd> llt(g);
   bool ok = llt.info() == Eigen::Success;
   if (ok) {
@@ -66,8 +100,8 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
     for (std::size_t j = 0; j < p && ok; ++j) ok = l(j, j) * l(j, j) > 1e-13 * g(j, j);
   }
   if (!ok) return qr_rows(x, p, intercept, y, rows);
-  Eigen::VectorXd c = llt.solve(a.transpose() * b);
-  for (int step = 0; step < 2; ++step) c += llt.solve(a.transpose() * (b - a * c));
+  Eigen::VectorXd c = llt.solve(at_times(b));
+  for (int step = 0; step < 2; ++step) c += llt.solve(at_times(b - a * c));
   if (!c.allFinite()) return qr_rows(x, p, intercept, y, rows);
   std::vector<double> out;
   if (intercept) {
@@ -83,20 +117,27 @@ std::vector<double> residuals_of(const double* x, std::size_t n, std::size_t p, 
                                  const std::vector<double>& coef) {
   std::vector<double> r(n);
   const std::size_t o = intercept ? 1 : 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double f = intercept ? coef[0] : 0.0;
-    for (std::size_t j = 0; j < p; ++j) f += coef[o + j] * x[i * p + j];
-    r[i] = y[i] - f;
-  }
+  ::clstat::detail::parallel_tasks((n + kBlock - 1) / kBlock, std::thread::hardware_concurrency(), [&](std::size_t b) {
+    for (std::size_t i = b * kBlock, last = std::min(n, (b + 1) * kBlock); i < last; ++i) {
+      double f = intercept ? coef[0] : 0.0;
+      for (std::size_t j = 0; j < p; ++j) f += coef[o + j] * x[i * p + j];
+      r[i] = y[i] - f;
+    }
+  });
   return r;
 }
 
 double sum_smallest(std::vector<double>& v, std::size_t h) {
   if (h < v.size()) std::nth_element(v.begin(), v.begin() + (h - 1), v.end());
-  std::sort(v.begin(), v.begin() + h);  // add in ascending order
-  double s = 0;
-  for (std::size_t i = 0; i < h; ++i) s += v[i];
-  return s;
+  // Compensated (Neumaier) in place of a sort and an ascending sum: as accurate, without the
+  // O(h log h) sort (30 ms at h = 5e5 on one core).
+  double s = 0, c = 0;
+  for (std::size_t i = 0; i < h; ++i) {
+    const double t = s + v[i];
+    c += std::fabs(s) >= std::fabs(v[i]) ? (s - t) + v[i] : (v[i] - t) + s;
+    s = t;
+  }
+  return s + c;
 }
 
 }  // namespace clstat::robust::detail
