@@ -221,4 +221,7 @@ TEST_CASE("bandwidth.plugin_H_bad_input") {
   CHECK_THROWS_WITH_AS(bw::scv_H(ctx(), x.data(), 30, 2, bw::MatrixSelectorOptions{2, bw::MatrixPilot::samse_ks}),
                        doctest::Contains("samse_ks"), std::invalid_argument);
   CHECK_THROWS_AS(bw::scv_H(ctx(), bad.data(), 30, 2), std::invalid_argument);
+  CHECK(bw::matrix_pilot("samse-ks") == bw::MatrixPilot::samse_ks);
+  CHECK(bw::matrix_pilot("auto") == bw::MatrixPilot::automatic);
+  CHECK_THROWS_WITH_AS(bw::matrix_pilot("ks"), doctest::Contains("'ks' is not auto"), std::invalid_argument);
 }

@@ -368,6 +368,10 @@ TEST_CASE("order_weighted.rows_equal_each_row") {
   CHECK_THROWS_WITH_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, cols, p, 1, raise),
                        doctest::Contains("row 2"), std::invalid_argument);
   CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), 0, cols, p, 1), std::invalid_argument);
+  CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, 0, p, 1), std::invalid_argument);
+  CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), static_cast<const double*>(nullptr), rows, cols, p, 1),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, cols, p, 3), std::invalid_argument);
   Queue q = ctx().queue(0);
   Buffer<double> bx(ctx(), x.data(), x.size());
   Buffer<double> bw(ctx(), w.data(), w.size());

@@ -249,7 +249,9 @@ CLSTAT_EXPORT Future<std::vector<double>> median_rows_async(const Queue& q, cons
 /// weights w in the same rows x cols layout: weighted_quantiles() on each row, bit for bit (each
 /// row's scale s from its own weights). Rows run one after another over one upload of x and w
 /// (O(rows) launches, about 0.1 to 0.5 ms a row on a GPU): for many short rows this is the
-/// convenient form, not yet the fast one. Errors as weighted_quantiles(), naming the row.
+/// convenient form, not yet the fast one. Errors as weighted_quantiles(), naming the row, and
+/// std::invalid_argument for rows or cols of 0 or a null pointer. Thread-safe as every call on a
+/// shared Context (clstat/runtime.hpp).
 template <class T>
 CLSTAT_EXPORT std::vector<double> weighted_quantiles_rows(const Context& ctx, const T* x, const double* w,
                                                           std::size_t rows, std::size_t cols,

@@ -223,8 +223,7 @@ std::vector<unsigned> digit_counts(std::size_t t, std::size_t d, unsigned order)
 
 // The entry of the d^6 vector that ks 1.14's two-stage SAMSE pilot reads for multi-index c: the
 // entry numbered by c's place among the distinct multi-indices in order of first appearance.
-std::vector<unsigned> ks_samse_read(const std::vector<unsigned>& c) {
-  const std::size_t d = c.size();
+std::vector<std::vector<unsigned>> ks_distinct6(std::size_t d) {
   std::vector<std::vector<unsigned>> distinct;
   std::size_t total = 1;
   for (int k = 0; k < 6; ++k) total *= d;
@@ -232,44 +231,70 @@ std::vector<unsigned> ks_samse_read(const std::vector<unsigned>& c) {
     auto m = digit_counts(t, d, 6);
     if (std::find(distinct.begin(), distinct.end(), m) == distinct.end()) distinct.push_back(std::move(m));
   }
+  return distinct;
+}
+
+std::vector<unsigned> ks_samse_read(const std::vector<unsigned>& c, const std::vector<std::vector<unsigned>>& distinct) {
   const auto at = std::find(distinct.begin(), distinct.end(), c) - distinct.begin();
-  return digit_counts(static_cast<std::size_t>(at), d, 6);
+  return digit_counts(static_cast<std::size_t>(at), c.size(), 6);
+}
+
+std::vector<std::vector<double>> hermite_sums(const Queue& q, const char* op, const Mat& xs,
+                                              const std::vector<HermiteJob>& jobs) {
+  const Context ctx = q.context();
+  const std::size_t n = static_cast<std::size_t>(xs.rows()), d = static_cast<std::size_t>(xs.cols());
+  std::vector<std::vector<double>> out(jobs.size());
+  std::size_t total = 0;
+  for (const auto& j : jobs) total += j.terms.outputs();
+  std::vector<double> all(total);
+  std::vector<std::vector<double>> rows(jobs.size());  // alive until the wait below
+  detail::cl_guard(op, *ctx.impl(), [&] {
+    const cl::CommandQueue& cq = detail::queue_of(q);
+    cl::Buffer sums = detail::scratch(q, MatrixScratch::sums, total * sizeof(double));
+    Event ev;
+    unsigned at = 0;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const HermiteTerms& terms = jobs[j].terms;
+      std::vector<HermiteTerms> passes;
+      if (terms.radial6) passes.push_back(HermiteTerms{true, {}});
+      for (std::size_t k = 0; k < terms.counts.size(); k += k_outputs_per_pass) {
+        HermiteTerms t;
+        t.counts.assign(terms.counts.begin() + static_cast<std::ptrdiff_t>(k),
+                        terms.counts.begin() +
+                            static_cast<std::ptrdiff_t>(std::min(k + k_outputs_per_pass, terms.counts.size())));
+        passes.push_back(std::move(t));
+      }
+      std::vector<std::unique_ptr<PairSumPass>> pass;
+      for (const auto& t : passes) pass.push_back(std::make_unique<PairSumPass>(ctx, op, PairTerm::hermite, d, n, nullptr, &t));
+      const std::size_t rs = pass[0]->row_stride();
+      const Mat Y = xs * jobs[j].A.transpose();
+      rows[j].assign(n * rs, 0.0);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = 0; k < d; ++k) rows[j][i * rs + k] = Y(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
+      // Each job's rows in a scratch part of their own: every upload is enqueued before any wait.
+      cl::Buffer rb = detail::scratch(q, MatrixScratch::rows, rows[j].size() * sizeof(double), j);
+      cl::Event w;
+      cq.enqueueWriteBuffer(rb, CL_FALSE, 0, rows[j].size() * sizeof(double), rows[j].data(), nullptr, &w);
+      std::vector<Event> deps{detail::from_cl(w), ev};  // ev: the previous job's last pass (none at first)
+      for (auto& p : pass) {
+        ev = p->enqueue(q, rb, 0, n, rb, PairSumPass::k_scale_value, 0.0, sums, at, deps);
+        deps = {ev};
+        at += static_cast<unsigned>(p->outputs());
+      }
+    }
+    detail::read_wait(cq, sums, 0, total * sizeof(double), all.data());  // waits for the uploads too
+  });
+  std::size_t at = 0;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::size_t m = jobs[j].terms.outputs();
+    out[j].assign(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + m));
+    at += m;
+  }
+  return out;
 }
 
 std::vector<double> hermite_sums(const Queue& q, const char* op, const Mat& xs, const Mat& A, const HermiteTerms& terms) {
-  const Context ctx = q.context();
-  const std::size_t n = static_cast<std::size_t>(xs.rows()), d = static_cast<std::size_t>(xs.cols());
-  std::vector<HermiteTerms> passes;
-  if (terms.radial6) passes.push_back(HermiteTerms{true, {}});
-  for (std::size_t k = 0; k < terms.counts.size(); k += k_outputs_per_pass) {
-    HermiteTerms t;
-    t.counts.assign(terms.counts.begin() + static_cast<std::ptrdiff_t>(k),
-                    terms.counts.begin() + static_cast<std::ptrdiff_t>(std::min(k + k_outputs_per_pass, terms.counts.size())));
-    passes.push_back(std::move(t));
-  }
-  std::vector<double> out(terms.outputs());
-  detail::cl_guard(op, *ctx.impl(), [&] {
-    std::vector<std::unique_ptr<PairSumPass>> pass;
-    for (const auto& t : passes) pass.push_back(std::make_unique<PairSumPass>(ctx, op, PairTerm::hermite, d, n, nullptr, &t));
-    const std::size_t rs = pass[0]->row_stride();
-    const Mat Y = xs * A.transpose();
-    std::vector<double> rows(n * rs, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t k = 0; k < d; ++k) rows[i * rs + k] = Y(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(k));
-    const cl::CommandQueue& cq = detail::queue_of(q);
-    cl::Buffer rb = detail::scratch(q, MatrixScratch::rows, rows.size() * sizeof(double));
-    cl::Buffer sums = detail::scratch(q, MatrixScratch::sums, out.size() * sizeof(double));
-    cl::Event w;
-    cq.enqueueWriteBuffer(rb, CL_FALSE, 0, rows.size() * sizeof(double), rows.data(), nullptr, &w);
-    Event ev = detail::from_cl(w);
-    unsigned at = 0;
-    for (auto& p : pass) {
-      ev = p->enqueue(q, rb, 0, n, rb, PairSumPass::k_scale_value, 0.0, sums, at, {ev});
-      at += static_cast<unsigned>(p->outputs());
-    }
-    detail::read_wait(cq, sums, 0, out.size() * sizeof(double), out.data());  // waits for the upload too
-  });
-  return out;
+  return hermite_sums(q, op, xs, std::vector<HermiteJob>{{A, terms}})[0];
 }
 
 // psi_c = n^-2 sum_{i,j} D^c phi_{g^2 I}(X_i - X_j) (diagonal included, as ks's kfe) from the

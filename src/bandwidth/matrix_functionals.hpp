@@ -50,10 +50,12 @@ double eta6_of(std::size_t d, double pair_sum, double g, double n);
 /// ks's gsamse (Duong & Hazelton 2003): one g for all order-`order` functionals, from psi[a] =
 /// sum_j psi_{a + 2 e_j} over the all-even multi-indices a of that order (multi_indices order).
 double samse_pilot(std::size_t d, double n, unsigned order, const std::vector<double>& psi);
+/// The distinct order-6 multi-indices of d dimensions in ks's order (of first appearance in the
+/// d^6 vector). O(d^6 C(d+5, 6)): build it once per call of a selector.
+std::vector<std::vector<unsigned>> ks_distinct6(std::size_t d);
 /// The entry ks 1.14's two-stage SAMSE pilot reads for the order-6 multi-index c (its lookup slip:
-/// c's place among the distinct multi-indices, in order of first appearance, used as an index into
-/// the full d^6 vector).
-std::vector<unsigned> ks_samse_read(const std::vector<unsigned>& c);
+/// c's place in `distinct` (ks_distinct6) used as an index into the full d^6 vector).
+std::vector<unsigned> ks_samse_read(const std::vector<unsigned>& c, const std::vector<std::vector<unsigned>>& distinct);
 
 // sum_j of f(a + 2 e_j) over the all-even multi-indices a of `order`.
 template <class F>
@@ -75,6 +77,13 @@ std::vector<double> laplacian_contractions(std::size_t d, unsigned order, F&& f)
 /// terms.radial6), u = A (x*_i - x*_j), w = e^(-|u|^2 / 2), on q: one pass per 15 outputs, one
 /// wait at the end. O(n^2 d / 2) per pass.
 std::vector<double> hermite_sums(const Queue& q, const char* op, const Mat& xs, const Mat& A, const HermiteTerms& terms);
+/// The same for several (A, terms) at once: every upload and pass enqueued, then one wait.
+struct HermiteJob {
+  Mat A;
+  HermiteTerms terms;
+};
+std::vector<std::vector<double>> hermite_sums(const Queue& q, const char* op, const Mat& xs,
+                                              const std::vector<HermiteJob>& jobs);
 
 /// psi_c = n^-2 sum_{i,j} D^c phi_{g^2 I}(X*_i - X*_j) (the diagonal included, as ks's kfe) from
 /// its pair sum over i < j at rows x* / g.

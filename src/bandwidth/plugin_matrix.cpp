@@ -181,8 +181,9 @@ bandwidth::MatrixSelectorResult plugin_sphered(const Queue& q, const char* op, c
     } else {
       const double g6 = samse_pilot(d, nn, 6, laplacian_contractions(d, 6, normal));
       // The psi_6 entries the pilot reads (ks's lookup for samse_ks), each estimated once.
+      const auto distinct = r.pilot == MatrixPilot::samse_ks ? ks_distinct6(d) : std::vector<std::vector<unsigned>>{};
       const auto read = [&](const std::vector<unsigned>& c) {
-        return r.pilot == MatrixPilot::samse_ks ? ks_samse_read(c) : c;
+        return r.pilot == MatrixPilot::samse_ks ? ks_samse_read(c, distinct) : c;
       };
       HermiteTerms t6;
       laplacian_contractions(d, 4, [&](const std::vector<unsigned>& c) {

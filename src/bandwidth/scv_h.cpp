@@ -7,10 +7,12 @@
 // reference with 1). Every functional is a pass over the pairs (pair_sums.cl, TERM 4 with d = 1).
 // The minimum is searched over ks's interval [0.1, 2] h_NS by golden sections until the bracket
 // is below 1e-10 h (hscv's optimise stops at its default tolerance, 1.2e-4 in h): each step
-// three passes.
+// three passes and one wait.
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/matrix_functionals.hpp"
@@ -25,12 +27,20 @@ namespace {
 
 const double k_sqrt_2pi = 2.5066282746310002;
 
-// n^-2 sum_{i,j} phi^(r)_g(x_i - x_j) (ks's kfe.1d with inc = 1) over the centred column xs.
-double kfe(const Queue& q, const char* op, const Mat& xs, unsigned r, double g) {
-  HermiteTerms t;
-  t.counts.push_back({r});
-  const double s = hermite_sums(q, op, xs, Mat::Constant(1, 1, 1 / g), t)[0];
-  return functional_of({r}, s, g, static_cast<double>(xs.rows()));
+// n^-2 sum_{i,j} phi^(r_k)_(g_k)(x_i - x_j) (ks's kfe.1d with inc = 1) over the centred column xs,
+// for each (r_k, g_k): all passes enqueued, one wait.
+std::vector<double> kfe(const Queue& q, const char* op, const Mat& xs, const std::vector<std::pair<unsigned, double>>& rg) {
+  std::vector<HermiteJob> jobs;
+  for (const auto& [r, g] : rg) {
+    HermiteTerms t;
+    t.counts.push_back({r});
+    jobs.push_back({Mat::Constant(1, 1, 1 / g), t});
+  }
+  const auto s = hermite_sums(q, op, xs, jobs);
+  std::vector<double> out;
+  for (std::size_t k = 0; k < rg.size(); ++k)
+    out.push_back(functional_of({rg[k].first}, s[k][0], rg[k].second, static_cast<double>(xs.rows())));
+  return out;
 }
 
 // psi_r of a normal with standard deviation sigma (ks's psins.1d), r even.
@@ -55,15 +65,17 @@ double scv_column(const Queue& q, const char* op, const double* col, std::size_t
   if (stages == 1) {
     psi6 = normal_psi(6, sigma), psi10 = normal_psi(10, sigma);
   } else {
-    psi6 = kfe(q, op, xs, 6, std::pow(2 / (7 * nn), 1.0 / 9) * std::sqrt(2.0) * sigma);
-    psi10 = kfe(q, op, xs, 10, std::pow(2 / (11 * nn), 1.0 / 13) * std::sqrt(2.0) * sigma);
+    const auto p = kfe(q, op, xs, {{6, std::pow(2 / (7 * nn), 1.0 / 9) * std::sqrt(2.0) * sigma},
+                                   {10, std::pow(2 / (11 * nn), 1.0 / 13) * std::sqrt(2.0) * sigma}});
+    psi6 = p[0], psi10 = p[1];
   }
   if (!(psi6 < 0) || !(psi10 < 0))
     throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
                                 ": a psi_6 or psi_10 estimate is not negative; SCV's pilot is undefined for these data");
   const double g3 = std::pow(-6 / (k_sqrt_2pi * psi6 * nn), 1.0 / 7);
   const double g4 = std::pow(-210 / (k_sqrt_2pi * psi10 * nn), 1.0 / 11);
-  const double psi4 = kfe(q, op, xs, 4, g3), psi8 = kfe(q, op, xs, 8, g4);
+  const auto p48 = kfe(q, op, xs, {{4, g3}, {8, g4}});
+  const double psi4 = p48[0], psi8 = p48[1];
   if (!(psi4 > 0) || !(psi8 > 0))
     throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) +
                                 ": a psi_4 or psi_8 estimate is not positive; SCV's pilot is undefined for these data");
@@ -71,8 +83,9 @@ double scv_column(const Queue& q, const char* op, const double* col, std::size_t
                    std::pow(psi8, -1.0 / 9);
   const auto scv = [&](double h) {
     const double g = C * std::pow(nn, -23.0 / 45) / (h * h);
-    const double bias = kfe(q, op, xs, 0, std::sqrt(2 * h * h + 2 * g * g)) -
-                        2 * kfe(q, op, xs, 0, std::sqrt(h * h + 2 * g * g)) + kfe(q, op, xs, 0, std::sqrt(2.0) * g);
+    const auto t = kfe(q, op, xs, {{0, std::sqrt(2 * h * h + 2 * g * g)}, {0, std::sqrt(h * h + 2 * g * g)},
+                                   {0, std::sqrt(2.0) * g}});
+    const double bias = t[0] - 2 * t[1] + t[2];
     return 1 / (nn * h * std::sqrt(4 * M_PI)) + std::max(0.0, bias);
   };
   const double hnorm = std::pow(4 / (3 * nn), 0.2) * sigma;

@@ -10,7 +10,7 @@
 // rows u = L^-1 x (Sigma = L L'): phi_Sigma(Delta) = (2 pi)^(-d/2) |Sigma|^(-1/2) w with
 // w = e^(-|u|^2/2), and dphi/dSigma = phi (Sigma^-1 Delta Delta' Sigma^-1 - Sigma^-1) / 2
 // = phi A'(u u' - I)A / 2 (A = L^-1), whose sums are the Hermite products He_1 He_1 and He_2.
-// So an evaluation of SCV and its exact gradient costs two passes, and BFGS (exact gradients,
+// So an evaluation of SCV and its exact gradient costs two passes and one wait, and BFGS (exact gradients,
 // backtracking to keep H positive definite and SCV falling) finds the minimum to rounding, where
 // ks's optim (finite-difference gradients, reltol 1.5e-8) stops up to about 3e-3 of H's scale
 // short of it.
@@ -20,6 +20,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -34,18 +35,18 @@ using namespace bandwidth_detail;
 
 namespace {
 
-// T(Sigma) and dT/dSigma (symmetric d x d) over the sphered rows xs.
+// T(Sigma) and dT/dSigma (symmetric d x d) over the sphered rows xs, for each Sigma given: all
+// their passes enqueued, then one wait.
 struct GaussianSum {
   double value = 0;
   Mat grad;
 };
 
-GaussianSum gaussian_sum(const Queue& q, const char* op, const Mat& xs, const Mat& Sigma, bool with_grad) {
-  const auto D = Sigma.rows();
+std::vector<GaussianSum> gaussian_sums(const Queue& q, const char* op, const Mat& xs, const std::vector<Mat>& sigmas,
+                                       bool with_grad) {
+  const auto D = xs.cols();
   const std::size_t d = static_cast<std::size_t>(D);
   const double n = static_cast<double>(xs.rows());
-  const Eigen::LLT<Mat> llt(Sigma);
-  const Mat A = llt.matrixL().solve(Mat::Identity(D, D));  // L^-1
   HermiteTerms t;
   t.counts.push_back(std::vector<unsigned>(d, 0));
   if (with_grad)
@@ -55,18 +56,28 @@ GaussianSum gaussian_sum(const Queue& q, const char* op, const Mat& xs, const Ma
         ++c[a], ++c[b];
         t.counts.push_back(c);
       }
-  const std::vector<double> s = hermite_sums(q, op, xs, A, t);
-  double logdet = 0;
-  for (Eigen::Index k = 0; k < D; ++k) logdet += 2 * std::log(llt.matrixL()(k, k));
-  const double c = std::pow(2 * M_PI, -static_cast<double>(d) / 2) * std::exp(-0.5 * logdet);
-  GaussianSum out;
-  out.value = c * (2 * s[0] + n) / (n * n);
-  if (with_grad) {
-    Mat M(D, D);
-    std::size_t k = 1;
-    for (Eigen::Index a = 0; a < D; ++a)
-      for (Eigen::Index b = a; b < D; ++b) M(a, b) = M(b, a) = s[k++];
-    out.grad = c / (2 * n * n) * (2 * A.transpose() * M * A - n * A.transpose() * A);
+  std::vector<HermiteJob> jobs;
+  std::vector<double> logdet;
+  for (const Mat& Sigma : sigmas) {
+    const Eigen::LLT<Mat> llt(Sigma);
+    jobs.push_back({llt.matrixL().solve(Mat::Identity(D, D)), t});  // rows u = L^-1 x
+    double ld = 0;
+    for (Eigen::Index k = 0; k < D; ++k) ld += 2 * std::log(llt.matrixL()(k, k));
+    logdet.push_back(ld);
+  }
+  const std::vector<std::vector<double>> s = hermite_sums(q, op, xs, jobs);
+  std::vector<GaussianSum> out(sigmas.size());
+  for (std::size_t j = 0; j < sigmas.size(); ++j) {
+    const double c = std::pow(2 * M_PI, -static_cast<double>(d) / 2) * std::exp(-0.5 * logdet[j]);
+    out[j].value = c * (2 * s[j][0] + n) / (n * n);
+    if (with_grad) {
+      const Mat& A = jobs[j].A;
+      Mat M(D, D);
+      std::size_t k = 1;
+      for (Eigen::Index a = 0; a < D; ++a)
+        for (Eigen::Index b = a; b < D; ++b) M(a, b) = M(b, a) = s[j][k++];
+      out[j].grad = c / (2 * n * n) * (2 * A.transpose() * M * A - n * A.transpose() * A);
+    }
   }
   return out;
 }
@@ -88,8 +99,8 @@ struct ScvCriterion {
     double logdet = 0;
     for (Eigen::Index k = 0; k < H.rows(); ++k) logdet += 2 * std::log(llt.matrixL()(k, k));
     const double det_term = a0 * std::exp(-0.5 * logdet);
-    const GaussianSum t1 = gaussian_sum(q, op, xs, 2 * H + G2, grad != nullptr);
-    const GaussianSum t2 = gaussian_sum(q, op, xs, H + G2, grad != nullptr);
+    const std::vector<GaussianSum> t = gaussian_sums(q, op, xs, {Mat(2 * H + G2), Mat(H + G2)}, grad != nullptr);
+    const GaussianSum &t1 = t[0], &t2 = t[1];
     const double bias = t1.value - 2 * t2.value + t3;
     if (grad) {
       Mat GH = -0.5 * det_term * llt.solve(Mat::Identity(H.rows(), H.cols()));
@@ -183,11 +194,14 @@ double samse_scv_pilot(const Queue& q, const char* op, const Mat& xs, const Mat&
   } else {
     for (std::size_t k = 0; k < all6.size(); ++k) psi6[k] = normal_derivative_at_zero(all6[k], std::sqrt(2.0));
   }
-  // psi_6 at an index tuple (symmetric: its multi-index).
+  // psi_6 at an index tuple (symmetric: its multi-index), looked up in a map: the sums below
+  // make d^6 lookups.
+  std::map<std::vector<unsigned>, double> by_index;
+  for (std::size_t k = 0; k < all6.size(); ++k) by_index.emplace(all6[k], psi6[k]);
   const auto at = [&](std::initializer_list<std::size_t> idx) {
     std::vector<unsigned> c(d, 0);
     for (std::size_t i : idx) ++c[i];
-    return psi6[static_cast<std::size_t>(std::find(all6.begin(), all6.end(), c) - all6.begin())];
+    return by_index.at(c);
   };
   const Mat& H = Hamise;
   // Cmu1Cmu1 = 1/4 sum H_aa' H_bb' psi(a, b, m) psi(a', b', m) over a, a', b, b' and 4-tuples m;
@@ -259,7 +273,7 @@ MatrixSelectorResult scv_H_on(const Queue& q, const double* x, std::size_t n, st
     throw std::invalid_argument(std::string(op) + ": the pilot bandwidth is not positive (an order-6 functional "
                                 "estimate has the wrong sign for these data); try stages = 1");
   ScvCriterion cr{q, op, xs, 2 * g * g * Mat::Identity(D, D), 0, std::pow(4 * M_PI, -dd / 2) / nn, {}};
-  cr.t3 = gaussian_sum(q, op, xs, cr.G2, false).value;
+  cr.t3 = gaussian_sums(q, op, xs, {cr.G2}, false)[0].value;
   for (Eigen::Index i = 0; i < D; ++i)
     for (Eigen::Index j = i; j < D; ++j) {
       Mat E = Mat::Zero(D, D);
