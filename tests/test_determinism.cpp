@@ -17,13 +17,18 @@ TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
     Moments<T> m0{};
     Extrema<T> e0{};
     bool first = true;
-    // Both first-stage forms (a work-item a slot, the GPUs'; rows of slots, the CPUs') on this device.
-    for (auto [wg, rows] : {std::pair<std::size_t, std::size_t>{16, 0}, {64, 1}, {256, 0}, {1024, 1}, {64, 0}, {256, 1}}) {
-      const Context c = clstat_test::tuned_ctx({{"reduce.wg", wg}, {"reduce.rows", rows}});
+    // Both first-stage forms (a work-item a slot, the GPUs'; rows of slots, the CPUs', with runs of
+    // 1024, 64 and 16384 slots a work-item) on this device.
+    const std::size_t forms[][3] = {{16, 0, 1024}, {64, 1, 1024}, {256, 0, 1024}, {1024, 1, 64},
+                                    {64, 0, 1024}, {256, 1, 16384}};
+    for (const auto& f : forms) {
+      const std::size_t wg = f[0], rows = f[1], slots = f[2];
+      const Context c =
+          clstat_test::tuned_ctx({{"reduce.wg", wg}, {"reduce.rows", rows}, {"reduce.row_slots", slots}});
       const T s = sum(c, x.data(), n), tr = transform_reduce(c, x.data(), n, Transform::sq_dev, T(1000));
       const Moments<T> m = moments(c, x.data(), n);
       const Extrema<T> e = extrema(c, x.data(), n);
-      INFO("n " << n << " wg " << wg << " rows " << rows);
+      INFO("n " << n << " wg " << wg << " rows " << rows << " row_slots " << slots);
       if (first) {
         sum0 = s, tr0 = tr, m0 = m, e0 = e, first = false;
         continue;

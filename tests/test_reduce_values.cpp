@@ -84,6 +84,19 @@ TEST_CASE_TEMPLATE("reduce.extrema", T, float, double) {
   const auto e = extrema(ctx(), same.data(), same.size());
   CHECK(e.argmin == 0);
   CHECK(e.argmax == 0);
+  // Infinities are values like any other: the first of equal ones wins, at any length.
+  for (std::size_t n : {std::size_t(1000), std::size_t(1) << 22}) {
+    std::vector<T> inf(n, std::numeric_limits<T>::infinity());
+    const auto ei = extrema(ctx(), inf.data(), n);
+    CHECK(ei.argmin == 0);
+    CHECK(ei.argmax == 0);
+    const std::size_t lo = n / 3, hi = n - 5;
+    inf[lo] = inf[hi] = -std::numeric_limits<T>::infinity();
+    const auto em = extrema(ctx(), inf.data(), n);
+    CHECK(em.min == -std::numeric_limits<T>::infinity());
+    CHECK(em.argmin == lo);
+    CHECK(em.argmax == 0);
+  }
 }
 
 TEST_CASE_TEMPLATE("reduce.count_if", T, float, double) {

@@ -51,9 +51,7 @@ inline extrema_t state_add(extrema_t a, real x, ulong i) {
 // compares and a 3-bit index, then one merge. merge's general rules cost about 40 instructions an
 // element, which held f32 to 54% of copy bandwidth on the H100. Within the block the same policy:
 // the first NaN wins (nothing replaces a NaN), and ties keep the earlier element, so the result is
-// the same however elements are grouped. reduce_rows (the CPUs' form) folds one element at a time:
-// there, as SIMD over slots, these data-dependent selects ran 2x slower than the per-element merge
-// (PoCL, 2 cores, extrema of 2^25 floats 60 ms against 28 ms).
+// the same however elements are grouped.
 inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
   real mn = v[0], mx = v[0];
   uint kmn = 0, kmx = 0;
@@ -73,7 +71,67 @@ inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
 }
 
 #define STATE_ADD8 state_add8
-#define ROWS_ADD_SINGLY
+#define ROWS_CUSTOM
 #define STATE extrema_t
 #define ELEMENT(v) (v)
 #include "reduce_slots.clh"
+
+// The CPUs' form (reduce.rows = 1), with reduce_slots.clh's slots a work-item: the work-item walks
+// rows of its ROW_SLOTS contiguous slots, keeping each slot's least and greatest value and the row
+// they came from in four flat arrays, updated by a compare and a select per element. The loop over
+// the slots is then SIMD (with merge()'s branches on empty states and NaNs in the loop, PoCL left
+// it scalar: 16% of a 16-core CPU's copy bandwidth for doubles). Within a slot rows come in index
+// order, so a strict compare keeps the first of equal values, and a NaN, once held, is never
+// replaced: the slot's state is the one state_add gives, and the merge after it, which does not
+// depend on the grouping, the one of every other form.
+#ifdef REAL_DOUBLE
+typedef ulong row_t;  // lanes as wide as the values', so compares and selects stay in one vector
+#else
+typedef uint row_t;
+#endif
+__kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
+                          __global extrema_t* out, ulong ld) {
+  const ulong s0 = get_global_id(0) * ROW_SLOTS;
+  x += offset + get_global_id(1) * ld;
+  out += get_global_id(1) * get_global_size(0);
+  extrema_t st = identity();
+  // Rows in which every slot of this work-item has its element: r P + s0 + ROW_SLOTS - 1 < n.
+  const ulong whole = (s0 + ROW_SLOTS <= P && s0 + ROW_SLOTS <= n) ? (n - s0 - ROW_SLOTS) / P + 1 : 0;
+  ulong done = 0;  // rows folded by the SIMD loop
+  if (whole > 0) {
+    real mn[ROW_SLOTS], mx[ROW_SLOTS];
+    row_t rn[ROW_SLOTS], rx[ROW_SLOTS];
+    for (uint b = 0; b < ROW_SLOTS; ++b) {
+      mn[b] = mx[b] = x[s0 + b];
+      rn[b] = rx[b] = 0;
+    }
+    for (ulong r = 1; r < whole; ++r) {
+      __global const real* row = x + r * P + s0;
+      const row_t rr = (row_t)r;
+      for (uint b = 0; b < ROW_SLOTS; ++b) {
+        const real v = row[b];
+        const int vnan = isnan(v);
+        const int tn = v < mn[b] || (vnan && !isnan(mn[b]));
+        const int tx = v > mx[b] || (vnan && !isnan(mx[b]));
+        mn[b] = tn ? v : mn[b];
+        rn[b] = tn ? rr : rn[b];
+        mx[b] = tx ? v : mx[b];
+        rx[b] = tx ? rr : rx[b];
+      }
+    }
+    for (uint b = 0; b < ROW_SLOTS; ++b) {
+      extrema_t e;
+      e.vmin = mn[b];
+      e.vmax = mx[b];
+      e.imin = (ulong)rn[b] * P + s0 + b;
+      e.imax = (ulong)rx[b] * P + s0 + b;
+      st = merge(st, e);
+    }
+    done = whole;
+  }
+  // The rest, one element at a time: rows past `whole`, or every row when this work-item's slots
+  // run past P or n.
+  for (uint b = 0; b < ROW_SLOTS && s0 + b < P; ++b)
+    for (ulong i = done * P + s0 + b; i < n; i += P) st = state_add(st, x[i], i);
+  out[get_global_id(0)] = st;
+}

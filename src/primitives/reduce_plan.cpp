@@ -9,13 +9,15 @@
 
 namespace clstat::primitives {
 
-// Slots a work-item of reduce_rows walks (at most; never more than the P slots there are): 1024
-// contiguous elements a row step, an 8 KB run of doubles, long enough for the prefetchers that
-// stop at 4 KB pages, while its states (16 KB for a compensated sum) stay in L1 or L2. PoCL 3.1,
-// 2 cores, 2^25 doubles: sum 10.1 -> 13.1 GB/s, moments 11.6 -> 15.7, extrema 3.0 -> 4.0 with
-// 1024 against 256; 2048 and 4096 measured the same or less.
-constexpr std::uint64_t k_row_slots = 1024;
-std::uint64_t row_slots(std::uint64_t P) { return std::min(k_row_slots, P); }
+// Slots a work-item of reduce_rows walks (at most; never more than the P slots there are): the
+// tunable reduce.row_slots, by default 1024 contiguous elements a row step, an 8 KB run of
+// doubles, long enough for the prefetchers that stop at 4 KB pages, while its states (16 KB for a
+// compensated sum) stay in L1 or L2. PoCL 3.1, 2 cores, 2^25 doubles: sum 10.1 -> 13.1 GB/s,
+// moments 11.6 -> 15.7, extrema 3.0 -> 4.0 with 1024 against 256; 2048 and 4096 measured the same
+// or less. The slots' merge tree is the canonical one for any power of two: the same bits.
+std::uint64_t row_slots(const detail::ContextImpl& ctx, std::uint64_t P) {
+  return std::min<std::uint64_t>(detail::tuned(ctx.tuning, "reduce.row_slots", std::size_t{1024}), P);
+}
 
 std::uint64_t slot_count(std::uint64_t n) {
   std::uint64_t p = 1;
@@ -109,7 +111,7 @@ Future<State> reduce_async(const Queue& q, const Buffer<T>& x, std::size_t offse
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(kind.operation, *ctx, [&] {
     const bool dbl = std::is_same<T, double>::value;
-    const std::uint64_t P = slot_count(n), RS = row_slots(P);
+    const std::uint64_t P = slot_count(n), RS = row_slots(*ctx, P);
     const std::string options =
         build::base_options(*ctx, dbl, kind.operation) + kind.options + " -DROW_SLOTS=" + std::to_string(RS);
     // The first stage's form (same bits either way): a work-item a slot on GPUs, a work-item a run
@@ -174,7 +176,7 @@ Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>
   detail::Lease lease = detail::Lease::named(q);
   return detail::cl_guard(op, *ctx, [&] {
     const bool dbl = std::is_same<T, double>::value;
-    const std::uint64_t P = slot_count(cols), RS = row_slots(P);
+    const std::uint64_t P = slot_count(cols), RS = row_slots(*ctx, P);
     const std::string options =
         build::base_options(*ctx, dbl, op) + kind.options + " -DROW_SLOTS=" + std::to_string(RS);
     std::size_t wg = 0;

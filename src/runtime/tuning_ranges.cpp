@@ -29,6 +29,7 @@ bool range_of(const std::string& key, Range& r) {
   } fixed[] = {
       {"reduce.wg", {2, 1024, true}},          // the passes shrink the states by wg: 1 never ends
       {"reduce.rows", {0, 1, false}},          // first stage walks rows (CPU default) or a slot an item
+      {"reduce.row_slots", {1, 1u << 18, true}},  // its contiguous slots a work-item (a subtree of the tree)
       {"pair.wg", {16, 1024, true}},           // rows = TILE / pair_wg >= 1
       {"pair.batch_tiles", {1, 1u << 24, true}},
       {"pair.native_exp", {0, 1, false}},
