@@ -239,15 +239,22 @@ std::vector<double> quantiles_rows_on(const Queue& q, const Buffer<T>& x, std::s
     return v;
   };
   auto res = select_rows<T>(q, x, off, rows, cols, o, need, op);
-  // Each row's rules again, from its own count of values (which omit may have changed).
-  std::vector<double> out(rows * probs.size(), std::numeric_limits<double>::quiet_NaN());
+  // Each row's rules again, from its own count of values (which omit may have changed); those of
+  // rows without NaNs, the same for all, made once.
+  const std::size_t np = probs.size();
+  std::vector<QuantileRule> whole;
+  for (double p : probs) whole.push_back(quantile_rule(type, p, cols));
+  std::vector<QuantileRule> own(np);
+  std::vector<double> out(rows * np, std::numeric_limits<double>::quiet_NaN());
   for (std::size_t r = 0; r < rows; ++r) {
     if (res.nan_result[r]) continue;
     const std::uint64_t m = res.n_eff[r];
-    for (std::size_t j = 0; j < probs.size(); ++j)
-      out[r * probs.size() + j] = quantile_combine(quantile_rule(type, probs[j], m),
-                                                   static_cast<double>(res.values[r * res.width + 2 * j]),
-                                                   static_cast<double>(res.values[r * res.width + 2 * j + 1]));
+    if (m != cols)
+      for (std::size_t j = 0; j < np; ++j) own[j] = quantile_rule(type, probs[j], m);
+    const QuantileRule* rule = m == cols ? whole.data() : own.data();
+    const T* v = res.values.data() + r * res.width;
+    for (std::size_t j = 0; j < np; ++j)
+      out[r * np + j] = quantile_combine(rule[j], static_cast<double>(v[2 * j]), static_cast<double>(v[2 * j + 1]));
   }
   return out;
 }
