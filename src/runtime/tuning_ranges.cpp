@@ -45,6 +45,8 @@ bool range_of(const std::string& key, Range& r) {
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
       {"order.rows_items", {1, 32, true}},       // keys a work-item of select_rows aims to hold
+      {"order.weighted_items", {1, 32, false}},  // a GPU work-item's elements a round of the weighted pass
+      {"order.weighted_groups_per_cu", {1, 64, false}},
       {"stable.wg", {1, 1024, true}},
       // From this many points of one law, its interpolant answers (src/stable/evaluate.cpp): the one
       // tunable that moves result bits, within the accuracy stable.hpp states for both paths.
