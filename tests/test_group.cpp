@@ -316,6 +316,43 @@ TEST_CASE("group.lscv_H_equals_one_device") {
   CHECK_THROWS_AS(bandwidth::lscv_H(group_of(2), x.data(), 2, d, o), std::invalid_argument);
 }
 
+TEST_CASE("group.lscv_h_equals_one_device") {
+  // The members' sums are added in member order, so they round differently from one device's
+  // single pass. The objective agrees to rounding; h only as far as the flat bottom of the
+  // objective lets rounding choose between neighbouring h (2.5e-7 relative at n = 2000).
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  for (std::size_t d : {1ul, 2ul}) {
+    const std::size_t n = 1500;
+    const auto x = clstat_test::normal<double>(n * d, seed + d);
+    bandwidth::LscvOptions o;
+    const auto one = bandwidth::lscv_h(ctx(), x.data(), n, d, o);
+    for (const DeviceGroup& g : {group_of(2), group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+      const auto got = bandwidth::lscv_h(g, x.data(), n, d, o);
+      INFO("d " << d << " members " << g.size());
+      CHECK(std::fabs(got.multiplier - one.multiplier) <= 1e-5 * one.multiplier);
+      CHECK(std::fabs(got.objective - one.objective) <= 1e-12 * std::fabs(one.objective));
+      CHECK(got.passes == one.passes);
+      CHECK(got.at_boundary == one.at_boundary);
+      REQUIRE(got.grid_objective.size() == one.grid_objective.size());
+      for (std::size_t k = 0; k < one.grid_objective.size(); ++k)
+        CHECK(std::fabs(got.grid_objective[k] - one.grid_objective[k]) <= 1e-12 * std::fabs(one.grid_objective[k]));
+      REQUIRE(got.h.size() == d);
+    }
+  }
+  // Skewed data move the grid (a pass per move) on the group as on one device.
+  std::vector<double> e = clstat_test::normal<double>(800, seed + 7);
+  for (double& v : e) v = std::exp(2 * v);
+  const auto one = bandwidth::lscv_h(ctx(), e.data(), e.size(), 1);
+  const auto got = bandwidth::lscv_h(group_of(2), e.data(), e.size(), 1);
+  CHECK(got.passes == one.passes);
+  CHECK(std::fabs(got.multiplier - one.multiplier) <= 1e-5 * one.multiplier);
+  CHECK_THROWS_AS(bandwidth::lscv_h(group_of(2), static_cast<const double*>(nullptr), 100, 1), std::invalid_argument);
+  const std::vector<double> two{1.0, 2.0};  // too few points: the single-device message on every member
+  CHECK_THROWS_AS(bandwidth::lscv_h(group_of(2), two.data(), two.size(), 1), std::invalid_argument);
+}
+
 TEST_CASE("group.grid_equals_one_device") {
   // A grid point's value is the same whichever rows a call computes: the members' rows give the
   // single-device grid bit for bit, sample-wise (one slab and many) and point-wise, for any split.

@@ -114,6 +114,20 @@ CLSTAT_EXPORT std::vector<double> plugin(const DeviceGroup& g, const double* x, 
 /// the members.
 CLSTAT_EXPORT LscvMatrixResult lscv_H(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
                                       const LscvMatrixOptions& options = {});
+/// LSCV over the scalar multiplier (lscv_h of clstat/bandwidth.hpp) with the rows of the pair
+/// triangle dealt to the members by the weights (member i: the rows whose first pair lies in its
+/// share of the n (n - 1) / 2 pairs), each member holding its rows' squared distances. Every pass
+/// runs on all members at once from the calling thread, the members' sums added in member order,
+/// and the zoom passes choose their brackets on the host from those sums (on one device, the
+/// device chooses). The sums differ from one device's in the order of their additions, so the
+/// objective agrees with one device's to rounding (1e-12 relative in the tests), and h as far as
+/// the objective's flat bottom lets that rounding choose between neighbouring h (2.5e-7 relative
+/// at n = 2000, d = 1; the tests allow 1e-5). Weights that
+/// give every pair to one member run its single-device call. Errors as lscv_h. Moves: all n d
+/// values to every member with rows, and per pass 2 doubles per h value back from each. Work:
+/// the single-device passes, each member over its share of the pairs.
+CLSTAT_EXPORT LscvResult lscv_h(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d,
+                                const LscvOptions& options = {});
 }  // namespace bandwidth
 
 namespace stable {

@@ -62,6 +62,9 @@ struct PairDistances::Impl {
   cl::Kernel dist, grid, finish, zoom;
   std::vector<std::size_t> cuts;  // row blocks [cuts[b], cuts[b+1])
   bool stored = false;            // D holds every pair (one block), computed once
+  std::vector<double> state;      // start()'s write and read-back, finish()'s input
+  std::size_t total = 0;          // h values of the search under way
+  cl::Event read;                 // its read-back
 
   Impl(const Queue& qu, const char* o) : q(qu), op(o) {}
 
@@ -123,7 +126,8 @@ struct PairDistances::Impl {
 };
 
 PairDistances::PairDistances(const Queue& q, const char* op, const double* x, std::size_t n, std::size_t d,
-                             const Mat& A, const Eigen::VectorXd& mu, std::size_t budget)
+                             const Mat& A, const Eigen::VectorXd& mu, std::size_t budget, std::size_t row_first,
+                             std::size_t row_last)
     : impl_(std::make_unique<Impl>(q, op)) {
   Impl& m = *impl_;
   m.n = n;
@@ -162,14 +166,15 @@ PairDistances::PairDistances(const Queue& q, const char* op, const double* x, st
     std::uint64_t cap_bytes = budget ? budget : info.global_mem_bytes / 4;
     cap_bytes = std::min<std::uint64_t>(cap_bytes, info.max_alloc_bytes);
     const std::uint64_t cap = std::max<std::uint64_t>(cap_bytes / sizeof(double), m.n);
-    m.cuts = {0};
+    const std::size_t r0 = std::min(row_first, m.n - 1), r1 = std::max(r0, std::min(row_last, m.n - 1));
+    m.cuts = {r0};
     std::uint64_t acc = 0;
-    for (std::size_t i = 0; i + 1 < m.n; ++i) {
+    for (std::size_t i = r0; i < r1; ++i) {
       const std::uint64_t row = m.n - 1 - i;
       if (acc + row > cap) m.cuts.push_back(i), acc = 0;
       acc += row;
     }
-    m.cuts.push_back(m.n - 1);
+    m.cuts.push_back(r1);
     std::uint64_t largest = 0;
     for (std::size_t b = 0; b + 1 < m.cuts.size(); ++b) largest = std::max(largest, m.pairs(b));
     m.D = detail::scratch(q, LscvScratch::distances, std::max<std::uint64_t>(largest, 1) * sizeof(double));
@@ -187,15 +192,21 @@ PairDistances::~PairDistances() {
 }
 
 PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std::size_t passes, std::size_t points) {
+  start(grid, passes, points);
+  return finish();
+}
+
+void PairDistances::start(const std::vector<double>& grid, std::size_t passes, std::size_t points) {
   Impl& m = *impl_;
   const Queue& q = m.q;
   detail::require_lease(q, m.op);
   auto ci = q.context().impl();
   const std::size_t nh = grid.size(), total = nh + passes * points;
-  Trace t;
+  m.total = total;
   // One scratch buffer [bracket (2) | h (total) | sums (2 total)]: one write of the bracket and
   // the grid, one read of every h and sum (each command costs ~15 us of host time on the H100).
-  std::vector<double> state(2 + 3 * total);
+  m.state.assign(2 + 3 * total, 0.0);
+  std::vector<double>& state = m.state;
   detail::cl_guard(m.op, *ci, [&] {
     const cl::CommandQueue& cq = detail::queue_of(q);
     state[0] = grid.front();
@@ -227,8 +238,18 @@ PairDistances::Trace PairDistances::search(const std::vector<double>& grid, std:
       at = next, k_in = points;
     }
     ev = m.finish_pass(s0 + 2 * at, k_in, pend.G, pend.accumulate, st, ev);
-    detail::read_wait(cq, st, h0 * sizeof(double), 3 * total * sizeof(double), state.data() + h0);
+    cq.enqueueReadBuffer(st, CL_FALSE, h0 * sizeof(double), 3 * total * sizeof(double), state.data() + h0, nullptr,
+                         &m.read);
+    cq.flush();  // so that the devices of a group run at once while the host waits for the first
   });
+}
+
+PairDistances::Trace PairDistances::finish() {
+  Impl& m = *impl_;
+  detail::cl_guard(m.op, *m.q.context().impl(), [&] { m.read.wait(); });
+  const std::size_t total = m.total;
+  const std::vector<double>& state = m.state;
+  Trace t;
   t.h.assign(state.begin() + 2, state.begin() + 2 + static_cast<std::ptrdiff_t>(total));
   t.s4.resize(total);
   t.s2.resize(total);

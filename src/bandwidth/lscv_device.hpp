@@ -17,9 +17,12 @@ class PairDistances {
  public:
   /// x: the caller's n x d row-major data; the upload is not waited for, so x must outlive the
   /// object (the destructor waits for the queue). A lower triangular d x d, mu the column means.
-  /// q: a queue the caller holds for the object's life (its buffers are q's scratch).
+  /// q: a queue the caller holds for the object's life (its buffers are q's scratch). The pairs
+  /// are those (i, j > i) of rows row_first <= i < row_last (clamped to n - 1): all by default, a
+  /// device group member's share otherwise.
   PairDistances(const Queue& q, const char* op, const double* x, std::size_t n, std::size_t d, const Mat& A,
-                const Eigen::VectorXd& mu, std::size_t budget);
+                const Eigen::VectorXd& mu, std::size_t budget, std::size_t row_first = 0,
+                std::size_t row_last = static_cast<std::size_t>(-1));
   ~PairDistances();
 
   /// Every h the search evaluated, in order, with s4 = sum_{i<j} exp(-D_ij / (4 h^2)) and
@@ -31,6 +34,10 @@ class PairDistances {
   /// `points` h values each, every one inside the bracket around the previous pass's best
   /// (lscv_zoom, on the device), with a single wait at the end.
   Trace search(const std::vector<double>& grid, std::size_t passes, std::size_t points);
+  /// search() in two halves: start() enqueues it (and flushes), finish() waits and returns its
+  /// trace, so that the members of a group search at once from one host thread.
+  void start(const std::vector<double>& grid, std::size_t passes, std::size_t points);
+  Trace finish();
 
  private:
   struct Impl;

@@ -22,10 +22,13 @@
 // (`git show a10d6fa:bench/results/2026-11-22-h100-nvidia-bandwidth-zoom65.log`).
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/lscv_device.hpp"
 #include "clstat/bandwidth.hpp"
+#include "clstat/group.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
@@ -47,16 +50,39 @@ void check_lscv_h(const char* op, const Context& ctx, const double* x, std::size
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
 
+// The pair sums of a search (PairDistances::search's contract): the grid, then `passes` zoom
+// passes of `points` values each.
+using Search = std::function<PairDistances::Trace(const std::vector<double>& grid, std::size_t passes,
+                                                  std::size_t points)>;
+
+// The whitening of the data by its covariance S, once for the device and the group forms.
+struct Whitened {
+  Eigen::VectorXd mu;
+  Mat S, A;
+  double log_det_S = 0;
+  Whitened(const char* op, const double* x, std::size_t n, std::size_t d) {
+    S = covariance(op, x, n, d, &mu);
+    reject_duplicates(op, x, n, d);
+    A = whitening(S);
+    log_det_S = -2 * A.diagonal().array().log().sum();  // A = L^-1, so |S| = prod(1 / A_kk)^2
+  }
+};
+
+LscvResult lscv_h_search(std::size_t n, std::size_t d, const Whitened& w, const LscvOptions& o, const Search& search);
+
 LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
   const char* op = "clstat::bandwidth::lscv_h";
   detail::Lease lease = detail::Lease::named(q);
-  Eigen::VectorXd mu;
-  const Mat S = covariance(op, x, n, d, &mu);
-  reject_duplicates(op, x, n, d);
-  const Mat A = whitening(S);
-  const double log_det_S = -2 * A.diagonal().array().log().sum();  // A = L^-1, so |S| = prod(1 / A_kk)^2
-  PairDistances pairs(q, op, x, n, d, A, mu, o.memory_budget_bytes);
+  const Whitened w(op, x, n, d);
+  PairDistances pairs(q, op, x, n, d, w.A, w.mu, o.memory_budget_bytes);
+  return lscv_h_search(n, d, w, o, [&](const std::vector<double>& grid, std::size_t passes, std::size_t points) {
+    return pairs.search(grid, passes, points);
+  });
+}
 
+LscvResult lscv_h_search(std::size_t n, std::size_t d, const Whitened& w, const LscvOptions& o, const Search& search) {
+  const Mat& S = w.S;
+  const double log_det_S = w.log_det_S;
   LscvResult r;
   const double dd = static_cast<double>(d);
   // Grid, geometric over [h0/4, 4 h0] to start with.
@@ -86,7 +112,7 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
     return static_cast<std::size_t>(std::min_element(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(o.grid)) -
                                      f.begin());
   };
-  PairDistances::Trace t = pairs.search(r.grid_multiplier, passes, k_zoom);
+  PairDistances::Trace t = search(r.grid_multiplier, passes, k_zoom);
   std::vector<double> f = objective(t);
   r.passes = 1 + passes;
   // Skewed or sharply peaked data put the minimum far from the normal reference: while the grid's
@@ -98,7 +124,7 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
     const double lo = r.grid_multiplier.front(), hi = r.grid_multiplier.back(), g2 = std::pow(hi / lo, 2.0 / static_cast<double>(o.grid - 1));
     if (at == 0) make_grid(lo / 16, lo * g2);
     else make_grid(hi / g2, hi * 16);
-    const PairDistances::Trace probe = pairs.search(r.grid_multiplier, 0, k_zoom);
+    const PairDistances::Trace probe = search(r.grid_multiplier, 0, k_zoom);
     const std::vector<double> fp = objective(probe);
     ++r.passes;
     moved = true;
@@ -106,7 +132,7 @@ LscvResult lscv_h_on(const Queue& q, const double* x, std::size_t n, std::size_t
     if (!std::isfinite(fp[at])) break;  // past where the objective can be computed
   }
   if (moved) {
-    t = pairs.search(r.grid_multiplier, passes, k_zoom);
+    t = search(r.grid_multiplier, passes, k_zoom);
     f = objective(t);
     r.passes += 1 + passes;
   }
@@ -135,6 +161,78 @@ Future<LscvResult> lscv_h_async(const Queue& q, const double* x, std::size_t n, 
                                 const std::vector<Event>& wait) {
   check_lscv_h("clstat::bandwidth::lscv_h_async", q.context(), x, n, d, o);
   return detail::host_task<LscvResult>(q, wait, [=] { return lscv_h_on(q, x, n, d, o); });
+}
+
+LscvResult lscv_h(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
+  const char* op = "clstat::bandwidth::lscv_h";
+  for (std::size_t i = 0; i < g.size(); ++i) check_lscv_h(op, g.member(i), x, n, d, o);
+  // The rows of the pair triangle dealt by the weights: member i takes the rows whose first pair
+  // lies in its share of the n (n - 1) / 2 pairs.
+  const std::uint64_t total = static_cast<std::uint64_t>(n) * (n - 1) / 2;
+  const std::vector<std::size_t> share = g.split(static_cast<std::size_t>(total));
+  if (std::count_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) <= 1) {
+    const std::size_t i = static_cast<std::size_t>(std::max_element(share.begin(), share.end()) - share.begin());
+    return lscv_h(g.member(i), x, n, d, o);  // one member with every pair: its own call
+  }
+  std::vector<std::size_t> first_row(g.size() + 1, n - 1);
+  {
+    std::uint64_t bound = 0, at = 0;  // pairs before row r: at
+    std::size_t r = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      first_row[i] = r;
+      bound += share[i];
+      while (r + 1 < n && at < bound) at += n - 1 - r++;
+    }
+  }
+  const Whitened w(op, x, n, d);
+  std::vector<detail::Lease> leases;
+  std::vector<std::unique_ptr<PairDistances>> parts;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (first_row[i + 1] <= first_row[i]) continue;
+    leases.push_back(detail::Lease::any(g.member(i)));
+    parts.push_back(std::make_unique<PairDistances>(leases.back().queue(), op, x, n, d, w.A, w.mu, o.memory_budget_bytes,
+                                                    first_row[i], first_row[i + 1]));
+  }
+  // Every member's sums for the values hs at once (started together, waited for in member order)
+  // and added in member order.
+  auto sums = [&](const std::vector<double>& hs) {
+    for (auto& p : parts) p->start(hs, 0, 0);
+    PairDistances::Trace t{hs, std::vector<double>(hs.size(), 0.0), std::vector<double>(hs.size(), 0.0)};
+    for (auto& p : parts) {
+      const PairDistances::Trace pt = p->finish();
+      for (std::size_t k = 0; k < hs.size(); ++k) t.s4[k] += pt.s4[k], t.s2[k] += pt.s2[k];
+    }
+    return t;
+  };
+  // The zoom passes of lscv_zoom (cl/bandwidth/lscv.cl) on the host, from the merged sums: the
+  // best value (the first of equal ones) and its neighbours, or the bracket's ends, make the next
+  // bracket, and its `points` interior geometric values the next pass.
+  const double dd = static_cast<double>(d), nn = static_cast<double>(n);
+  const double c2 = std::pow(2.0, dd / 2 + 2) / (nn * (nn - 1));
+  return lscv_h_search(n, d, w, o, [&](const std::vector<double>& grid, std::size_t passes, std::size_t points) {
+    PairDistances::Trace t = sums(grid);
+    double blo = grid.front(), bhi = grid.back();
+    std::size_t at = 0, k_in = grid.size();
+    for (std::size_t p = 0; p < passes; ++p) {
+      std::size_t best = k_in;
+      double fbest = 0;
+      for (std::size_t k = 0; k < k_in; ++k) {
+        const double f = std::pow(t.h[at + k], -dd) * (1 / nn + 2 * t.s4[at + k] / (nn * nn) - c2 * t.s2[at + k]);
+        if (best == k_in || f < fbest) best = k, fbest = f;
+      }
+      const double lo = best == 0 ? blo : t.h[at + best - 1], hi = best + 1 == k_in ? bhi : t.h[at + best + 1];
+      blo = lo, bhi = hi;
+      std::vector<double> hs(points);
+      for (std::size_t k = 0; k < points; ++k)
+        hs[k] = lo * std::pow(hi / lo, static_cast<double>(k + 1) / static_cast<double>(points + 1));
+      const PairDistances::Trace z = sums(hs);
+      at = t.h.size(), k_in = points;
+      t.h.insert(t.h.end(), z.h.begin(), z.h.end());
+      t.s4.insert(t.s4.end(), z.s4.begin(), z.s4.end());
+      t.s2.insert(t.s2.end(), z.s2.begin(), z.s2.end());
+    }
+    return t;
+  });
 }
 
 }  // namespace clstat::bandwidth

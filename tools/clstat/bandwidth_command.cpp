@@ -47,8 +47,8 @@ const char* k_usage =
     "                     printed and the exit status is 1)\n"
     "  --json             JSON instead of text\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
-    "                     plugin and lscv-H also \"all\" or a comma-separated list: the pair sums\n"
-    "                     split over them\n"
+    "                     plugin, lscv-h and lscv-H also \"all\" or a comma-separated list: the pair\n"
+    "                     sums split over them\n"
     "  --mpi              plugin, lscv-H under mpirun: each process reads its share of the rows (a raw file\n"
     "                     from its offset) and uses its own device (--device, else the host's GPUs\n"
     "                     by local rank); process 0 prints\n"
@@ -199,8 +199,8 @@ int bandwidth_command(int argc, char** argv) {
   std::string extra;
   double multiplier = 0;  // lscv-h: the minimising multiple of S^(1/2) (h itself is in data units)
   double pilot_g = 0;     // plugin-H: the pilot bandwidth of psi_4 (sphered units)
-  if (names_group(device) && method != "plugin" && method != "lscv-H")
-    throw std::invalid_argument("--device " + device + ": a device list splits --method plugin and lscv-H; " +
+  if (names_group(device) && method != "plugin" && method != "lscv-H" && method != "lscv-h")
+    throw std::invalid_argument("--device " + device + ": a device list splits --method plugin, lscv-h and lscv-H; " +
                                 method + " takes one device");
   auto context = [&] { return context_for(device); };
   if (method == "normal-scale") H = bw::normal_scale(x, n, d);
@@ -214,7 +214,8 @@ int bandwidth_command(int argc, char** argv) {
   else if (method == "lscv-h") {
     bw::LscvOptions o;
     o.grid = grid;
-    const auto r = bw::lscv_h(context(), x, n, d, o);
+    const auto r = names_group(device) ? bw::lscv_h(clstat::DeviceGroup::from_spec(device), x, n, d, o)
+                                       : bw::lscv_h(context(), x, n, d, o);
     h = r.h;
     H = r.H;
     multiplier = r.multiplier;
