@@ -115,6 +115,21 @@ CLSTAT_EXPORT std::vector<double> plugin(const Context& ctx, Exchange& ex, const
 CLSTAT_EXPORT LscvMatrixResult lscv_H(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local,
                                       std::size_t d, const LscvMatrixOptions& options = {});
 
+/// LSCV over the scalar multiplier (lscv_h of clstat/bandwidth.hpp) of the union of every
+/// process's shard (rows in rank order; 0 rows allowed): the shards gathered on every process
+/// (8 n d bytes to each), the rows of the pair triangle dealt to the processes by equal shares of
+/// the pairs in rank order (whatever the shard sizes), each process keeping its rows' squared
+/// distances on its device; per pass every process's sums (16 bytes per h value) go to all and are
+/// added in rank order, and every process runs the same search with the zoom's brackets chosen on
+/// the host. So every process returns the same result, for any shard sizes; against one process
+/// the sums add in another order: the objective within rounding (1e-12 relative in the tests) and
+/// h as far as the objective's flat bottom lets rounding choose (the tests allow 1e-5). d and
+/// options must be the same on every process. Throws on every process as lscv_h does. Thread
+/// safety: as ctx; the exchange is used by one call at a time. Work: the single-device passes
+/// over the processes, each over its share of the pairs; one gather per pass.
+CLSTAT_EXPORT LscvResult lscv_h(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t d,
+                                const LscvOptions& options = {});
+
 }  // namespace bandwidth
 
 namespace stable {

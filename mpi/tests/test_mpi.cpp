@@ -250,6 +250,37 @@ TEST_CASE("mpi.lscv_H_equals_one_process") {
   CHECK(mpi::lscv_H(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, o).evaluations == want.evaluations);
 }
 
+TEST_CASE("mpi.lscv_h_equals_one_process") {
+  // The pairs are dealt by equal shares whatever the shards, so every split gives the same bits
+  // on every process; against one process the sums add in another order.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 1200, d = 2;
+  const auto x = clstat_test::normal<double>(n * d, seed);
+  const auto want = bandwidth::lscv_h(ctx(), x.data(), n, d);
+  double first = 0;
+  bool have = false;
+  for (const auto& w : kSplits) {
+    const auto b = bounds(n, w);
+    const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+    INFO("shard [" << lo << ", " << hi << ")");
+    const auto got = mpi::lscv_h(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d);
+    CHECK(std::fabs(got.objective - want.objective) <= 1e-12 * std::fabs(want.objective));
+    CHECK(std::fabs(got.multiplier - want.multiplier) <= 1e-5 * want.multiplier);
+    CHECK(got.passes == want.passes);
+    if (have) CHECK(same_bits(got.multiplier, first));
+    first = got.multiplier, have = true;
+  }
+  // Bad options on one process raise on all; then a good call.
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  bandwidth::LscvOptions bad;
+  if (rank() == size() - 1) bad.grid = 2;
+  CHECK_THROWS_AS(mpi::lscv_h(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d, bad), std::invalid_argument);
+  CHECK(same_bits(mpi::lscv_h(ctx(), MPI_COMM_WORLD, x.data() + lo * d, hi - lo, d).multiplier, first));
+}
+
 TEST_CASE("mpi.stable_fit_adds_the_shards_likelihoods") {
   // Every process takes the same steps on the summed likelihoods: the same result on every
   // process, one process's fit within the fit's tolerance, and bit for bit when one process holds

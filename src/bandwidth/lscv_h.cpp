@@ -1,4 +1,5 @@
-// LSCV_h (paper sec. 3.2.2, 5.1, 6.2): H = h^2 S, minimised over the scalar h.
+// LSCV_h (paper sec. 3.2.2, 5.1, 6.2): H = h^2 S, minimised over the scalar h; on a device, a
+// device group (the rows of the pair triangle dealt to the members) or processes (to the ranks).
 //
 // Whitening by S once makes q_ij(h) = D_ij / h^2 with D_ij = |z_i - z_j|^2, so the pair distances
 // are computed once and every candidate h costs one exp per pair (e^(-q/2) = (e^(-q/4))^2).
@@ -22,13 +23,17 @@
 // (`git show a10d6fa:bench/results/2026-11-22-h100-nvidia-bandwidth-zoom65.log`).
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <functional>
+#include <string>
 #include <memory>
 
 #include "bandwidth/bandwidth_input.hpp"
 #include "bandwidth/lscv_device.hpp"
 #include "clstat/bandwidth.hpp"
+#include "clstat/exchange.hpp"
 #include "clstat/group.hpp"
+#include "runtime/exchange_values.hpp"
 #include "runtime/lease.hpp"
 
 namespace clstat::bandwidth {
@@ -37,9 +42,15 @@ using namespace bandwidth_detail;
 
 namespace {
 
+void check_lscv_options(const char* op, const Context& ctx, const LscvOptions& o);
+
 void check_lscv_h(const char* op, const Context& ctx, const double* x, std::size_t n, std::size_t d,
                   const LscvOptions& o) {
   check_data(op, x, n, d);
+  check_lscv_options(op, ctx, o);
+}
+
+void check_lscv_options(const char* op, const Context& ctx, const LscvOptions& o) {
   if (o.grid < 3) throw std::invalid_argument(std::string(op) + ": the grid needs at least 3 points");
   // Each grid point costs a sum per pair and 2 G partials of device memory: beyond 1e5 points
   // the grid no longer locates the minimum better (the zoom passes refine it), it only costs.
@@ -149,6 +160,56 @@ LscvResult lscv_h_search(std::size_t n, std::size_t d, const Whitened& w, const 
   return r;
 }
 
+std::uint64_t pair_count(std::size_t n) { return static_cast<std::uint64_t>(n) * (n - 1) / 2; }
+
+// The first row of each part when the rows of the pair triangle are dealt by `share` (pairs per
+// part, summing to n (n - 1) / 2): part i takes the rows whose first pair lies in its share.
+// Part i's rows are [result[i], result[i + 1]); result.back() is n - 1.
+std::vector<std::size_t> row_bounds(std::size_t n, const std::vector<std::size_t>& share) {
+  std::vector<std::size_t> first(share.size() + 1, n - 1);
+  std::uint64_t bound = 0, at = 0;  // at: the pairs before row r
+  std::size_t r = 0;
+  for (std::size_t i = 0; i < share.size(); ++i) {
+    first[i] = r;
+    bound += share[i];
+    while (r + 1 < n && at < bound) at += n - 1 - r++;
+  }
+  return first;
+}
+
+// The search's passes (PairDistances::search's contract) from sums(hs), the pair sums for the
+// ascending values hs merged over the parts, with the zoom passes of lscv_zoom (cl/bandwidth/lscv.cl)
+// on the host: the best value (the first of equal ones) and its neighbours, or the bracket's ends,
+// make the next bracket, and its `points` interior geometric values the next pass.
+PairDistances::Trace host_zoom(const std::function<PairDistances::Trace(const std::vector<double>&)>& sums,
+                               std::size_t n, std::size_t d, const std::vector<double>& grid, std::size_t passes,
+                               std::size_t points) {
+  const double dd = static_cast<double>(d), nn = static_cast<double>(n);
+  const double c2 = std::pow(2.0, dd / 2 + 2) / (nn * (nn - 1));
+  PairDistances::Trace t = sums(grid);
+  double blo = grid.front(), bhi = grid.back();
+  std::size_t at = 0, k_in = grid.size();
+  for (std::size_t p = 0; p < passes; ++p) {
+    std::size_t best = k_in;
+    double fbest = 0;
+    for (std::size_t k = 0; k < k_in; ++k) {
+      const double f = std::pow(t.h[at + k], -dd) * (1 / nn + 2 * t.s4[at + k] / (nn * nn) - c2 * t.s2[at + k]);
+      if (best == k_in || f < fbest) best = k, fbest = f;
+    }
+    const double lo = best == 0 ? blo : t.h[at + best - 1], hi = best + 1 == k_in ? bhi : t.h[at + best + 1];
+    blo = lo, bhi = hi;
+    std::vector<double> hs(points);
+    for (std::size_t k = 0; k < points; ++k)
+      hs[k] = lo * std::pow(hi / lo, static_cast<double>(k + 1) / static_cast<double>(points + 1));
+    const PairDistances::Trace z = sums(hs);
+    at = t.h.size(), k_in = points;
+    t.h.insert(t.h.end(), z.h.begin(), z.h.end());
+    t.s4.insert(t.s4.end(), z.s4.begin(), z.s4.end());
+    t.s2.insert(t.s2.end(), z.s2.begin(), z.s2.end());
+  }
+  return t;
+}
+
 }  // namespace
 
 LscvResult lscv_h(const Context& ctx, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
@@ -166,24 +227,12 @@ Future<LscvResult> lscv_h_async(const Queue& q, const double* x, std::size_t n, 
 LscvResult lscv_h(const DeviceGroup& g, const double* x, std::size_t n, std::size_t d, const LscvOptions& o) {
   const char* op = "clstat::bandwidth::lscv_h";
   for (std::size_t i = 0; i < g.size(); ++i) check_lscv_h(op, g.member(i), x, n, d, o);
-  // The rows of the pair triangle dealt by the weights: member i takes the rows whose first pair
-  // lies in its share of the n (n - 1) / 2 pairs.
-  const std::uint64_t total = static_cast<std::uint64_t>(n) * (n - 1) / 2;
-  const std::vector<std::size_t> share = g.split(static_cast<std::size_t>(total));
+  const std::vector<std::size_t> share = g.split(static_cast<std::size_t>(pair_count(n)));
   if (std::count_if(share.begin(), share.end(), [](std::size_t s) { return s > 0; }) <= 1) {
     const std::size_t i = static_cast<std::size_t>(std::max_element(share.begin(), share.end()) - share.begin());
     return lscv_h(g.member(i), x, n, d, o);  // one member with every pair: its own call
   }
-  std::vector<std::size_t> first_row(g.size() + 1, n - 1);
-  {
-    std::uint64_t bound = 0, at = 0;  // pairs before row r: at
-    std::size_t r = 0;
-    for (std::size_t i = 0; i < g.size(); ++i) {
-      first_row[i] = r;
-      bound += share[i];
-      while (r + 1 < n && at < bound) at += n - 1 - r++;
-    }
-  }
+  const std::vector<std::size_t> first_row = row_bounds(n, share);
   const Whitened w(op, x, n, d);
   std::vector<detail::Lease> leases;
   std::vector<std::unique_ptr<PairDistances>> parts;
@@ -204,34 +253,73 @@ LscvResult lscv_h(const DeviceGroup& g, const double* x, std::size_t n, std::siz
     }
     return t;
   };
-  // The zoom passes of lscv_zoom (cl/bandwidth/lscv.cl) on the host, from the merged sums: the
-  // best value (the first of equal ones) and its neighbours, or the bracket's ends, make the next
-  // bracket, and its `points` interior geometric values the next pass.
-  const double dd = static_cast<double>(d), nn = static_cast<double>(n);
-  const double c2 = std::pow(2.0, dd / 2 + 2) / (nn * (nn - 1));
   return lscv_h_search(n, d, w, o, [&](const std::vector<double>& grid, std::size_t passes, std::size_t points) {
-    PairDistances::Trace t = sums(grid);
-    double blo = grid.front(), bhi = grid.back();
-    std::size_t at = 0, k_in = grid.size();
-    for (std::size_t p = 0; p < passes; ++p) {
-      std::size_t best = k_in;
-      double fbest = 0;
-      for (std::size_t k = 0; k < k_in; ++k) {
-        const double f = std::pow(t.h[at + k], -dd) * (1 / nn + 2 * t.s4[at + k] / (nn * nn) - c2 * t.s2[at + k]);
-        if (best == k_in || f < fbest) best = k, fbest = f;
-      }
-      const double lo = best == 0 ? blo : t.h[at + best - 1], hi = best + 1 == k_in ? bhi : t.h[at + best + 1];
-      blo = lo, bhi = hi;
-      std::vector<double> hs(points);
-      for (std::size_t k = 0; k < points; ++k)
-        hs[k] = lo * std::pow(hi / lo, static_cast<double>(k + 1) / static_cast<double>(points + 1));
-      const PairDistances::Trace z = sums(hs);
-      at = t.h.size(), k_in = points;
-      t.h.insert(t.h.end(), z.h.begin(), z.h.end());
-      t.s4.insert(t.s4.end(), z.s4.begin(), z.s4.end());
-      t.s2.insert(t.s2.end(), z.s2.begin(), z.s2.end());
+    return host_zoom(sums, n, d, grid, passes, points);
+  });
+}
+
+LscvResult lscv_h(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t d,
+                  const LscvOptions& o) {
+  const std::string op = "clstat::bandwidth::lscv_h (processes)";
+  std::exception_ptr err;
+  try {
+    if (d == 0) throw std::invalid_argument(op + ": d = 0");
+    if (n_local > 0 && !x) throw std::invalid_argument(op + ": null data pointer with n_local = " + std::to_string(n_local));
+    check_lscv_options(op.c_str(), ctx, o);
+  } catch (...) {
+    err = std::current_exception();
+  }
+  std::uint64_t args = hash_bytes(hash_seed, &d, sizeof d);
+  args = hash_bytes(args, &o.grid, sizeof o.grid);
+  args = hash_bytes(args, &o.rel_tol, sizeof o.rel_tol);
+  args = hash_bytes(args, &o.memory_budget_bytes, sizeof o.memory_budget_bytes);
+  // 1. Every process's shard, then all of them on every process: the same data everywhere, so
+  // every check and the whitening below come out alike on every process.
+  const std::vector<double> all = detail::gather_values(ex, op, err, args, x, n_local * d);
+  const std::size_t n = all.size() / d;
+  check_data(op.c_str(), all.data(), n, d);
+  const Whitened w(op.c_str(), all.data(), n, d);
+  // 2. This process's rows of the pair triangle: an equal share of the pairs in rank order,
+  // whatever the shard sizes, so every process's result is the same for any split of the rows.
+  const auto P = static_cast<std::uint64_t>(ex.size());
+  std::vector<std::size_t> share(ex.size());
+  for (std::uint64_t r = 0; r < P; ++r)
+    share[r] = static_cast<std::size_t>(pair_count(n) / P + (r < pair_count(n) % P ? 1 : 0));
+  const std::vector<std::size_t> first_row = row_bounds(n, share);
+  const auto me = static_cast<std::size_t>(ex.rank());
+  detail::Lease lease;
+  std::unique_ptr<PairDistances> part;
+  try {
+    if (first_row[me + 1] > first_row[me]) {
+      lease = detail::Lease::any(ctx);
+      part = std::make_unique<PairDistances>(lease.queue(), op.c_str(), all.data(), n, d, w.A, w.mu,
+                                             o.memory_budget_bytes, first_row[me], first_row[me + 1]);
     }
+  } catch (...) {
+    err = std::current_exception();
+  }
+  agree_before(ex, op, err, 0, {});
+  // 3. Each pass: this process's sums, every process's to all, added in rank order.
+  auto sums = [&](const std::vector<double>& hs) {
+    const std::size_t nh = hs.size();
+    std::vector<double> mine(2 * nh, 0.0);
+    try {
+      if (part) {
+        part->start(hs, 0, 0);
+        const PairDistances::Trace pt = part->finish();
+        for (std::size_t k = 0; k < nh; ++k) mine[2 * k] = pt.s4[k], mine[2 * k + 1] = pt.s2[k];
+      }
+    } catch (...) {
+      err = std::current_exception();
+    }
+    const std::vector<double> every = detail::gather_values(ex, op, err, 0, mine.data(), mine.size());
+    PairDistances::Trace t{hs, std::vector<double>(nh, 0.0), std::vector<double>(nh, 0.0)};
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::size_t k = 0; k < nh; ++k) t.s4[k] += every[r * 2 * nh + 2 * k], t.s2[k] += every[r * 2 * nh + 2 * k + 1];
     return t;
+  };
+  return lscv_h_search(n, d, w, o, [&](const std::vector<double>& grid, std::size_t passes, std::size_t points) {
+    return host_zoom(sums, n, d, grid, passes, points);
   });
 }
 

@@ -49,9 +49,9 @@ const char* k_usage =
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
     "                     plugin, lscv-h and lscv-H also \"all\" or a comma-separated list: the pair\n"
     "                     sums split over them\n"
-    "  --mpi              plugin, lscv-H under mpirun: each process reads its share of the rows (a raw file\n"
-    "                     from its offset) and uses its own device (--device, else the host's GPUs\n"
-    "                     by local rank); process 0 prints\n"
+    "  --mpi              plugin, lscv-h, lscv-H under mpirun: each process reads its share of the\n"
+    "                     rows (a raw file from its offset) and uses its own device (--device, else\n"
+    "                     the host's GPUs by local rank); process 0 prints\n"
     "Output: 'h' values (data units, every method; lscv-h adds H and 'lscv_multiplier', H's multiple\n"
     "of S^(1/2)), or 'H' row-major,\n"
     "then 'objective' for the LSCV methods, plugin-H (its AMISE estimate PI(H) in sphered units, ks's\n"
@@ -156,8 +156,8 @@ int bandwidth_command(int argc, char** argv) {
   }
   const bw::PluginOptions plugin_options{stages, scale == "sd" ? bw::Scale::sd : bw::Scale::minim};
   if (mpi) {
-    if (method != "plugin" && method != "lscv-H")
-      throw std::invalid_argument("--mpi splits --method plugin and lscv-H; " + method + " takes one process");
+    if (method != "plugin" && method != "lscv-h" && method != "lscv-H")
+      throw std::invalid_argument("--mpi splits --method plugin, lscv-h and lscv-H; " + method + " takes one process");
     if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
 #ifdef CLSTAT_CLI_MPI
     return with_mpi("clstat bandwidth", [&] {
@@ -172,6 +172,13 @@ int bandwidth_command(int argc, char** argv) {
         const std::vector<double> h =
             clstat::mpi::plugin(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, plugin_options);
         if (rank == 0) print(method, n, part.cols, h, {}, 0, false, 0, "", true);
+        return 0;
+      }
+      if (method == "lscv-h") {
+        bw::LscvOptions o;
+        o.grid = grid;
+        const auto r = clstat::mpi::lscv_h(ctx, MPI_COMM_WORLD, part.values.data(), part.rows, part.cols, o);
+        if (rank == 0) print(method, n, part.cols, r.h, r.H, r.multiplier, true, r.objective, "", true);
         return 0;
       }
       bw::LscvMatrixOptions lo;

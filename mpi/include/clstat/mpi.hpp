@@ -111,6 +111,13 @@ CLSTAT_MPI_EXPORT bandwidth::LscvMatrixResult lscv_H(const Context& ctx, MPI_Com
                                                      std::size_t n_local, std::size_t d,
                                                      const bandwidth::LscvMatrixOptions& options = {});
 
+/// LSCV over the scalar multiplier of the rows of all processes together (rank order): the
+/// exchange form of clstat/exchange.hpp over comm (the pair triangle's rows dealt to the ranks,
+/// every process the same result for any shard sizes). Collective; errors as there.
+CLSTAT_MPI_EXPORT bandwidth::LscvResult lscv_h(const Context& ctx, MPI_Comm comm, const double* x,
+                                               std::size_t n_local, std::size_t d,
+                                               const bandwidth::LscvOptions& options = {});
+
 /// The alpha-stable fit (clstat/stable_fit.hpp) of the values of all processes together (rank
 /// order): the exchange form of clstat/exchange.hpp over comm; every log-likelihood is the sum of
 /// the processes' shards' log-likelihoods, each on its own device, added in rank order, and every
