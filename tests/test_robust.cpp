@@ -245,6 +245,31 @@ TEST_CASE("robust.lts_design_in_blocks") {
   const auto f = robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o);
   const auto b = truth(p);
   for (std::size_t j = 0; j <= p; ++j) CHECK(std::fabs(f.coefficients[j] - b[j]) < 0.01);
+  // The passes over all rows run by blocks on the host's threads and select on the device: the
+  // h-subset, the objective and robustbase's y scale against a direct computation here.
+  REQUIRE(f.best.size() == f.h);
+  CHECK(std::is_sorted(f.best.begin(), f.best.end()));
+  std::vector<double> r2(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double r = d.y[i] - f.raw_coefficients[0];
+    for (std::size_t j = 0; j < p; ++j) r -= f.raw_coefficients[j + 1] * d.x[i * p + j];
+    r2[i] = r * r;
+  }
+  std::vector<double> sorted(r2);
+  std::sort(sorted.begin(), sorted.end());
+  long double ref = 0;
+  for (std::size_t i = 0; i < f.h; ++i) ref += sorted[i];
+  CHECK(std::fabs(f.objective - static_cast<double>(ref)) <= 1e-12 * static_cast<double>(ref));
+  std::vector<double> ys(d.y);
+  std::sort(ys.begin(), ys.end());
+  const double med = 0.5 * (ys[n / 2 - 1] + ys[n / 2]);  // n even
+  for (std::size_t i = 0; i < n; ++i) ys[i] = std::fabs(d.y[i] - med);
+  std::sort(ys.begin(), ys.end());
+  const double mad = 0.5 * (ys[n / 2 - 1] + ys[n / 2]) * static_cast<double>(1.4826f);
+  CHECK(f.crit_robustbase == f.objective / (mad * mad));
+  std::size_t flagged = 0;
+  for (std::size_t i = 0; i < n; ++i) flagged += f.raw_weights[i] == 0;
+  CHECK(flagged >= bad);
   d.x[100000 * p + 1] = NAN;
   throws_with([&] { robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o); }, "x[100000, 1] is not finite");
   d.y[140000] = NAN;

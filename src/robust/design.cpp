@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/host_parallel.hpp"
+#include "runtime/host_result.hpp"
 
 namespace clstat::robust::detail {
 
@@ -131,8 +132,9 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
     ysc = std::sqrt(yss / static_cast<double>(n) + ymean * ymean);
   }
   if (!(ysc > 0)) ysc = 1.0;
-  d.z.resize(n * d.q);
-  d.ys.resize(n);
+  // Huge pages advised before the first touch (runtime/host_result.hpp: 10^7 rows are 880 MB).
+  d.z = ::clstat::detail::host_result<double>(n * d.q);
+  d.ys = ::clstat::detail::host_result<double>(n);
   // The standardised rows, block by block on the host's threads.
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
     const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);

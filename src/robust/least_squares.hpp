@@ -16,7 +16,4 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
 std::vector<double> residuals_of(const double* x, std::size_t n, std::size_t p, bool intercept, const double* y,
                                  const std::vector<double>& coef);
 
-/// The sum of the h smallest of v (v is reordered). O(n).
-double sum_smallest(std::vector<double>& v, std::size_t h);
-
 }  // namespace clstat::robust::detail
