@@ -1,6 +1,7 @@
 // FAST-LTS (Rousseeuw & Van Driessen 2006) with robustbase's raw and reweighted fits.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -8,7 +9,9 @@
 #include <unordered_map>
 
 #include "clstat/order.hpp"
+#include "clstat/group.hpp"
 #include "clstat/robust.hpp"
+#include "runtime/group_split.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/host_result.hpp"
 #include "runtime/lease.hpp"
@@ -91,7 +94,12 @@ bool take_best(Search& s, const Runs& r, const std::vector<char>& valid, std::si
   return true;
 }
 
-Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptions& o, const char* op) {
+// The final C-steps of the survivors on all n rows (run_full's contract): on one device, or
+// shared out over a device group's members.
+using FullRun = std::function<Runs(std::vector<double> beta, unsigned max_steps)>;
+
+Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptions& o, const char* op,
+              const FullRun& full) {
   const std::size_t q = d.q, n = d.n;
   Search s;
   if (n <= kBlockRows) {
@@ -150,7 +158,7 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
   for (std::size_t i : best_runs(r2, std::vector<char>(c2, 1), kKeep))
     beta3.insert(beta3.end(), r2.beta.begin() + i * q, r2.beta.begin() + (i + 1) * q);
   // The survivors C-stepped to convergence on all n rows.
-  Runs r3 = run_full(ctx, d, h, std::move(beta3), static_cast<unsigned>(o.max_csteps), op);
+  Runs r3 = full(std::move(beta3), static_cast<unsigned>(o.max_csteps));
   if (!take_best(s, r3, std::vector<char>(r3.obj.size(), 1), q))
     throw std::runtime_error(std::string(op) + ": no finite objective in the final C-steps");
   return s;
@@ -285,9 +293,9 @@ double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bo
   return median_of(ctx, a) * static_cast<double>(1.4826f);
 }
 
-}  // namespace
-
-LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
+// The fit on ctx, with the final C-steps run by `full` (null: run_full on ctx).
+LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o,
+               const std::function<Runs(const Design&, std::size_t h, std::vector<double>, unsigned)>& full) {
   // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const char* op = "clstat::robust::lts";
@@ -314,7 +322,9 @@ LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
     f.raw_scale = std::sqrt(ss / static_cast<double>(n - q));
     f.converged = true;
   } else {
-    Search s = search(ctx, d, h, o, op);
+    Search s = search(ctx, d, h, o, op, [&](std::vector<double> beta, unsigned max_steps) {
+      return full ? full(d, h, std::move(beta), max_steps) : run_full(ctx, d, h, std::move(beta), max_steps, op);
+    });
     f.starts = s.starts;
     f.singular_starts = s.singular;
     f.csteps = s.csteps;
@@ -368,6 +378,40 @@ LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   for (std::size_t i = 0; i < n; ++i)
     if (!f.weights[i]) f.outliers.push_back(i);
   return f;
+}
+
+}  // namespace
+
+LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
+  return lts_fit(ctx, x, n, p, y, o, nullptr);
+}
+
+LtsFit lts(const DeviceGroup& g, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
+  // The survivors' final C-steps (the fit's largest device cost at large n) in contiguous shares,
+  // by the weights, one member each at once; the rest of the fit on the first member with a
+  // share (or with weight, when the survivors are fewer than the members).
+  std::size_t lead = 0;
+  while (lead + 1 < g.size() && g.weights()[lead] <= 0) ++lead;
+  return lts_fit(g.member(lead), x, n, p, y, o,
+                 [&](const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps) {
+                   const std::size_t q = d.q, kc = beta.size() / q;
+                   const std::vector<std::size_t> share = g.split(kc);
+                   std::vector<Runs> part(g.size());
+                   ::clstat::detail::on_members(g, share, [&](std::size_t i, std::size_t first) {
+                     part[i] = run_full(g.member(i), d, h,
+                                        std::vector<double>(beta.begin() + static_cast<std::ptrdiff_t>(first * q),
+                                                            beta.begin() + static_cast<std::ptrdiff_t>((first + share[i]) * q)),
+                                        max_steps, "clstat::robust::lts");
+                   });
+                   Runs all;
+                   for (const Runs& r : part) {
+                     all.beta.insert(all.beta.end(), r.beta.begin(), r.beta.end());
+                     all.obj.insert(all.obj.end(), r.obj.begin(), r.obj.end());
+                     all.steps.insert(all.steps.end(), r.steps.begin(), r.steps.end());
+                     all.converged.insert(all.converged.end(), r.converged.begin(), r.converged.end());
+                   }
+                   return all;
+                 });
 }
 
 Future<LtsFit> lts_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,

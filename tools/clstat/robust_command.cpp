@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clstat/group.hpp"
 #include "clstat/robust.hpp"
 #include "cli_common.hpp"
 #include "table_input.hpp"
@@ -34,7 +35,8 @@ const char* k_usage =
     "  --exact            every p-subset (lts: n <= 2048)\n"
     "  --seed S           the Philox seed of the subsets (default 1592221421); the same on every device\n"
     "  --json             one JSON object instead of the table\n"
-    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring\n"
+    "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
+    "                     lts also \"all\" or a comma-separated list: the final C-steps shared out\n"
     "Rows are numbered from 1, as in R. lts prints the reweighted coefficients (robustbase's\n"
     "coefficients), the raw ones, both scales, the h-subset's objective and the outliers (weight 0).\n"
     "mm prints lmrob's MM coefficients with their standard errors (.vcov.avar1), the S-estimate\n"
@@ -187,6 +189,9 @@ int robust_command(int argc, char** argv) {
       if (xc[k] == xc[j]) throw std::invalid_argument("--x names column '" + all.names[xc[j]] + "' twice");
   }
   const std::size_t n = all.rows, p = xc.size();
+  if (names_group(device) && what != "lts")
+    throw std::invalid_argument("--device " + device + ": a device list shares out lts's final C-steps; " + what +
+                                " takes one device");
   if (what == "mcd") return mcd_table(all, xc, co, context_for(device), json);
   std::vector<double> x(n * p), y(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -196,11 +201,11 @@ int robust_command(int argc, char** argv) {
   std::vector<std::string> names;
   if (lo.intercept) names.push_back("(Intercept)");
   for (auto j : xc) names.push_back(all.names[j]);
-  const clstat::Context ctx = context_for(device);
+  auto ctx = [&] { return context_for(device); };
   if (what == "mm") {
     if (seen.has("--alpha") || seen.has("--exact") || seen.has("--h"))
       throw std::invalid_argument("mm takes no --alpha, --h or --exact (its breakdown point is 0.5)");
-    const auto f = clstat::robust::mm(ctx, x.data(), n, p, y.data(), mmo);
+    const auto f = clstat::robust::mm(ctx(), x.data(), n, p, y.data(), mmo);
     if (json) {
       std::cout << "{\"method\":\"mm\",\"n\":" << n << ",\"coefficients\":{";
       for (std::size_t j = 0; j < names.size(); ++j)
@@ -225,7 +230,8 @@ int robust_command(int argc, char** argv) {
     return 0;
   }
   if (what == "lts") {
-    const auto f = clstat::robust::lts(ctx, x.data(), n, p, y.data(), lo);
+    const auto f = names_group(device) ? clstat::robust::lts(clstat::DeviceGroup::from_spec(device), x.data(), n, p, y.data(), lo)
+                                       : clstat::robust::lts(ctx(), x.data(), n, p, y.data(), lo);
     if (json) {
       std::cout << "{\"method\":\"lts\",\"n\":" << n << ",\"h\":" << f.h << ",\"coefficients\":{";
       for (std::size_t j = 0; j < names.size(); ++j)
@@ -255,7 +261,7 @@ int robust_command(int argc, char** argv) {
     return 0;
   }
   if (!nsamp_given) mo.nsamp = 3000;
-  const auto f = clstat::robust::lms(ctx, x.data(), n, p, y.data(), mo);
+  const auto f = clstat::robust::lms(ctx(), x.data(), n, p, y.data(), mo);
   if (json) {
     std::cout << "{\"method\":\"lms\",\"n\":" << n << ",\"h\":" << f.h << ",\"coefficients\":{";
     for (std::size_t j = 0; j < names.size(); ++j)
