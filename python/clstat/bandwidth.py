@@ -119,7 +119,9 @@ def lscv_h(x, grid=150, ctx=None):
     grid : int
         Multipliers tried on a log grid before the minimum is refined; the grid is widened
         geometrically while its minimum lies at an end.
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        A group deals the rows of the pair triangle to its members (the objective is one
+        device's to rounding, h to about 1e-6).
 
     Returns
     -------

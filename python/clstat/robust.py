@@ -23,7 +23,8 @@ def lts(X, y, alpha=0.5, intercept=True, nsamp=500, seed=0x5EED5EED, ctx=None):
         Random p-subsets (ltsReg's default 500).
     seed : int
         The Philox seed: the same subsets on every device.
-    ctx : Context, optional
+    ctx : Context or DeviceGroup, optional
+        A group shares out the final C-steps of the search's survivors (the same fit).
 
     Returns
     -------

@@ -56,12 +56,10 @@ void bind_bandwidth(py::module_& m) {
         shape_2d(x, "x", n, d);
         bw::LscvOptions o;
         o.grid = grid;
-        const clstat::Context& c = context_of(ctx);
-        bw::LscvResult r;
-        {
+        const bw::LscvResult r = on_target(ctx, [&](const auto& target) {
           py::gil_scoped_release nogil;
-          r = bw::lscv_h(c, x.data(), n, d, o);
-        }
+          return bw::lscv_h(target, x.data(), n, d, o);
+        });
         py::dict out;
         out["h"] = to_numpy(r.h);
         out["H"] = square(r.H, d);

@@ -94,12 +94,10 @@ void bind_robust(py::module_& m) {
         o.intercept = intercept;
         o.nsamp = nsamp;
         o.seed = seed;
-        const clstat::Context& c = context_of(ctx);
-        rb::LtsFit f;
-        {
+        const rb::LtsFit f = on_target(ctx, [&](const auto& target) {
           py::gil_scoped_release nogil;
-          f = rb::lts(c, X.data(), n, p, y.data(), o);
-        }
+          return rb::lts(target, X.data(), n, p, y.data(), o);
+        });
         py::dict out;
         out["coefficients"] = to_numpy(f.coefficients);
         out["scale"] = f.scale;

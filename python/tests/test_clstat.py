@@ -436,6 +436,15 @@ def test_device_group_order_statistics():
     small = big[:300]
     got, want = clstat.bandwidth.lscv_H(small, ctx=g), clstat.bandwidth.lscv_H(small)
     assert np.array_equal(got.H, want.H) and got.objective == want.objective
+    # LSCV over h with the pair triangle's rows split, and LTS with its survivors' C-steps shared out.
+    got, want = clstat.bandwidth.lscv_h(big[:1500], ctx=g), clstat.bandwidth.lscv_h(big[:1500])
+    assert abs(got.objective - want.objective) <= 1e-12 * abs(want.objective)
+    assert np.allclose(got.h, want.h, rtol=1e-5, atol=0)
+    X = rng.normal(size=(3000, 2))
+    yv = 1 + X @ np.array([2.0, -1.0]) + 0.1 * rng.normal(size=3000)
+    yv[::7] += 15
+    lg, l1 = clstat.robust.lts(X, yv, ctx=g), clstat.robust.lts(X, yv)
+    assert np.array_equal(lg.best, l1.best) and np.array_equal(lg.coefficients, l1.coefficients)
     # The grid's rows split: the single-device grid.
     assert np.array_equal(clstat.grid(big, [-3, -3], [3, 3], [41, 37], ctx=g), clstat.grid(big, [-3, -3], [3, 3], [41, 37]))
     with pytest.raises(ValueError, match="weights"):
