@@ -369,6 +369,8 @@ TEST_CASE("order_weighted.rows_equal_each_row") {
                        doctest::Contains("row 2"), std::invalid_argument);
   CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), 0, cols, p, 1), std::invalid_argument);
   CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, 0, p, 1), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), static_cast<std::size_t>(-1) / 2, 4, p, 1),
+                       doctest::Contains("overflows"), std::invalid_argument);
   CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), static_cast<const double*>(nullptr), rows, cols, p, 1),
                   std::invalid_argument);
   CHECK_THROWS_AS(order::weighted_quantiles_rows(ctx(), x.data(), w.data(), rows, cols, p, 3), std::invalid_argument);

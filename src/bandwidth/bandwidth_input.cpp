@@ -159,4 +159,11 @@ std::vector<double> row_major(const Mat& m) {
   return v;
 }
 
+double normal_psi(unsigned r, double sigma) {
+  double f = 1, half = 1;
+  for (unsigned k = 2; k <= r; ++k) f *= k;
+  for (unsigned k = 2; k <= r / 2; ++k) half *= k;
+  return ((r / 2) % 2 ? -1.0 : 1.0) * f / (std::pow(2 * sigma, r + 1) * half * std::sqrt(M_PI));
+}
+
 }  // namespace clstat::bandwidth_detail

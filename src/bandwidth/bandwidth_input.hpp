@@ -34,6 +34,10 @@ std::vector<double> column(const double* x, std::size_t n, std::size_t d, std::s
 
 inline double std_dev(const std::vector<double>& v) { return column_stats(v.data(), v.size(), false).sd; }
 
+/// psi_r = int f^(r) f of a normal density with standard deviation sigma (r even; ks's
+/// psins.1d, Wand & Jones 1995 sec. 3.5): (-1)^(r/2) r! / ((2 sigma)^(r+1) (r/2)! sqrt(pi)).
+double normal_psi(unsigned r, double sigma);
+
 /// Throws if two rows are equal, naming both (LSCV is unbounded below then). O(n log n d).
 void reject_duplicates(const char* op, const double* x, std::size_t n, std::size_t d);
 

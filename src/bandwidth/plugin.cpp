@@ -112,18 +112,18 @@ std::vector<double> plugin_columns(const double* x, std::size_t n, std::size_t d
 
 std::string plugin_pilots(const char* op, const double* cols, std::size_t n, std::size_t d, const PluginOptions& o,
                           std::vector<double>& g1, std::vector<double>& g2, std::vector<double>& scale_h) {
-  const double nn = static_cast<double>(n), sqrt_pi = std::sqrt(M_PI);
+  const double nn = static_cast<double>(n);
   for (std::size_t k = 0; k < d; ++k) {
     const double* c = cols + k * n;
     const ColumnStats st = column_stats(c, n, o.scale == Scale::minim);
     const double s = o.scale == Scale::minim ? std::min(st.sd, (st.q3 - st.q1) / 1.349) : st.sd;
     if (!(s > 0)) return std::string(op) + ": column " + std::to_string(k) + " has a zero scale estimate (zero variance or IQR)";
     if (o.stages == 2) {
-      const double psi8 = 105 / (32 * sqrt_pi * std::pow(s, 9));
+      const double psi8 = normal_psi(8, s);
       g1[k] = std::pow(2 * 15 * k_inv_sqrt_2pi / (psi8 * nn), 1.0 / 9);
       scale_h[2 * k] = 1 / (g1[k] * k_sqrt2);
     } else {
-      const double psi6 = -15 / (16 * sqrt_pi * std::pow(s, 7));
+      const double psi6 = normal_psi(6, s);
       g2[k] = std::pow(-2 * 3 * k_inv_sqrt_2pi / (psi6 * nn), 1.0 / 7);
       scale_h[2 * k + 1] = 1 / (g2[k] * k_sqrt2);
     }

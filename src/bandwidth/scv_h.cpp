@@ -43,22 +43,11 @@ std::vector<double> kfe(const Queue& q, const char* op, const Mat& xs, const std
   return out;
 }
 
-// psi_r of a normal with standard deviation sigma (ks's psins.1d), r even.
-double normal_psi(unsigned r, double sigma) {
-  double f = 1, half = 1;
-  for (unsigned k = 2; k <= r; ++k) f *= k;
-  for (unsigned k = 2; k <= r / 2; ++k) half *= k;
-  return ((r / 2) % 2 ? -1.0 : 1.0) * f / (std::pow(2 * sigma, r + 1) * half * std::sqrt(M_PI));
-}
-
 double scv_column(const Queue& q, const char* op, const double* col, std::size_t n, std::size_t k, int stages) {
   const double nn = static_cast<double>(n);
-  Mat xs(static_cast<Eigen::Index>(n), 1);
-  double mean = 0;
-  for (std::size_t i = 0; i < n; ++i) mean += col[i];
-  mean /= nn;
-  for (std::size_t i = 0; i < n; ++i) xs(static_cast<Eigen::Index>(i), 0) = col[i] - mean;
-  const double sigma = std::sqrt(xs.squaredNorm() / (nn - 1));
+  const Eigen::Map<const Eigen::VectorXd> values(col, static_cast<Eigen::Index>(n));
+  const Mat xs = (values.array() - values.mean()).matrix();
+  const double sigma = column_stats(col, n, false).sd;
   if (!(sigma > 0))
     throw std::invalid_argument(std::string(op) + ": column " + std::to_string(k) + " has zero variance");
   double psi6, psi10;

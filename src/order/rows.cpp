@@ -32,10 +32,7 @@ template <class T>
 void check_matrix(const std::string& op, const Buffer<T>& b, std::size_t off, std::size_t rows, std::size_t cols,
                   const Options& o) {
   check_policy(o, op);
-  if (rows == 0 || cols == 0)
-    throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
-  if (cols > static_cast<std::size_t>(-1) / rows)
-    throw std::invalid_argument(op + ": rows * cols overflows (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  check_shape(op, rows, cols);
   if (off > b.size() || rows * cols > b.size() - off)
     throw std::invalid_argument(op + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix at element " +
                                 std::to_string(off) + " runs past the buffer's " + std::to_string(b.size()));

@@ -51,6 +51,14 @@ void check_input(const std::string& op, const Buffer<T>& x, std::size_t off, std
                                 ") run past the buffer's " + std::to_string(x.size()));
 }
 
+// A rows x cols matrix's shape: both at least 1, and rows * cols without overflow.
+inline void check_shape(const std::string& op, std::size_t rows, std::size_t cols) {
+  if (rows == 0 || cols == 0)
+    throw std::invalid_argument(op + ": empty matrix (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+  if (cols > static_cast<std::size_t>(-1) / rows)
+    throw std::invalid_argument(op + ": rows * cols overflows (" + std::to_string(rows) + " x " + std::to_string(cols) + ")");
+}
+
 // NanPolicy::raise on `nan` NaNs.
 inline void raise_on_nan(const std::string& op, std::uint64_t nan, const Options& o) {
   if (nan > 0 && o.nan == NanPolicy::raise)

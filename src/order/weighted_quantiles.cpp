@@ -193,12 +193,6 @@ std::vector<double> weighted_rows_on(const Queue& q, const Buffer<T>& x, const B
   return out;
 }
 
-void check_rows(std::size_t rows, std::size_t cols, const std::string& op) {
-  if (rows == 0 || cols == 0)
-    throw std::invalid_argument(op + ": rows = " + std::to_string(rows) + ", cols = " + std::to_string(cols) +
-                                "; both must be at least 1");
-}
-
 }  // namespace
 
 template <class T>
@@ -207,7 +201,7 @@ std::vector<double> weighted_quantiles_rows(const Context& ctx, const T* x, cons
                                             const Options& o) {
   const std::string op = "clstat::order::weighted_quantiles_rows";
   check_weighted(probs, type, o, op);
-  check_rows(rows, cols, op);
+  check_shape(op, rows, cols);
   if (!x || !w) throw std::invalid_argument(op + ": null data or weights pointer");
   if (probs.empty()) return {};
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
@@ -223,7 +217,7 @@ Future<std::vector<double>> weighted_quantiles_rows_async(const Queue& q, const 
                                                           const std::vector<Event>& wait) {
   const std::string op = "clstat::order::weighted_quantiles_rows_async";
   check_weighted(probs, type, o, op);
-  check_rows(rows, cols, op);
+  check_shape(op, rows, cols);
   check_buffers(x, w, offset, rows * cols, o, op);
   return ::clstat::detail::host_task<std::vector<double>>(
       q, wait, [=] { return probs.empty() ? std::vector<double>{} : weighted_rows_on(q, x, w, offset, rows, cols, probs, type, o, op); });
