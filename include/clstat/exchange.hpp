@@ -21,6 +21,7 @@
 #include "clstat/bandwidth.hpp"
 #include "clstat/export.hpp"
 #include "clstat/order.hpp"
+#include "clstat/robust.hpp"
 #include "clstat/runtime.hpp"
 #include "clstat/stable_fit.hpp"
 
@@ -147,4 +148,36 @@ CLSTAT_EXPORT FitResult fit(const Context& ctx, Exchange& ex, const double* x, s
                             const FitOptions& options = {});
 
 }  // namespace stable
+
+namespace robust {
+
+/// Least trimmed squares (lts of clstat/robust.hpp) of the rows of every process, each holding
+/// its own n_local rows of x (row-major, p values each) and y, the rows in rank order (0 rows
+/// allowed; x and y may then be null). The rows stay where they are:
+///   - the design's centres and scales merge every process's column moments in rank order;
+///   - the nested search's 1500 random rows (drawn from the global row numbers, as on one process)
+///     are gathered on every process, which all run the same starts on their own devices;
+///   - each final C-step selects the h-th smallest squared residual exactly over every process's
+///     rows (order statistics across processes: one histogram sum per radix pass), sums each
+///     process's Gram matrix of the rows below it in rank order, and gives ties to lower rows;
+///   - the final least-squares fits add each process's cross products in rank order (and, in the
+///     rare case that needs it, gather the chosen rows for the pivoted QR); the objective, MAD of y
+///     and the scales are combined the same way.
+/// With at most 2048 rows over all processes the rows are gathered and every process makes the
+/// one-process fit, bit for bit. Otherwise the fit is the one-process fit up to the rounding of
+/// the combined sums: the same h-subset and weights unless residuals tie within that rounding,
+/// coefficients within about 1e-12 relative on well-conditioned data; with one process holding
+/// every row it is bit for bit. Every process returns the same coefficients, scales, objective,
+/// counts and search record (n is the total); residuals, weights and raw_weights cover this
+/// process's rows; best and outliers list this process's rows among them, numbered over all
+/// processes (rank order). p and o must be the same on every process. Throws on every process as
+/// lts does, naming the process where the input is bad (a non-finite value by its global row).
+/// Thread safety: as ctx; the exchange is used by one call at a time. Work: each process's
+/// rows' passes (O(n_local q^2) per C-step on its device); per C-step of each of the 10 final
+/// runs, the radix passes' histogram sums (32 KB each) and one gather of (q + 1)(q + 2)/2 + 3
+/// doubles from each process; once, 1500 rows and O(q^2) sums.
+CLSTAT_EXPORT LtsFit lts(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t p,
+                         const double* y, const LtsOptions& o = {});
+
+}  // namespace robust
 }  // namespace clstat

@@ -7,8 +7,10 @@
 
 #include <clstat/mpi.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "reference/order_data.hpp"
@@ -318,4 +320,121 @@ TEST_CASE("mpi.stable_fit_adds_the_shards_likelihoods") {
   std::vector<double> bad(x.begin(), x.begin() + 100);
   if (rank() == size() - 1) bad[7] = std::nan("");
   CHECK_THROWS_AS(mpi::fit(ctx(), MPI_COMM_WORLD, bad.data(), bad.size()), std::invalid_argument);
+}
+
+namespace {
+// Rows y = 1 + x1 - 2 x2 + 0.5 x3 + noise, every fifth shifted by 20; `copies` > 1 repeats the
+// first n / copies rows (row i equals row i + n / copies), so that squared residuals tie at
+// every threshold and the ties straddle the processes.
+void lts_data(std::size_t n, std::size_t p, std::uint64_t seed, std::size_t copies, std::vector<double>& x,
+              std::vector<double>& y) {
+  x = clstat_test::normal<double>(n * p, seed);
+  const auto e = clstat_test::normal<double>(n, seed + 1);
+  y.assign(n, 0);
+  const std::size_t m = n / copies;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t s = i % m;
+    for (std::size_t j = 0; j < p; ++j) x[i * p + j] = x[s * p + j];
+    y[i] = 1 + x[s * p] - 2 * x[s * p + 1] + 0.5 * x[s * p + 2] + 0.1 * e[s];
+    if (s % 5 == 0) y[i] += 20;
+  }
+}
+
+// The rows of v in [lo, hi).
+std::vector<std::size_t> rows_in(const std::vector<std::size_t>& v, std::size_t lo, std::size_t hi) {
+  std::vector<std::size_t> out;
+  for (std::size_t i : v)
+    if (i >= lo && i < hi) out.push_back(i);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("mpi.lts_equals_one_process") {
+  // Past 2048 rows the rows stay on their processes: every process gets the same fit, one
+  // process's up to the rounding of the combined sums (the same h-subset and weights here), and
+  // bit for bit when one process holds every row. At most 2048 rows: gathered, bit for bit.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const std::size_t p = 3;
+  struct Case {
+    std::size_t n, copies;
+    double alpha;
+  };
+  for (const Case& c : {Case{1500, 1, 0.5}, Case{6000, 1, 0.5}, Case{6000, 3, 0.75}, Case{6000, 1, 1.0}}) {
+        const std::size_t n = c.n, copies = c.copies;
+        const double alpha = c.alpha;
+        INFO("n " << n << ", copies " << copies << ", alpha " << alpha);
+        std::vector<double> x, y;
+        lts_data(n, p, seed + n + copies, copies, x, y);
+        robust::LtsOptions o;
+        o.seed = seed;
+        o.alpha = alpha;
+        o.nsamp = 100;  // fewer starts than robustbase's 500: the same paths, a fifth of the block runs
+        const auto one = robust::lts(ctx(), x.data(), n, p, y.data(), o);
+        for (const auto& w : kSplits) {
+          const auto b = bounds(n, w);
+          const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+          INFO("shard [" << lo << ", " << hi << ")");
+          const auto got = mpi::lts(ctx(), MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, y.data() + lo, o);
+          CHECK(got.n == n);
+          CHECK(got.h == one.h);
+          CHECK(got.starts == one.starts);
+          CHECK(got.best == rows_in(one.best, lo, hi));
+          CHECK(got.outliers == rows_in(one.outliers, lo, hi));
+          REQUIRE(got.residuals.size() == hi - lo);
+          CHECK(std::equal(got.weights.begin(), got.weights.end(), one.weights.begin() + static_cast<std::ptrdiff_t>(lo)));
+          REQUIRE(got.coefficients.size() == p + 1);
+          // Every process the same bits.
+          std::vector<double> mine(got.coefficients);
+          mine.insert(mine.end(), got.raw_coefficients.begin(), got.raw_coefficients.end());
+          mine.push_back(got.objective);
+          mine.push_back(got.scale);
+          std::vector<double> first(mine);
+          MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+          for (std::size_t j = 0; j < mine.size(); ++j) CHECK(same_bits(mine[j], first[j]));
+          bool one_holds_all = n <= 2048;
+          for (std::size_t r = 0; r + 1 < b.size(); ++r) one_holds_all |= b[r + 1] - b[r] == n;
+          for (std::size_t j = 0; j <= p; ++j) {
+            if (one_holds_all) {
+              CHECK(same_bits(got.coefficients[j], one.coefficients[j]));
+              CHECK(same_bits(got.raw_coefficients[j], one.raw_coefficients[j]));
+            }
+            CHECK(std::fabs(got.coefficients[j] - one.coefficients[j]) <= 1e-11 * (1 + std::fabs(one.coefficients[j])));
+            CHECK(std::fabs(got.raw_coefficients[j] - one.raw_coefficients[j]) <=
+                  1e-11 * (1 + std::fabs(one.raw_coefficients[j])));
+          }
+          if (one_holds_all) CHECK(same_bits(got.objective, one.objective));
+          CHECK(std::fabs(got.objective - one.objective) <= 1e-12 * one.objective);
+          CHECK(std::fabs(got.scale - one.scale) <= 1e-12 * one.scale);
+          CHECK(std::fabs(got.crit_robustbase - one.crit_robustbase) <= 1e-12 * one.crit_robustbase);
+          for (std::size_t i = lo; i < hi; ++i)
+            CHECK(std::fabs(got.residuals[i - lo] - one.residuals[i]) <= 1e-10 * (1 + std::fabs(one.residuals[i])));
+        }
+      }
+  // Bad input on one process (a NaN, then other options) raises on every process, naming the
+  // row over all processes; then a good call.
+  const std::size_t n = 6000;
+  std::vector<double> x, y;
+  lts_data(n, p, seed, 1, x, y);
+  const auto b = bounds(n, {1});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  robust::LtsOptions o;
+  o.seed = seed;
+  std::vector<double> bad_y(y);
+  bad_y[n - 1] = NAN;  // on the last process
+  try {
+    mpi::lts(ctx(), MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, bad_y.data() + lo, o);
+    CHECK_MESSAGE(false, "no exception");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("y[" + std::to_string(n - 1) + "] is not finite") != std::string::npos);
+  }
+  robust::LtsOptions other = o;
+  if (rank() == size() - 1) other.nsamp = 50;
+  if (size() > 1)
+    CHECK_THROWS_AS(mpi::lts(ctx(), MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, y.data() + lo, other),
+                    std::invalid_argument);
+  const auto one = robust::lts(ctx(), x.data(), n, p, y.data(), o);
+  const auto got = mpi::lts(ctx(), MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, y.data() + lo, o);
+  CHECK(got.best == rows_in(one.best, lo, hi));
 }

@@ -4,11 +4,16 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <exception>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "build/program_cache.hpp"
 #include "clstat/order.hpp"
+#include "order/keys.hpp"
+#include "order/sharded_select.hpp"
 #include "order/sort_values.hpp"
 #include "runtime/launch.hpp"
 
@@ -161,6 +166,11 @@ Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& b
 
 Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps,
               const char* op) {
+  return run_full(ctx, d, h, std::move(beta), max_steps, op, Across::one(d.n));
+}
+
+Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps,
+              const char* op, const Across& ac) {
   const std::size_t q = d.q, n = d.n, kc = beta.size() / q, nx = ntri(q) + 3;
   constexpr std::size_t kChunk = 1024, kTile = 32;
   Runs out = not_run(std::move(beta), kc);
@@ -168,29 +178,44 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
   auto ci = ctx.impl();
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const Queue qu = lease.queue();
+  const cl::CommandQueue& cq = queue_of(qu);
   std::vector<double> prev_beta(out.beta);
   std::vector<char> active(kc, 1);
-  cl_guard(op, *ci, [&] {
+  // This process's device work between combinations; with the rows split, its failure is raised
+  // on every process, whose next combination would otherwise wait for it.
+  const auto local = [&](auto&& f) {
+    std::exception_ptr err;
+    try {
+      cl_guard(op, *ci, f);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    ac.agree(err);
+  };
+  const std::size_t groups = (n + kChunk - 1) / kChunk, cells = std::max<std::size_t>(1, kc * n);
+  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
+  std::size_t wg = 0;
+  cl::Buffer bz, by, part, sums, bb, bt, btau;
+  std::optional<Buffer<double>> r2;
+  cl::Kernel kr, kg, ks;
+  local([&] {
     const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
                             " -DKC=" + std::to_string(kc) + " -DTILE=" + std::to_string(kTile) +
                             " -DCH=" + std::to_string(kChunk);
     AccArg acc{kc * nx};
-    std::size_t wg = 0;
-    auto prog = build::program_for_wg(*ci, "robust/lts_full", opt, "lts_gram", 256, wg, nacc_option, &acc);
-    const cl::CommandQueue& cq = queue_of(qu);
-    cl::Buffer bz = upload_doubles(ci->context, cq, d.z.data(), d.z.size());
-    cl::Buffer by = upload_doubles(ci->context, cq, d.ys.data(), d.ys.size());
-    Buffer<double> r2(ctx, kc * n);
-    const std::size_t groups = (n + kChunk - 1) / kChunk;
-    cl::Buffer part(ci->context, CL_MEM_READ_WRITE, groups * kc * nx * sizeof(double));
-    cl::Buffer sums(ci->context, CL_MEM_READ_WRITE, kc * nx * sizeof(double));
-    cl::Buffer bb(ci->context, CL_MEM_READ_ONLY, kc * q * sizeof(double));
-    cl::Buffer bt(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
-    cl::Buffer btau(ci->context, CL_MEM_READ_ONLY, kc * sizeof(cl_ulong));
-    const cl::Buffer& r2b = r2.raw().impl()->buffer;
-    cl::Kernel kr = resid_kernel(*prog, qu.index(), bz, by, n, bb, true, r2b);
-    cl::Kernel kg = build::kernel(*prog, "lts_gram", qu.index());
-    cl::Kernel ks = build::kernel(*prog, "lts_reduce", qu.index());
+    prog = build::program_for_wg(*ci, "robust/lts_full", opt, "lts_gram", 256, wg, nacc_option, &acc);
+    bz = upload_doubles(ci->context, cq, d.z.data(), d.z.size());
+    by = upload_doubles(ci->context, cq, d.ys.data(), d.ys.size());
+    r2.emplace(ctx, cells);
+    part = cl::Buffer(ci->context, CL_MEM_READ_WRITE, std::max<std::size_t>(1, groups) * kc * nx * sizeof(double));
+    sums = cl::Buffer(ci->context, CL_MEM_READ_WRITE, kc * nx * sizeof(double));
+    bb = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * q * sizeof(double));
+    bt = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
+    btau = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * sizeof(cl_ulong));
+    const cl::Buffer& r2b = r2->raw().impl()->buffer;
+    kr = resid_kernel(*prog, qu.index(), bz, by, n, bb, true, r2b);
+    kg = build::kernel(*prog, "lts_gram", qu.index());
+    ks = build::kernel(*prog, "lts_reduce", qu.index());
     kg.setArg(0, bz);
     kg.setArg(1, by);
     kg.setArg(2, static_cast<cl_ulong>(n));
@@ -201,73 +226,109 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     ks.setArg(0, part);
     ks.setArg(1, static_cast<cl_uint>(groups));
     ks.setArg(2, sums);
-    const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
-    std::vector<double> thr(kc), s(kc * nx), row;
-    std::vector<cl_ulong> tau(kc);
-    auto gram = [&] {
-      cq.enqueueWriteBuffer(bt, CL_FALSE, 0, kc * sizeof(double), thr.data());
-      cq.enqueueWriteBuffer(btau, CL_FALSE, 0, kc * sizeof(cl_ulong), tau.data());
-      launch(qu, kg, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op);
-      launch(qu, ks, cl::NDRange((kc * nx + 63) / 64 * 64), cl::NDRange(64), {}, op);
-      ::clstat::detail::read_wait(cq, sums, 0, kc * nx * sizeof(double), s.data());
-    };
-    const std::size_t nt = ntri(q);
-    for (;;) {
+  });
+  const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
+  std::vector<double> thr(kc), s(kc * nx), row;
+  std::vector<cl_ulong> tau(kc);
+  // Every process's sums (one process: its own), and their total in rank order in s.
+  std::vector<std::vector<double>> sp;
+  auto gram = [&] {
+    sp = ac.parts([&] {
+      std::vector<double> mine(kc * nx, 0.0);
+      if (n > 0)
+        cl_guard(op, *ci, [&] {
+          cq.enqueueWriteBuffer(bt, CL_FALSE, 0, kc * sizeof(double), thr.data());
+          cq.enqueueWriteBuffer(btau, CL_FALSE, 0, kc * sizeof(cl_ulong), tau.data());
+          launch(qu, kg, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op);
+          launch(qu, ks, cl::NDRange((kc * nx + 63) / 64 * 64), cl::NDRange(64), {}, op);
+          ::clstat::detail::read_wait(cq, sums, 0, kc * nx * sizeof(double), mine.data());
+        });
+      return mine;
+    });
+    s = sp[0];
+    for (std::size_t r = 1; r < sp.size(); ++r)
+      for (std::size_t i = 0; i < s.size(); ++i) s[i] += sp[r][i];
+  };
+  const std::size_t nt = ntri(q);
+  for (;;) {
+    local([&] {
+      if (n == 0) return;
       cq.enqueueWriteBuffer(bb, CL_FALSE, 0, kc * q * sizeof(double), out.beta.data());
       launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
-      // One fit's threshold after another, on this queue. (Selecting them at once on the
-      // context's other queues measured no faster on the H100: 10^6 rows, 70 steps, 214 to 226 ms
-      // against 209 to 258.)
-      for (std::size_t k = 0; k < kc; ++k) {
-        tau[k] = n;
-        thr[k] = active[k] ? order::kth_smallest_async<double>(qu, r2, k * n, n, std::vector<std::uint64_t>{h}).get()[0]
-                           : -INFINITY;  // no rows: a finished fit costs the gram nothing but its zeros
+    });
+    // One fit's threshold after another, on this queue. (Selecting them at once on the
+    // context's other queues measured no faster on the H100: 10^6 rows, 70 steps, 214 to 226 ms
+    // against 209 to 258.) With the rows split, every process's residuals take part in one exact
+    // selection (order/sharded_select.hpp).
+    for (std::size_t k = 0; k < kc; ++k) {
+      tau[k] = n;
+      if (!active[k]) {
+        thr[k] = -INFINITY;  // no rows: a finished fit costs the gram nothing but its zeros
+      } else if (!ac.split()) {
+        thr[k] = order::kth_smallest_async<double>(qu, *r2, k * n, n, std::vector<std::uint64_t>{h}).get()[0];
+      } else {
+        order::detail::ShardedSelect<double> sel({order::detail::ShardRef<double>{qu, *r2, k * n, n}}, ac.exchange());
+        sel.prepare({h - 1});
+        thr[k] = order::detail::from_key<double>(sel.select({h - 1})[0]);
       }
-      gram();
-      bool ties = false;
-      for (std::size_t k = 0; k < kc; ++k) {
-        if (!active[k]) continue;
-        const double lt = s[k * nx + nt], eq = s[k * nx + nt + 1];
-        if (lt + eq > static_cast<double>(h)) {  // more ties at t than the h-subset takes: lower rows first
-          ties = true;
+    }
+    gram();
+    // More ties at t than the h-subset takes: lower rows first, so the processes' ties in rank
+    // order, each taking its lowest rows.
+    bool ties = false;
+    for (std::size_t k = 0; k < kc; ++k)
+      if (active[k] && s[k * nx + nt] + s[k * nx + nt + 1] > static_cast<double>(h)) ties = true;
+    if (ties)
+      local([&] {
+        const int me = ac.split() ? ac.exchange()->rank() : 0;
+        for (std::size_t k = 0; k < kc; ++k) {
+          const double lt = s[k * nx + nt], eq = s[k * nx + nt + 1];
+          if (!active[k] || !(lt + eq > static_cast<double>(h))) continue;
+          std::size_t need = h - static_cast<std::size_t>(lt);
+          for (int r = 0; r < me; ++r)
+            need -= std::min(need, static_cast<std::size_t>(sp[static_cast<std::size_t>(r)][k * nx + nt + 1]));
+          const std::size_t mine = std::min(need, static_cast<std::size_t>(sp[static_cast<std::size_t>(me)][k * nx + nt + 1]));
+          if (mine == 0) {
+            tau[k] = 0;
+            continue;
+          }
           row.resize(n);
-          r2.read(qu, row.data(), n, k * n);
-          std::size_t need = h - static_cast<std::size_t>(lt), i = 0;
-          for (; i < n; ++i)
-            if (row[i] == thr[k] && --need == 0) break;
+          r2->read(qu, row.data(), n, k * n);
+          std::size_t i = 0;
+          for (std::size_t left = mine; i < n; ++i)
+            if (row[i] == thr[k] && --left == 0) break;
           tau[k] = i + 1;
         }
+      });
+    if (ties) gram();
+    bool any = false;
+    for (std::size_t k = 0; k < kc; ++k) {
+      if (!active[k]) continue;
+      const double* sk = &s[k * nx];
+      const double obj = sk[nt + 2] + (static_cast<double>(h) - sk[nt]) * thr[k];
+      double* bk = &out.beta[k * q];
+      if (!(obj < out.obj[k])) {  // no decrease: the previous fit is a fixed point
+        std::copy(prev_beta.begin() + k * q, prev_beta.begin() + (k + 1) * q, bk);
+        out.converged[k] = 1;
+        active[k] = 0;
+        continue;
       }
-      if (ties) gram();
-      bool any = false;
-      for (std::size_t k = 0; k < kc; ++k) {
-        if (!active[k]) continue;
-        const double* sk = &s[k * nx];
-        const double obj = sk[nt + 2] + (static_cast<double>(h) - sk[nt]) * thr[k];
-        double* bk = &out.beta[k * q];
-        if (!(obj < out.obj[k])) {  // no decrease: the previous fit is a fixed point
-          std::copy(prev_beta.begin() + k * q, prev_beta.begin() + (k + 1) * q, bk);
-          out.converged[k] = 1;
-          active[k] = 0;
-          continue;
-        }
-        out.obj[k] = obj;
-        if (out.steps[k] >= max_steps) {
-          active[k] = 0;
-          continue;
-        }
-        std::copy(bk, bk + q, prev_beta.begin() + k * q);
-        if (!solve_gram(sk, q, bk)) {  // the h rows are rank deficient: keep the fit
-          out.converged[k] = 1;
-          active[k] = 0;
-          continue;
-        }
-        ++out.steps[k];
-        any = true;
+      out.obj[k] = obj;
+      if (out.steps[k] >= max_steps) {
+        active[k] = 0;
+        continue;
       }
-      if (!any) break;
+      std::copy(bk, bk + q, prev_beta.begin() + k * q);
+      if (!solve_gram(sk, q, bk)) {  // the h rows are rank deficient: keep the fit
+        out.converged[k] = 1;
+        active[k] = 0;
+        continue;
+      }
+      ++out.steps[k];
+      any = true;
     }
-  });
+    if (!any) break;
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "clstat/runtime.hpp"
+#include "robust/across.hpp"
 #include "robust/design.hpp"
 
 namespace clstat::robust::detail {
@@ -46,6 +47,12 @@ Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& b
 /// decreasing or max_steps refits; ties at the h-th smallest squared residual go to lower rows.
 Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps,
               const char* op);
+/// The same on rows spread across processes (robust/across.hpp): d holds this process's rows, h
+/// counts over all of them; each C-step's h-th smallest squared residual is selected over every
+/// process's rows, the Gram sums are added in rank order and ties at it go to the processes in
+/// rank order (lower rows first, as above). Every process returns the same runs. Collective.
+Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps,
+              const char* op, const Across& ac);
 
 /// LMS criterion of each fit (count x q) on all n rows: the h-th smallest squared residual, or
 /// with adjust the squared half-width of the shortest window of h sorted residuals.

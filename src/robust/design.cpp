@@ -40,6 +40,20 @@ struct BlockMoments {
     }
     count = nt;
   }
+
+  // count, ymean, yss, lo, hi, mean, ss: what a process sends of its rows.
+  std::vector<double> pack() const {
+    std::vector<double> v{count, ymean, yss};
+    for (const auto* c : {&lo, &hi, &mean, &ss}) v.insert(v.end(), c->begin(), c->end());
+    return v;
+  }
+  static BlockMoments unpack(const double* v, std::size_t p) {
+    BlockMoments m;
+    m.count = v[0], m.ymean = v[1], m.yss = v[2];
+    std::size_t at = 3;
+    for (auto* c : {&m.lo, &m.hi, &m.mean, &m.ss}) c->assign(v + at, v + at + p), at += p;
+    return m;
+  }
 };
 
 }  // namespace
@@ -52,10 +66,15 @@ void data_row(const double* x, std::size_t p, bool intercept, std::size_t i, dou
 
 Design make_design(const std::string& op, const double* x, std::size_t n, std::size_t p, const double* y,
                    bool intercept, std::size_t min_rows_factor) {
-  if (n == 0) throw std::invalid_argument(op + ": no observations (n = 0)");
+  return make_design(op, x, p, y, intercept, min_rows_factor, Across::one(n));
+}
+
+Design make_design(const std::string& op, const double* x, std::size_t p, const double* y, bool intercept,
+                   std::size_t min_rows_factor, const Across& ac) {
+  const std::size_t n = ac.n_local(), n_all = ac.n(), first_row = ac.offset();
+  if (n_all == 0) throw std::invalid_argument(op + ": no observations (n = 0)");
   if (p == 0)
     throw std::invalid_argument(op + ": no explanatory column (p = 0); the location-only fit is not provided");
-  if (!x || !y) throw std::invalid_argument(op + ": null data pointer");
   Design d;
   d.n = n;
   d.p = p;
@@ -63,8 +82,8 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
   d.q = p + (intercept ? 1 : 0);
   if (d.q > 32)
     throw std::invalid_argument(op + ": " + std::to_string(d.q) + " coefficients; at most 32 are supported");
-  if (n <= min_rows_factor * d.q)
-    throw std::invalid_argument(op + ": n = " + std::to_string(n) + " observations for " + std::to_string(d.q) +
+  if (n_all <= min_rows_factor * d.q)
+    throw std::invalid_argument(op + ": n = " + std::to_string(n_all) + " observations for " + std::to_string(d.q) +
                                 " coefficients; need more than " + std::to_string(min_rows_factor) +
                                 " times as many observations as coefficients");
   // One pass: finiteness, range (constant columns) and the moments of every column and of y, by
@@ -73,6 +92,10 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
   // get the single pass's). 10^6 rows of 10 columns took 98 ms on one thread.
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
   std::vector<BlockMoments> bm(blocks);
+  // This process's rows merged, then (split) every process's merged moments in rank order; a bad
+  // value anywhere raises on every process.
+  const std::vector<double> moments = ac.gather([&] {
+  if (n > 0 && (!x || !y)) throw std::invalid_argument(op + ": null data pointer");
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
     BlockMoments& m = bm[k];
     m.lo.assign(p, INFINITY), m.hi.assign(p, -INFINITY), m.mean.assign(p, 0.0), m.ss.assign(p, 0.0);
@@ -103,12 +126,21 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
   });
   for (const BlockMoments& m : bm)  // the first bad value in row order, y's before its row's x
     if (m.bad_row != kNone) {
-      if (m.bad_col == p) throw std::invalid_argument(op + ": y[" + std::to_string(m.bad_row) + "] is not finite");
-      throw std::invalid_argument(op + ": x[" + std::to_string(m.bad_row) + ", " + std::to_string(m.bad_col) +
-                                  "] is not finite");
+      const std::string row = std::to_string(first_row + m.bad_row);
+      if (m.bad_col == p) throw std::invalid_argument(op + ": y[" + row + "] is not finite");
+      throw std::invalid_argument(op + ": x[" + row + ", " + std::to_string(m.bad_col) + "] is not finite");
     }
-  BlockMoments all = bm[0];
-  for (std::size_t k = 1; k < blocks; ++k) all.merge(bm[k]);
+  if (blocks == 0) return std::vector<double>{};
+  BlockMoments mine = bm[0];
+  for (std::size_t k = 1; k < blocks; ++k) mine.merge(bm[k]);
+  return mine.pack();
+  });
+  BlockMoments all;
+  for (std::size_t at = 0; at < moments.size(); at += 3 + 4 * p) {
+    BlockMoments m = BlockMoments::unpack(&moments[at], p);
+    if (at == 0) all = std::move(m);
+    else all.merge(m);
+  }
   const std::vector<double>&lo = all.lo, &hi = all.hi, &mean = all.mean, &ss = all.ss;
   const double ymean = all.ymean, yss = all.yss;
   std::vector<double> centre(p, 0.0), scale(p, 1.0);
@@ -118,18 +150,18 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
                                   std::to_string(lo[j]) + "); remove it (the intercept models a constant)");
     if (intercept) {
       centre[j] = mean[j];
-      scale[j] = std::sqrt(ss[j] / static_cast<double>(n));
+      scale[j] = std::sqrt(ss[j] / static_cast<double>(n_all));
     } else {
-      scale[j] = std::sqrt(ss[j] / static_cast<double>(n) + mean[j] * mean[j]);
+      scale[j] = std::sqrt(ss[j] / static_cast<double>(n_all) + mean[j] * mean[j]);
     }
     if (!(scale[j] > 0)) scale[j] = 1.0;
   }
   double yc = 0, ysc = 1;
   if (intercept) {
     yc = ymean;
-    ysc = std::sqrt(yss / static_cast<double>(n));
+    ysc = std::sqrt(yss / static_cast<double>(n_all));
   } else {
-    ysc = std::sqrt(yss / static_cast<double>(n) + ymean * ymean);
+    ysc = std::sqrt(yss / static_cast<double>(n_all) + ymean * ymean);
   }
   if (!(ysc > 0)) ysc = 1.0;
   // Huge pages advised before the first touch (runtime/host_result.hpp: 10^7 rows are 880 MB).
@@ -148,7 +180,12 @@ Design make_design(const std::string& op, const double* x, std::size_t n, std::s
   });
   // Linearly dependent columns (robustbase: "x is singular"): the standardised cross-product
   // matrix, whose diagonal is n, must have full numerical rank.
-  const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q);
+  const std::vector<double> gs = ac.sum([&] {
+    const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q);
+    return std::vector<double>(g.data(), g.data() + g.size());
+  });
+  const Eigen::MatrixXd g = Eigen::Map<const Eigen::MatrixXd>(gs.data(), static_cast<Eigen::Index>(d.q),
+                                                              static_cast<Eigen::Index>(d.q));
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g, Eigen::EigenvaluesOnly);
   const double top = es.eigenvalues().maxCoeff();
   if (!(es.eigenvalues().minCoeff() > 1e-12 * top))

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "robust/across.hpp"
+
 namespace clstat::robust::detail {
 
 struct Design {
@@ -26,6 +28,12 @@ struct Design {
 /// min_rows_factor * q.
 Design make_design(const std::string& op, const double* x, std::size_t n, std::size_t p, const double* y,
                    bool intercept, std::size_t min_rows_factor);
+/// The same over rows spread across processes: x and y hold this process's ac.n_local() rows; the
+/// centres and scales are those of all ac.n() rows (each process's moments merged in rank order),
+/// the checks are made on all rows (a bad value named by its global row), and the design holds
+/// this process's rows (d.n = ac.n_local()). Collective.
+Design make_design(const std::string& op, const double* x, std::size_t p, const double* y, bool intercept,
+                   std::size_t min_rows_factor, const Across& ac);
 
 /// sum_i w_i z_i z_i' over the n rows of z (n x q row-major; w = nullptr for all ones), by blocks
 /// of 65536 rows on the host's threads, the blocks' sums added in block order: the same bits for

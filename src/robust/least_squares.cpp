@@ -15,17 +15,25 @@ namespace {
 
 constexpr std::size_t kBlock = 65536;  // rows a host task takes, as the design's
 
-// Column-pivoted Householder QR of [1 x] on the rows: R's lm.fit, O(k q^2) with a large constant.
+// Column-pivoted Householder QR of [1 x] on the rows (every process's, in rank order): R's
+// lm.fit, O(k q^2) with a large constant.
 std::vector<double> qr_rows(const double* x, std::size_t p, bool intercept, const double* y,
-                            const std::vector<std::size_t>& rows) {
-  const std::size_t q = p + (intercept ? 1 : 0), k = rows.size();
+                            const std::vector<std::size_t>& rows, const Across& ac) {
+  const std::size_t q = p + (intercept ? 1 : 0);
+  const std::vector<double> ab = ac.gather([&] {  // each chosen row's q values, then its y
+    std::vector<double> v(rows.size() * (q + 1));
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      data_row(x, p, intercept, rows[r], &v[r * (q + 1)]);
+      v[r * (q + 1) + q] = y[rows[r]];
+    }
+    return v;
+  });
+  const std::size_t k = ab.size() / (q + 1);
   Eigen::MatrixXd a(k, q);
   Eigen::VectorXd b(k);
-  std::vector<double> row(q);
   for (std::size_t r = 0; r < k; ++r) {
-    data_row(x, p, intercept, rows[r], row.data());
-    for (std::size_t j = 0; j < q; ++j) a(r, j) = row[j];
-    b(r) = y[rows[r]];
+    for (std::size_t j = 0; j < q; ++j) a(r, j) = ab[r * (q + 1) + j];
+    b(r) = ab[r * (q + 1) + q];
   }
   Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
   qr.setThreshold(1e-7);  // R's lm.fit tolerance
@@ -43,8 +51,15 @@ std::vector<double> qr_rows(const double* x, std::size_t p, bool intercept, cons
 // pivot below 1e-13 of its diagonal sends the problem to the pivoted QR, which also decides rank.
 std::vector<double> least_squares_rows(const double* x, std::size_t p, bool intercept, const double* y,
                                        const std::vector<std::size_t>& rows) {
-  const std::size_t k = rows.size();
-  if (k < p + (intercept ? 1 : 0)) return {};
+  return least_squares_rows(x, p, intercept, y, rows, Across::one(rows.size()));
+}
+
+std::vector<double> least_squares_rows(const double* x, std::size_t p, bool intercept, const double* y,
+                                       const std::vector<std::size_t>& rows, const Across& ac) {
+  const std::size_t k = rows.size();  // this process's
+  const double k_all = ac.split() ? ac.sum([&] { return std::vector<double>{static_cast<double>(k)}; })[0]
+                                  : static_cast<double>(k);
+  if (k_all < static_cast<double>(p + (intercept ? 1 : 0))) return {};
   // The centred rows, their cross products and every product with a vector by blocks of kBlock
   // rows on the host's threads, the blocks' sums added in block order (the same bits on any
   // number of threads): at 5e5 of 1e6 rows, p = 10, the single pass was the largest host cost of
@@ -59,19 +74,22 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   std::vector<double> xm(p, 0.0);
   double ym = 0;
   if (intercept) {
-    std::vector<Eigen::VectorXd> part(blocks);
-    each_block([&](std::size_t b, std::size_t first, std::size_t last) {
-      part[b] = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(p + 1));
-      for (std::size_t r = first; r < last; ++r) {
-        const std::size_t i = rows[r];
-        for (std::size_t j = 0; j < p; ++j) part[b](static_cast<Eigen::Index>(j)) += x[i * p + j];
-        part[b](static_cast<Eigen::Index>(p)) += y[i];
-      }
+    const std::vector<double> sum = ac.sum([&] {
+      std::vector<Eigen::VectorXd> part(blocks);
+      each_block([&](std::size_t b, std::size_t first, std::size_t last) {
+        part[b] = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(p + 1));
+        for (std::size_t r = first; r < last; ++r) {
+          const std::size_t i = rows[r];
+          for (std::size_t j = 0; j < p; ++j) part[b](static_cast<Eigen::Index>(j)) += x[i * p + j];
+          part[b](static_cast<Eigen::Index>(p)) += y[i];
+        }
+      });
+      Eigen::VectorXd s = part[0];
+      for (std::size_t b = 1; b < blocks; ++b) s += part[b];
+      return std::vector<double>(s.data(), s.data() + s.size());
     });
-    Eigen::VectorXd sum = part[0];
-    for (std::size_t b = 1; b < blocks; ++b) sum += part[b];
-    for (std::size_t j = 0; j < p; ++j) xm[j] = sum(static_cast<Eigen::Index>(j)) / static_cast<double>(k);
-    ym = sum(static_cast<Eigen::Index>(p)) / static_cast<double>(k);
+    for (std::size_t j = 0; j < p; ++j) xm[j] = sum[j] / k_all;
+    ym = sum[p] / k_all;
   }
   RowMat a(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(p));
   Eigen::VectorXd b(static_cast<Eigen::Index>(k));
@@ -86,27 +104,35 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   // pass over all k rows runs on one thread (b - a c as one product took 40 to 70 ms a step at
   // 10^7 rows of 10 on the H100 machine).
   const auto at_resid = [&](const Eigen::VectorXd& c) {
-    std::vector<Eigen::VectorXd> part(blocks);
-    each_block([&](std::size_t blk, std::size_t first, std::size_t last) {
-      const auto rows_b = static_cast<Eigen::Index>(last - first), f = static_cast<Eigen::Index>(first);
-      const Eigen::VectorXd r = b.segment(f, rows_b) - a.middleRows(f, rows_b) * c;
-      part[blk] = a.middleRows(f, rows_b).transpose() * r;
+    const std::vector<double> s = ac.sum([&] {
+      std::vector<Eigen::VectorXd> part(blocks);
+      each_block([&](std::size_t blk, std::size_t first, std::size_t last) {
+        const auto rows_b = static_cast<Eigen::Index>(last - first), f = static_cast<Eigen::Index>(first);
+        const Eigen::VectorXd r = b.segment(f, rows_b) - a.middleRows(f, rows_b) * c;
+        part[blk] = a.middleRows(f, rows_b).transpose() * r;
+      });
+      Eigen::VectorXd t = part[0];
+      for (std::size_t blk = 1; blk < blocks; ++blk) t += part[blk];
+      return std::vector<double>(t.data(), t.data() + t.size());
     });
-    Eigen::VectorXd s = part[0];
-    for (std::size_t blk = 1; blk < blocks; ++blk) s += part[blk];
-    return s;
+    return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(s.data(), static_cast<Eigen::Index>(p)));
   };
-  const Eigen::MatrixXd g = cross_products(a.data(), k, p);
+  const std::vector<double> gs = ac.sum([&] {
+    const Eigen::MatrixXd gl = cross_products(a.data(), k, p);
+    return std::vector<double>(gl.data(), gl.data() + gl.size());
+  });
+  const Eigen::MatrixXd g =
+      Eigen::Map<const Eigen::MatrixXd>(gs.data(), static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(p));
   Eigen::LLT<Eigen::MatrixXd> llt(g);
   bool ok = llt.info() == Eigen::Success;
   if (ok) {
     const Eigen::MatrixXd l = llt.matrixL();
     for (std::size_t j = 0; j < p && ok; ++j) ok = l(j, j) * l(j, j) > 1e-13 * g(j, j);
   }
-  if (!ok) return qr_rows(x, p, intercept, y, rows);
+  if (!ok) return qr_rows(x, p, intercept, y, rows, ac);
   Eigen::VectorXd c = llt.solve(at_resid(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(p))));
   for (int step = 0; step < 2; ++step) c += llt.solve(at_resid(c));
-  if (!c.allFinite()) return qr_rows(x, p, intercept, y, rows);
+  if (!c.allFinite()) return qr_rows(x, p, intercept, y, rows, ac);
   std::vector<double> out;
   if (intercept) {
     double b0 = ym;

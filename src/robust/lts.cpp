@@ -1,6 +1,8 @@
 // FAST-LTS (Rousseeuw & Van Driessen 2006) with robustbase's raw and reweighted fits.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <exception>
 #include <functional>
 #include <numeric>
 #include <stdexcept>
@@ -8,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "clstat/exchange.hpp"
 #include "clstat/order.hpp"
 #include "clstat/group.hpp"
 #include "clstat/robust.hpp"
@@ -98,11 +101,40 @@ bool take_best(Search& s, const Runs& r, const std::vector<char>& valid, std::si
 // shared out over a device group's members.
 using FullRun = std::function<Runs(std::vector<double> beta, unsigned max_steps)>;
 
+// The design's rows `rows` (row numbers over every process, in any order), in that order; with the
+// rows split, each process sends the ones it holds. Collective.
+Design rows_of(const Design& d, const std::vector<std::uint32_t>& rows, const Across& ac) {
+  const std::size_t q = d.q;
+  Design m;
+  m.n = rows.size(), m.p = d.p, m.q = q, m.intercept = d.intercept;
+  m.z.resize(rows.size() * q);
+  m.ys.resize(rows.size());
+  // Each record: the row's position in `rows`, its q standardised values, its y.
+  const std::vector<double> rec = ac.gather([&] {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i] < ac.offset() || rows[i] >= ac.offset() + ac.n_local()) continue;
+      const std::size_t r = rows[i] - ac.offset();
+      v.push_back(static_cast<double>(i));
+      v.insert(v.end(), d.z.begin() + static_cast<std::ptrdiff_t>(r * q), d.z.begin() + static_cast<std::ptrdiff_t>((r + 1) * q));
+      v.push_back(d.ys[r]);
+    }
+    return v;
+  });
+  for (std::size_t at = 0; at < rec.size(); at += q + 2) {
+    const auto i = static_cast<std::size_t>(rec[at]);
+    std::copy(rec.begin() + static_cast<std::ptrdiff_t>(at + 1), rec.begin() + static_cast<std::ptrdiff_t>(at + 1 + q),
+              m.z.begin() + static_cast<std::ptrdiff_t>(i * q));
+    m.ys[i] = rec[at + 1 + q];
+  }
+  return m;
+}
+
 Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptions& o, const char* op,
-              const FullRun& full) {
-  const std::size_t q = d.q, n = d.n;
+              const FullRun& full, const Across& ac) {
+  const std::size_t q = d.q, n = ac.n();
   Search s;
-  if (n <= kBlockRows) {
+  if (n <= kBlockRows) {  // one process (a split fit gathers so few rows first)
     // Every start C-stepped to convergence on all rows: one work-group each.
     std::vector<std::uint32_t> all(n);
     std::iota(all.begin(), all.end(), 0u);
@@ -118,8 +150,9 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
   if (o.exact)
     throw std::invalid_argument(std::string(op) + ": exact enumeration is for n <= " + std::to_string(kBlockRows) +
                                 " (n = " + std::to_string(n) + "); use random subsets (nsamp)");
-  // The nested extension (sec. 3.3): 5 disjoint blocks of 300 random rows, merged into 1500.
-  const auto merged = random_rows(n, kNestedRows, o.seed);
+  // The nested extension (sec. 3.3): 5 disjoint blocks of 300 random rows, merged into 1500; the
+  // block runs read them from md, whose row i is merged[i].
+  const Design md = rows_of(d, random_rows(n, kNestedRows, o.seed), ac);
   const std::size_t per_block = kNestedRows / kNestedBlocks;
   const std::size_t starts_per = (o.nsamp + kNestedBlocks - 1) / kNestedBlocks;
   std::vector<Block> blocks;
@@ -127,9 +160,9 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
   std::vector<std::uint32_t> sb;
   std::vector<char> valid;
   for (std::size_t b = 0; b < kNestedBlocks; ++b) {
-    Block bl{std::vector<std::uint32_t>(merged.begin() + b * per_block, merged.begin() + (b + 1) * per_block),
-             block_coverage(per_block, h, n, q)};
-    Starts st = random_starts(d, bl.rows, starts_per, o.seed, 2, b * starts_per, true);
+    Block bl{std::vector<std::uint32_t>(per_block), block_coverage(per_block, h, n, q)};
+    std::iota(bl.rows.begin(), bl.rows.end(), static_cast<std::uint32_t>(b * per_block));
+    Starts st = random_starts(md, bl.rows, starts_per, o.seed, 2, b * starts_per, true);
     s.starts += st.size();
     s.singular += st.singular;
     beta.insert(beta.end(), st.beta.begin(), st.beta.end());
@@ -137,7 +170,7 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
     sb.insert(sb.end(), st.size(), static_cast<std::uint32_t>(b));
     blocks.push_back(std::move(bl));
   }
-  Runs r1 = run_blocks(ctx, d, blocks, sb, std::move(beta), 2, BlockMode::lts_csteps, op);
+  Runs r1 = run_blocks(ctx, md, blocks, sb, std::move(beta), 2, BlockMode::lts_csteps, op);
   // The 10 best of each block go on to the merged rows.
   std::vector<double> beta2;
   for (std::size_t b = 0; b < kNestedBlocks; ++b) {
@@ -152,7 +185,9 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
   }
   if (beta2.empty()) throw std::invalid_argument(std::string(op) + ": every p-subset was singular");
   const std::size_t c2 = beta2.size() / q;
-  Runs r2 = run_blocks(ctx, d, {Block{merged, block_coverage(kNestedRows, h, n, q)}},
+  std::vector<std::uint32_t> all_merged(kNestedRows);
+  std::iota(all_merged.begin(), all_merged.end(), 0u);
+  Runs r2 = run_blocks(ctx, md, {Block{all_merged, block_coverage(kNestedRows, h, n, q)}},
                        std::vector<std::uint32_t>(c2, 0), std::move(beta2), 2, BlockMode::lts_csteps, op);
   std::vector<double> beta3;
   for (std::size_t i : best_runs(r2, std::vector<char>(c2, 1), kKeep))
@@ -176,7 +211,8 @@ constexpr std::size_t kDeviceSelect = std::size_t{1} << 17;
 
 // The k-th smallest (1-based) of v, exactly, on the host or the device (kDeviceSelect): the same
 // value either way.
-double kth_value(const Context& ctx, const std::vector<double>& v, std::size_t k) {
+double kth_value(const Context& ctx, const std::vector<double>& v, std::size_t k, const Across& ac) {
+  if (ac.split()) return order::kth_smallest(ctx, *ac.exchange(), v.data(), v.size(), {static_cast<std::uint64_t>(k)})[0];
   if (v.size() < kDeviceSelect) {
     std::vector<double> w(v);
     std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k - 1), w.end());
@@ -186,10 +222,11 @@ double kth_value(const Context& ctx, const std::vector<double>& v, std::size_t k
 }
 
 // The median of v (the mean of the middle two for even n, as R), exactly.
-double median_of(const Context& ctx, const std::vector<double>& v) {
+double median_of(const Context& ctx, const std::vector<double>& v, const Across& ac) {
+  if (ac.split()) return order::median(ctx, *ac.exchange(), v.data(), v.size());
   const std::size_t m = v.size();
   if (m >= kDeviceSelect) return order::median(ctx, v.data(), m);  // both middle values in one selection
-  if (m % 2) return kth_value(ctx, v, (m + 1) / 2);
+  if (m % 2) return kth_value(ctx, v, (m + 1) / 2, ac);
   std::vector<double> w(v);
   std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(m / 2), w.end());
   const double hi = w[m / 2];
@@ -227,15 +264,25 @@ std::vector<std::size_t> rows_where(std::size_t n, F&& keep) {
 
 // The h rows of the h smallest v[i], whose h-th smallest is t: the rows with v[i] < t and, in row
 // order, as many with v[i] == t as h takes; in row order, by blocks (counts, then each block's
-// rows at its offset).
-std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std::size_t h) {
+// rows at its offset). With the rows split: this process's of them, its ties after those of the
+// processes before it.
+std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std::size_t h, const Across& ac) {
   const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
   std::vector<std::size_t> lt(blocks), eq(blocks), at(blocks + 1, 0), take(blocks);
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
     for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) lt[b] += v[i] < t, eq[b] += v[i] == t;
   });
   std::size_t ties = h;
-  for (std::size_t b = 0; b < blocks; ++b) ties -= lt[b];
+  if (!ac.split()) {
+    for (std::size_t b = 0; b < blocks; ++b) ties -= lt[b];
+  } else {
+    const auto counts = ac.parts([&] {
+      return std::vector<double>{static_cast<double>(std::accumulate(lt.begin(), lt.end(), std::size_t{0})),
+                                 static_cast<double>(std::accumulate(eq.begin(), eq.end(), std::size_t{0}))};
+    });
+    for (const auto& c : counts) ties -= static_cast<std::size_t>(c[0]);
+    for (int r = 0; r < ac.exchange()->rank(); ++r) ties -= std::min(ties, static_cast<std::size_t>(counts[static_cast<std::size_t>(r)][1]));
+  }
   for (std::size_t b = 0; b < blocks; ++b) {
     take[b] = std::min(ties, eq[b]);
     ties -= take[b];
@@ -253,7 +300,7 @@ std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std:
 // The sum of the h smallest of v, whose h-th smallest is t: the values below t, compensated
 // (Neumaier) within blocks and the blocks' sums added the same way in block order, plus t for
 // each of the ties the h take. As accurate as sorting and summing upwards, in O(n).
-double sum_smallest(const std::vector<double>& v, double t, std::size_t h) {
+double sum_smallest(const std::vector<double>& v, double t, std::size_t h, const Across& ac) {
   const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
   std::vector<double> s(blocks, 0.0), c(blocks, 0.0);
   std::vector<std::size_t> below(blocks, 0);
@@ -269,33 +316,43 @@ double sum_smallest(const std::vector<double>& v, double t, std::size_t h) {
   double sum = 0, comp = 0;
   std::size_t count = 0;
   for (std::size_t b = 0; b < blocks; ++b) add(sum, comp, s[b]), comp += c[b], count += below[b];
+  if (ac.split()) {  // every process's sum, compensation and count, added the same way in rank order
+    const auto parts = ac.parts([&] { return std::vector<double>{sum, comp, static_cast<double>(count)}; });
+    sum = comp = 0, count = 0;
+    for (const auto& pr : parts) add(sum, comp, pr[0]), comp += pr[1], count += static_cast<std::size_t>(pr[2]);
+  }
   add(sum, comp, static_cast<double>(h - count) * t);
   return sum + comp;
 }
 
 // The h rows with the smallest squared residuals of the standardised fit, ties by lower row.
-std::vector<std::size_t> h_subset(const Context& ctx, const Design& d, const std::vector<double>& beta, std::size_t h) {
+std::vector<std::size_t> h_subset(const Context& ctx, const Design& d, const std::vector<double>& beta, std::size_t h,
+                                  const Across& ac) {
   const std::size_t q = d.q;
   const std::vector<double> r2 = each_row(d.n, [&](std::size_t i) {
     double r = d.ys[i];
     for (std::size_t j = 0; j < q; ++j) r -= d.z[i * q + j] * beta[j];
     return r * r;
   });
-  return rows_below(r2, kth_value(ctx, r2, h), h);
+  return rows_below(r2, kth_value(ctx, r2, h, ac), h, ac);
 }
 
 // The scale robustbase's Fortran divides y by, so that crit_robustbase matches its crit: the
 // median absolute deviation from the median (with intercept) or from 0 (without), times 1.4826
 // rounded to single precision, as that code holds it.
-double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bool intercept) {
-  const double med = intercept ? median_of(ctx, std::vector<double>(y, y + n)) : 0.0;
+double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bool intercept, const Across& ac) {
+  const double med = intercept ? median_of(ctx, std::vector<double>(y, y + n), ac) : 0.0;
   std::vector<double> a = each_row(n, [&](std::size_t i) { return std::fabs(y[i] - med); });
-  return median_of(ctx, a) * static_cast<double>(1.4826f);
+  return median_of(ctx, a, ac) * static_cast<double>(1.4826f);
 }
 
-// The fit on ctx, with the final C-steps run by `full` (null: run_full on ctx).
+// The fit on ctx, with the final C-steps run by `full` (null: run_full on ctx), of the rows `ac`
+// says: x and y hold this process's n rows (all of them with one process). With the rows split,
+// every collective step is taken by every process in the same order, and the per-row results are
+// this process's rows (best and outliers as row numbers over all processes).
 LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o,
-               const std::function<Runs(const Design&, std::size_t h, std::vector<double>, unsigned)>& full) {
+               const std::function<Runs(const Design&, std::size_t h, std::vector<double>, unsigned)>& full,
+               const Across& ac) {
   // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const char* op = "clstat::robust::lts";
@@ -303,45 +360,55 @@ LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p
     throw std::invalid_argument(std::string(op) + ": alpha = " + std::to_string(o.alpha) + " is outside [0.5, 1]");
   if (!o.exact && o.nsamp == 0) throw std::invalid_argument(std::string(op) + ": nsamp = 0 random subsets");
   if (o.max_csteps < 1) throw std::invalid_argument(std::string(op) + ": max_csteps must be at least 1");
-  const Design d = make_design(op, x, n, p, y, o.intercept, 2);
-  const std::size_t q = d.q, h = lts_coverage(o.alpha, n, q);
+  const Design d = make_design(op, x, p, y, o.intercept, 2, ac);
+  const std::size_t q = d.q, n_all = ac.n(), h = lts_coverage(o.alpha, n_all, q);
   const double cw = normal_quantile(0.9875);  // robustbase's "01.original" weights
   LtsFit f;
-  f.n = n;
+  f.n = n_all;
   f.q = q;
   f.h = h;
+  // The sum of squares of resid over `rows` (this process's), with every process's added.
+  const auto sum_squares = [&](const std::vector<double>& resid, const std::vector<std::size_t>& rows) {
+    return ac.sum([&] {
+      double ss = 0;
+      for (std::size_t i : rows) ss += resid[i] * resid[i];
+      return std::vector<double>{ss};
+    })[0];
+  };
   std::vector<double> resid;
-  if (h >= n) {  // alpha = 1: least squares, as robustbase
+  if (h >= n_all) {  // alpha = 1: least squares, as robustbase
     f.best.resize(n);
     std::iota(f.best.begin(), f.best.end(), 0);
-    f.raw_coefficients = least_squares_rows(x, p, o.intercept, y, f.best);
+    f.raw_coefficients = least_squares_rows(x, p, o.intercept, y, f.best, ac);
     resid = residuals_of(x, n, p, o.intercept, y, f.raw_coefficients);
-    double ss = 0;
-    for (double r : resid) ss += r * r;
+    const double ss = sum_squares(resid, f.best);
     f.objective = ss;
-    f.raw_scale = std::sqrt(ss / static_cast<double>(n - q));
+    f.raw_scale = std::sqrt(ss / static_cast<double>(n_all - q));
     f.converged = true;
   } else {
-    Search s = search(ctx, d, h, o, op, [&](std::vector<double> beta, unsigned max_steps) {
-      return full ? full(d, h, std::move(beta), max_steps) : run_full(ctx, d, h, std::move(beta), max_steps, op);
-    });
+    Search s = search(
+        ctx, d, h, o, op,
+        [&](std::vector<double> beta, unsigned max_steps) {
+          return full ? full(d, h, std::move(beta), max_steps) : run_full(ctx, d, h, std::move(beta), max_steps, op, ac);
+        },
+        ac);
     f.starts = s.starts;
     f.singular_starts = s.singular;
     f.csteps = s.csteps;
     f.converged = s.converged;
-    f.best = h_subset(ctx, d, s.beta, h);
-    f.raw_coefficients = least_squares_rows(x, p, o.intercept, y, f.best);
+    f.best = h_subset(ctx, d, s.beta, h, ac);
+    f.raw_coefficients = least_squares_rows(x, p, o.intercept, y, f.best, ac);
     if (f.raw_coefficients.empty())
       throw std::invalid_argument(std::string(op) + ": the best h-subset does not determine the coefficients");
     resid = residuals_of(x, n, p, o.intercept, y, f.raw_coefficients);
     const std::vector<double> r2 = each_row(n, [&](std::size_t i) { return resid[i] * resid[i]; });
-    f.objective = sum_smallest(r2, kth_value(ctx, r2, h), h);
-    const double correct = o.use_correction ? small_sample_raw(q, o.intercept, n, o.alpha) : 1.0;
+    f.objective = sum_smallest(r2, kth_value(ctx, r2, h, ac), h, ac);
+    const double correct = o.use_correction ? small_sample_raw(q, o.intercept, n_all, o.alpha) : 1.0;
     f.raw_cnp2[1] = correct;
     f.raw_scale = std::sqrt(f.objective / static_cast<double>(h)) *
-                  asymptotic_factor(static_cast<double>(h), static_cast<double>(n)) * correct;
+                  asymptotic_factor(static_cast<double>(h), static_cast<double>(n_all)) * correct;
   }
-  const double mad = robustbase_y_scale(ctx, y, n, o.intercept);
+  const double mad = robustbase_y_scale(ctx, y, n, o.intercept, ac);
   f.crit_robustbase = mad > 0 ? f.objective / (mad * mad) : NAN;
   f.raw_weights.assign(n, 0);
   f.weights.assign(n, 0);
@@ -355,19 +422,18 @@ LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p
     const std::vector<std::size_t> keep =
         rows_where(n, [&](std::size_t i) { return std::fabs(resid[i] / f.raw_scale) <= cw; });
     for (std::size_t i : keep) f.raw_weights[i] = 1;
-    f.coefficients = least_squares_rows(x, p, o.intercept, y, keep);
+    f.coefficients = least_squares_rows(x, p, o.intercept, y, keep, ac);
     if (f.coefficients.empty())
       throw std::invalid_argument(std::string(op) + ": the reweighted rows do not determine the coefficients");
     f.residuals = residuals_of(x, n, p, o.intercept, y, f.coefficients);
-    const double sw = static_cast<double>(keep.size());
-    double ss = 0;
-    for (std::size_t i : keep) ss += f.residuals[i] * f.residuals[i];
-    f.scale = std::sqrt(ss / (sw - 1));
-    if (keep.size() != n) {
-      const double cdelta = asymptotic_factor(sw, static_cast<double>(n));
+    const double sw = ac.split() ? ac.sum([&] { return std::vector<double>{static_cast<double>(keep.size())}; })[0]
+                                 : static_cast<double>(keep.size());
+    f.scale = std::sqrt(sum_squares(f.residuals, keep) / (sw - 1));
+    if (sw != static_cast<double>(n_all)) {
+      const double cdelta = asymptotic_factor(sw, static_cast<double>(n_all));
       const double correct =
-          (h < n && o.use_correction) ? small_sample_reweighted(q, o.intercept, n, o.alpha) : 1.0;
-      if (h < n) {
+          (h < n_all && o.use_correction) ? small_sample_reweighted(q, o.intercept, n_all, o.alpha) : 1.0;
+      if (h < n_all) {
         f.cnp2[0] = cdelta;
         f.cnp2[1] = correct;
       }
@@ -376,14 +442,16 @@ LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p
     for (std::size_t i = 0; i < n; ++i) f.weights[i] = std::fabs(f.residuals[i] / f.scale) <= cw;
   }
   for (std::size_t i = 0; i < n; ++i)
-    if (!f.weights[i]) f.outliers.push_back(i);
+    if (!f.weights[i]) f.outliers.push_back(ac.offset() + i);
+  if (ac.offset() > 0)
+    for (auto& i : f.best) i += ac.offset();
   return f;
 }
 
 }  // namespace
 
 LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
-  return lts_fit(ctx, x, n, p, y, o, nullptr);
+  return lts_fit(ctx, x, n, p, y, o, nullptr, Across::one(n));
 }
 
 LtsFit lts(const DeviceGroup& g, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
@@ -411,7 +479,49 @@ LtsFit lts(const DeviceGroup& g, const double* x, std::size_t n, std::size_t p, 
                      all.converged.insert(all.converged.end(), r.converged.begin(), r.converged.end());
                    }
                    return all;
-                 });
+                 },
+                 Across::one(n));
+}
+
+LtsFit lts(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t p, const double* y,
+           const LtsOptions& o) {
+  const std::string op = "clstat::robust::lts";
+  std::exception_ptr err;
+  if (n_local > 0 && (!x || !y))
+    err = std::make_exception_ptr(std::invalid_argument(op + ": null data pointer with n_local = " + std::to_string(n_local)));
+  std::uint64_t args = hash_bytes(hash_seed, &p, sizeof p);
+  const int flags[3] = {o.intercept, o.exact, o.use_correction};
+  args = hash_bytes(args, flags, sizeof flags);
+  args = hash_bytes(args, &o.alpha, sizeof o.alpha);
+  args = hash_bytes(args, &o.nsamp, sizeof o.nsamp);
+  args = hash_bytes(args, &o.seed, sizeof o.seed);
+  args = hash_bytes(args, &o.max_csteps, sizeof o.max_csteps);
+  const std::uint64_t mine = n_local;
+  const auto* mb = reinterpret_cast<const unsigned char*>(&mine);
+  std::vector<std::uint64_t> sizes;
+  for (const auto& part : agree_before(ex, op, err, args, std::vector<unsigned char>(mb, mb + sizeof mine))) {
+    std::uint64_t v;
+    std::memcpy(&v, part.data(), sizeof v);
+    sizes.push_back(v);
+  }
+  const Across ac(ex, op, sizes);
+  if (ac.n() > kBlockRows) return lts_fit(ctx, x, n_local, p, y, o, nullptr, ac);
+  // So few rows that every process fits all of them, gathered in rank order, as one process
+  // would (the same fit bit for bit), and keeps its own rows' part of the per-row results.
+  const std::vector<double> xa = ac.gather([&] { return std::vector<double>(x, x + (n_local ? n_local * p : 0)); });
+  const std::vector<double> ya = ac.gather([&] { return std::vector<double>(y, y + n_local); });
+  LtsFit f = lts_fit(ctx, xa.data(), ac.n(), p, ya.data(), o, nullptr, Across::one(ac.n()));
+  const std::size_t first = ac.offset(), last = first + n_local;
+  const auto mine_of = [&](auto& v) {
+    v.assign(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(last));
+  };
+  mine_of(f.residuals);
+  mine_of(f.weights);
+  mine_of(f.raw_weights);
+  for (auto* rows : {&f.best, &f.outliers})
+    rows->erase(std::remove_if(rows->begin(), rows->end(), [&](std::size_t i) { return i < first || i >= last; }),
+                rows->end());
+  return f;
 }
 
 Future<LtsFit> lts_async(const Queue& q, const double* x, std::size_t n, std::size_t p, const double* y,

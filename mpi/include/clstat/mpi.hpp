@@ -126,4 +126,14 @@ CLSTAT_MPI_EXPORT bandwidth::LscvResult lscv_h(const Context& ctx, MPI_Comm comm
 CLSTAT_MPI_EXPORT stable::FitResult fit(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
                                         const stable::FitOptions& options = {});
 
+/// Least trimmed squares (clstat/robust.hpp) of the rows of all processes together (rank order):
+/// x and y hold this process's n_local rows (0 allowed). The exchange form of clstat/exchange.hpp
+/// over comm: the rows stay on their processes; each C-step selects over all of them and adds
+/// the processes' Gram sums in rank order. Every process returns the same coefficients, scales
+/// and objective (one process's fit up to the rounding of those sums; bit for bit at most 2048
+/// rows or with one process holding every row); the per-row results are this process's rows.
+/// Collective; errors as there.
+CLSTAT_MPI_EXPORT robust::LtsFit lts(const Context& ctx, MPI_Comm comm, const double* x, std::size_t n_local,
+                                     std::size_t p, const double* y, const robust::LtsOptions& o = {});
+
 }  // namespace clstat::mpi
