@@ -9,7 +9,7 @@
 // or size.
 //
 // Options: Q coefficients, KC candidates, WG, TILE rows staged per step, CH rows per group,
-// NACC = ceil(KC NX / WG).
+// NACC = ceil(NX / WG).
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -32,18 +32,24 @@ __kernel void lts_resid(__global const double* z, __global const double* y, ulon
   }
 }
 
+// A work-item owns Gram entries e = l, l + WG, ... (NACC of them) for every candidate, so the two
+// staged values of an entry are read once per row for all KC candidates, and which rows count
+// for which candidate comes as one bit mask per row. (The first form, a work-item per candidate
+// and entry, read three local values per entry, row and candidate, and was bound by local memory
+// at a tenth of the H100's fp64 rate.) Each sum still runs over its chunk's rows in order, adding
+// w (z_a z_b) as a select of z_a z_b or 0.
 __kernel void lts_gram(__global const double* z, __global const double* y, ulong n, __global const double* r2,
                        __global const double* thr, __global const ulong* tau, __global double* part) {
   __local double tile[TILE * NE];
-  __local double wt[KC * TILE];   // 1 when the row is in candidate k's h-subset
-  __local double lt[KC * TILE];   // 1 when r^2 < t
-  __local double eq[KC * TILE];   // 1 when r^2 == t
-  __local double rv[KC * TILE];   // r^2 when r^2 < t
+  __local uint wm[TILE];          // bit k: the row is in candidate k's h-subset
+  __local uint ltm[TILE];         // bit k: r^2 < t_k
+  __local uint eqm[TILE];         // bit k: r^2 == t_k
+  __local double rv[KC * TILE];   // r^2 when r^2 < t, else 0
   const uint l = get_local_id(0);
   ulong begin, end;
   chunk_rows(n, &begin, &end);
-  double acc[NACC];
-  for (uint a = 0; a < NACC; ++a) acc[a] = 0.0;
+  double acc[NACC * KC];
+  for (uint a = 0; a < NACC * KC; ++a) acc[a] = 0.0;
   for (ulong t0 = begin; t0 < end; t0 += TILE) {
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint u = l; u < TILE * NE; u += WG) {
@@ -51,47 +57,59 @@ __kernel void lts_gram(__global const double* z, __global const double* y, ulong
       const ulong i = t0 + tr;
       tile[u] = i < end ? (c < Q ? z[i * Q + c] : y[i]) : 0.0;
     }
-    for (uint u = l; u < KC * TILE; u += WG) {
-      const uint k = u / TILE, tr = u - k * TILE;
+    for (uint tr = l; tr < TILE; tr += WG) {
       const ulong i = t0 + tr;
-      double w = 0.0, a = 0.0, b = 0.0, v = 0.0;
-      if (i < end) {
-        const double r = r2[k * n + i], t = thr[k];
-        if (r < t) {
-          w = 1.0;
-          a = 1.0;
-          v = r;
-        } else if (r == t) {
-          b = 1.0;
-          w = i < tau[k] ? 1.0 : 0.0;
+      uint w = 0, a = 0, b = 0;
+      for (uint k = 0; k < KC; ++k) {
+        double v = 0.0;
+        if (i < end) {
+          const double r = r2[k * n + i], t = thr[k];
+          if (r < t) {
+            w |= 1u << k;
+            a |= 1u << k;
+            v = r;
+          } else if (r == t) {
+            b |= 1u << k;
+            if (i < tau[k]) w |= 1u << k;
+          }
         }
+        rv[k * TILE + tr] = v;
       }
-      wt[u] = w;
-      lt[u] = a;
-      eq[u] = b;
-      rv[u] = v;
+      wm[tr] = w;
+      ltm[tr] = a;
+      eqm[tr] = b;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint a = 0; a < NACC; ++a) {
-      const uint pair = l + a * WG;
-      if (pair < KC * NX) {
-        const uint k = pair / NX, e = pair - k * NX;
-        double s = acc[a];
-        if (e < NTRI) {
-          uint ra, cb;
-          tri_entry(e, &ra, &cb);
-          s = tile_products(tile, wt + k * TILE, ra, cb, s);
-        } else {
-          __local const double* src = e == NTRI ? lt : (e == NTRI + 1 ? eq : rv);
-          for (uint tr = 0; tr < TILE; ++tr) s += src[k * TILE + tr];
+      const uint e = l + a * WG;
+      if (e < NTRI) {
+        uint ra, cb;
+        tri_entry(e, &ra, &cb);
+        for (uint tr = 0; tr < TILE; ++tr) {
+          const double pr = tile[tr * NE + ra] * tile[tr * NE + cb];
+          const uint m = wm[tr];
+#pragma unroll
+          for (uint k = 0; k < KC; ++k) acc[a * KC + k] += (m >> k) & 1u ? pr : 0.0;
         }
-        acc[a] = s;
+      } else if (e < NTRI + 2) {
+        __local const uint* src = e == NTRI ? ltm : eqm;
+        for (uint tr = 0; tr < TILE; ++tr) {
+          const uint m = src[tr];
+#pragma unroll
+          for (uint k = 0; k < KC; ++k) acc[a * KC + k] += (m >> k) & 1u ? 1.0 : 0.0;
+        }
+      } else if (e == NTRI + 2) {
+        for (uint tr = 0; tr < TILE; ++tr) {
+#pragma unroll
+          for (uint k = 0; k < KC; ++k) acc[a * KC + k] += rv[k * TILE + tr];
+        }
       }
     }
   }
   for (uint a = 0; a < NACC; ++a) {
-    const uint pair = l + a * WG;
-    if (pair < KC * NX) part[(ulong)get_group_id(0) * (KC * NX) + pair] = acc[a];
+    const uint e = l + a * WG;
+    if (e < NX)
+      for (uint k = 0; k < KC; ++k) part[(ulong)get_group_id(0) * (KC * NX) + k * NX + e] = acc[a * KC + k];
   }
 }
 

@@ -1,7 +1,8 @@
 // clstat-mpi-bench: one call split across MPI processes against one process holding all the
 // data. Run under mpirun; every process makes the same data (one seed) and takes its shard.
 //   mpirun -np P clstat-mpi-bench [--devices SPEC,SPEC,...] [--weights W,W,...] [--median-log2 N]
-//                                 [--kde-log2 N] [--stable-points N] [--plugin-log2 N] [--repeats R]
+//                                 [--kde-log2 N] [--stable-points N] [--plugin-log2 N] [--lts-rows N]
+//                                 [--lts-p P] [--repeats R]
 // --devices: process r uses the r-th spec (cycled), else clstat::mpi::rank_device. --weights:
 // the processes' shares (cycled; default equal). Rows (process 0 prints): the median of 2^N
 // doubles from host memory, KDE 1-d fp32 at n = m = 2^N' (samples sharded, all points on every
@@ -11,7 +12,8 @@
 // the last process's return (median of R); the answers compared (the median equal, kde within
 // 2e-5 of the largest density, the pdf's shards bit for bit on devices of one name); then the
 // two-stage plug-in bandwidth of 2^N''' doubles (rows sharded, the tiles of pairs dealt to the processes),
-// equal to one process's on devices of one name.
+// equal to one process's on devices of one name; then LTS of N rows of P columns (30% of them
+// shifted; rows sharded, staying on their processes), the coefficients against one process's.
 #include <clstat/mpi.hpp>
 #include <clstat/stable.hpp>
 
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
   int median_log2 = 24, kde_log2 = 16, repeats = 5;
   std::size_t stable_points = 1000000;
   int plugin_log2 = 14;
+  std::size_t lts_rows = 1000000, lts_p = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--devices") specs = split(v);
@@ -73,6 +76,8 @@ int main(int argc, char** argv) {
     else if (a == "--kde-log2") kde_log2 = std::stoi(v);
     else if (a == "--stable-points") stable_points = std::stoull(v);
     else if (a == "--plugin-log2") plugin_log2 = std::stoi(v);
+    else if (a == "--lts-rows") lts_rows = std::stoull(v);
+    else if (a == "--lts-p") lts_p = std::stoull(v);
     else if (a == "--repeats") repeats = std::stoi(v);
   }
   int rc = 0;
@@ -189,6 +194,31 @@ int main(int argc, char** argv) {
         std::printf("plugin bandwidth (2 stages) of 2^%d doubles: 1 process %.2f ms, %d processes %.2f ms (%.2fx); %s\n",
                     plugin_log2, t1, size, tp, t1 / tp, one == all ? "same value" : "DIFFERENT VALUE");
       if (rank == 0 && one != all) rc = 1;
+    }
+    if (lts_rows > 0) {
+      const std::size_t n = lts_rows, p = lts_p;
+      std::vector<double> x(n * p), y(n);
+      std::normal_distribution<double> z;
+      for (auto& v : x) v = z(g);
+      for (std::size_t i = 0; i < n; ++i) {
+        y[i] = 1 + 0.1 * z(g);
+        for (std::size_t j = 0; j < p; ++j) y[i] += (j % 2 ? -1.0 : 1.0) * x[i * p + j];
+        if (i % 10 < 3) y[i] += 10;
+      }
+      const auto b = bounds(n);
+      const std::size_t lo = b[static_cast<std::size_t>(rank)], hi = b[static_cast<std::size_t>(rank) + 1];
+      clstat::robust::LtsFit one, all;
+      const double t1 = timed([&] { if (rank == 0) one = clstat::robust::lts(ctx, x.data(), n, p, y.data()); }, repeats);
+      const double tp =
+          timed([&] { all = clstat::mpi::lts(ctx, MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, y.data() + lo); }, repeats);
+      if (rank == 0) {
+        double err = 0;
+        for (std::size_t j = 0; j <= p; ++j)
+          err = std::max(err, std::fabs(one.coefficients[j] - all.coefficients[j]) / (1 + std::fabs(one.coefficients[j])));
+        std::printf("lts p = %zu, %zu rows: 1 process %.2f ms, %d processes %.2f ms (%.2fx); coefficients within %.2e\n",
+                    p, n, t1, size, tp, t1 / tp, err);
+        if (err > 1e-9) rc = 1;
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "clstat-mpi-bench (process %d): %s\n", rank, e.what());

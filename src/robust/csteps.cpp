@@ -202,8 +202,9 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
                             " -DKC=" + std::to_string(kc) + " -DTILE=" + std::to_string(kTile) +
                             " -DCH=" + std::to_string(kChunk);
-    AccArg acc{kc * nx};
+    AccArg acc{nx};  // a work-item's entries, each for every candidate
     prog = build::program_for_wg(*ci, "robust/lts_full", opt, "lts_gram", 256, wg, nacc_option, &acc);
+    kg = build::kernel(*prog, "lts_gram", qu.index());
     bz = upload_doubles(ci->context, cq, d.z.data(), d.z.size());
     by = upload_doubles(ci->context, cq, d.ys.data(), d.ys.size());
     r2.emplace(ctx, cells);
@@ -214,7 +215,6 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     btau = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * sizeof(cl_ulong));
     const cl::Buffer& r2b = r2->raw().impl()->buffer;
     kr = resid_kernel(*prog, qu.index(), bz, by, n, bb, true, r2b);
-    kg = build::kernel(*prog, "lts_gram", qu.index());
     ks = build::kernel(*prog, "lts_reduce", qu.index());
     kg.setArg(0, bz);
     kg.setArg(1, by);
