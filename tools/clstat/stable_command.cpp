@@ -16,7 +16,12 @@
 #include "clstat/group.hpp"
 #include "clstat/stable.hpp"
 #include "cli_common.hpp"
+#include "mpi_run.hpp"
 #include "table_input.hpp"
+
+#ifdef CLSTAT_CLI_MPI
+#include "clstat/mpi.hpp"
+#endif
 
 namespace clstat_cli {
 namespace {
@@ -41,6 +46,9 @@ const char* k_usage =
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; \"all\"\n"
     "                     or a comma-separated list splits the points, probabilities, draws or\n"
     "                     fit's likelihoods over those devices (not with --error)\n"
+    "  --mpi              fit under mpirun: each process reads its share of --data; every\n"
+    "                     likelihood is the sum of the processes' shares' (one device per process,\n"
+    "                     as --device or the host's GPUs by local rank); process 0 prints\n"
     "Output: CSV with a header, one row per point: x,pdf[,pdf_error] (and so on), or p,quantile.\n";
 
 std::vector<double> read_values(const std::string& path) {
@@ -49,7 +57,7 @@ std::vector<double> read_values(const std::string& path) {
 }
 
 int fit_command(const std::string& data, const std::string& method, clstat::stable::Param param, double tol, bool json,
-                const std::string& device) {
+                const std::string& device, bool mpi) {
   namespace st = clstat::stable;
   if (data.empty()) {
     std::cerr << "clstat stable: fit needs --data FILE (clstat stable --help lists the options)\n";
@@ -63,6 +71,52 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
   o.param = param;
   o.tol = tol;
   o.progress = [](const clstat::ProgressReport& r) { std::cerr << "[clstat stable fit] " << r.message << "\n"; };
+  const int pm = param == st::Param::S0 ? 0 : 1;
+  // The fit r of n values, computed on `where`.
+  auto print = [&](const st::FitResult& r, std::size_t n, const std::string& where) {
+    if (json) {
+      std::cout << "{\"method\": \"" << method << "\", \"n\": " << n << ", \"param\": " << pm
+                << ", \"alpha\": " << json_number(r.params.alpha) << ", \"beta\": " << json_number(r.params.beta)
+                << ", \"scale\": " << json_number(r.params.scale) << ", \"loc\": " << json_number(r.params.loc)
+                << ", \"loglik\": " << json_number(r.loglik) << ", \"iterations\": " << r.iterations
+                << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"se\": {\"alpha\": "
+                << json_number(r.se_alpha) << ", \"beta\": " << json_number(r.se_beta)
+                << ", \"scale\": " << json_number(r.se_scale) << ", \"loc\": " << json_number(r.se_loc)
+                << "}, \"device\": \"" << where << "\"}\n";
+    } else {
+      std::cout.precision(10);
+      std::cout << "parameter,estimate,std_error\n"
+                << "alpha," << r.params.alpha << "," << r.se_alpha << "\n"
+                << "beta," << r.params.beta << "," << r.se_beta << "\n"
+                << "scale," << r.params.scale << "," << r.se_scale << "\n"
+                << "loc" << pm << "," << r.params.loc << "," << r.se_loc << "\n"
+                << "# method " << method << ", n " << n << ", loglik " << r.loglik << ", iterations "
+                << r.iterations << (r.converged ? ", converged" : ", not converged") << "\n";
+    }
+    return 0;
+  };
+  if (mpi) {
+    if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
+#ifdef CLSTAT_CLI_MPI
+    return with_mpi("clstat stable", [&] {
+      int rank = 0, size = 1;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      if (rank != 0) o.progress = nullptr;  // one report, not one a process
+      const std::vector<double> x =
+          read_table_part(data, "1", ends_with(data, ".f64") || ends_with(data, ".f32") ? 1 : 0,
+                          static_cast<std::size_t>(rank), static_cast<std::size_t>(size))
+              .values;
+      const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
+      const st::FitResult r = clstat::mpi::fit(ctx, MPI_COMM_WORLD, x.data(), x.size(), o);
+      std::uint64_t n = x.size();
+      MPI_Allreduce(MPI_IN_PLACE, &n, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      return rank == 0 ? print(r, n, std::to_string(size) + " processes") : 0;
+    });
+#else
+    throw std::invalid_argument("--mpi: this clstat was built without MPI (CMake found no MPI; Debian: libopenmpi-dev)");
+#endif
+  }
   const std::vector<double> x = read_values(data);
   // One device, or a group whose members' shares of the data each give a part of every likelihood.
   std::string where;
@@ -76,27 +130,7 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
     where = ctx.info().name;
     r = st::fit(ctx, x.data(), x.size(), o);
   }
-  const int pm = param == st::Param::S0 ? 0 : 1;
-  if (json) {
-    std::cout << "{\"method\": \"" << method << "\", \"n\": " << x.size() << ", \"param\": " << pm
-              << ", \"alpha\": " << json_number(r.params.alpha) << ", \"beta\": " << json_number(r.params.beta)
-              << ", \"scale\": " << json_number(r.params.scale) << ", \"loc\": " << json_number(r.params.loc)
-              << ", \"loglik\": " << json_number(r.loglik) << ", \"iterations\": " << r.iterations
-              << ", \"converged\": " << (r.converged ? "true" : "false") << ", \"se\": {\"alpha\": "
-              << json_number(r.se_alpha) << ", \"beta\": " << json_number(r.se_beta)
-              << ", \"scale\": " << json_number(r.se_scale) << ", \"loc\": " << json_number(r.se_loc)
-              << "}, \"device\": \"" << where << "\"}\n";
-  } else {
-    std::cout.precision(10);
-    std::cout << "parameter,estimate,std_error\n"
-              << "alpha," << r.params.alpha << "," << r.se_alpha << "\n"
-              << "beta," << r.params.beta << "," << r.se_beta << "\n"
-              << "scale," << r.params.scale << "," << r.se_scale << "\n"
-              << "loc" << pm << "," << r.params.loc << "," << r.se_loc << "\n"
-              << "# method " << method << ", n " << x.size() << ", loglik " << r.loglik << ", iterations "
-              << r.iterations << (r.converged ? ", converged" : ", not converged") << "\n";
-  }
-  return 0;
+  return print(r, x.size(), where);
 }
 
 }  // namespace
@@ -110,7 +144,7 @@ int stable_command(int argc, char** argv) {
   if (what == "--help" || what == "-h") return std::cout << k_usage, 0;
   std::string xs, at, out, device, data, method = "mle";
   clstat::stable::Params p;
-  bool have_alpha = false, have_beta = false, error = false, json = false;
+  bool have_alpha = false, have_beta = false, error = false, json = false, mpi = false;
   double tol = 1e-6;
   std::size_t n = 0;
   std::uint64_t seed = 1, first = 0;
@@ -139,6 +173,7 @@ int stable_command(int argc, char** argv) {
     else if (a == "--method") method = value();
     else if (a == "--tol") tol = parse_real("--tol", value());
     else if (a == "--json") json = true;
+    else if (a == "--mpi") mpi = true;
     else if (a == "--help" || a == "-h") return std::cout << k_usage, 0;
     else {
       std::cerr << "clstat stable: unknown argument '" << a << "' (clstat stable --help lists the options)\n";
@@ -149,7 +184,8 @@ int stable_command(int argc, char** argv) {
     throw std::invalid_argument("--device " + device +
                                 ": --error takes one device (a list or \"all\" splits pdf, logpdf, cdf, sf, quantile, isf, "
                                 "sample and fit's likelihoods)");
-  if (what == "fit") return fit_command(data, method, p.param, tol, json, device);
+  if (mpi && what != "fit") throw std::invalid_argument("--mpi splits fit; " + what + " takes one process");
+  if (what == "fit") return fit_command(data, method, p.param, tol, json, device, mpi);
   if (!have_alpha || !have_beta) {
     std::cerr << "clstat stable: --alpha and --beta are required (clstat stable --help lists the options)\n";
     return 2;
