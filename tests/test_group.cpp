@@ -354,34 +354,40 @@ TEST_CASE("group.lscv_h_equals_one_device") {
 }
 
 TEST_CASE("group.lts_equals_one_device") {
-  // The ten survivors' final C-steps shared out over the members: the same h-subset, so the same
-  // coefficients bit for bit (the host fits them on it), for any weights.
+  // The starts' block runs and the ten survivors' final C-steps shared out over the members: each
+  // run is its own, so the same fit bit for bit for any weights. Past 2048 rows the nested search
+  // and the final C-steps; at most 2048, every start C-stepped on all rows.
   if (!clstat_test::has_fp64()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  const std::size_t n = 5000, p = 3;  // past 2048 rows: the nested search, then the final C-steps
-  std::vector<double> x = clstat_test::normal<double>(n * p, seed), e = clstat_test::normal<double>(n, seed + 1);
-  std::vector<double> y(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    y[i] = 1 + x[i * p] - 2 * x[i * p + 1] + 0.5 * x[i * p + 2] + 0.1 * e[i];
-    if (i % 5 == 0) y[i] += 20;  // 20% outliers
-  }
-  robust::LtsOptions o;
-  o.seed = seed;
-  const auto one = robust::lts(ctx(), x.data(), n, p, y.data(), o);
-  for (const DeviceGroup& g : {group_of(2), group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
-    const auto got = robust::lts(g, x.data(), n, p, y.data(), o);
-    INFO("members " << g.size());
-    CHECK(got.best == one.best);
-    CHECK(got.outliers == one.outliers);
-    REQUIRE(got.coefficients.size() == one.coefficients.size());
-    for (std::size_t j = 0; j < one.coefficients.size(); ++j) {
-      CHECK(same_bits(got.coefficients[j], one.coefficients[j]));
-      CHECK(same_bits(got.raw_coefficients[j], one.raw_coefficients[j]));
+  const std::size_t p = 3;
+  for (std::size_t n : {std::size_t(5000), std::size_t(1200)}) {
+    INFO("n " << n);
+    std::vector<double> x = clstat_test::normal<double>(n * p, seed), e = clstat_test::normal<double>(n, seed + 1);
+    std::vector<double> y(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      y[i] = 1 + x[i * p] - 2 * x[i * p + 1] + 0.5 * x[i * p + 2] + 0.1 * e[i];
+      if (i % 5 == 0) y[i] += 20;  // 20% outliers
     }
-    CHECK(same_bits(got.objective, one.objective));
+    robust::LtsOptions o;
+    o.seed = seed;
+    const auto one = robust::lts(ctx(), x.data(), n, p, y.data(), o);
+    for (const DeviceGroup& g : {group_of(2), group_of(2, {1, 3}), group_of(3, {2, 0, 1}), group_of(3, {0, 0, 1})}) {
+      const auto got = robust::lts(g, x.data(), n, p, y.data(), o);
+      INFO("members " << g.size());
+      CHECK(got.best == one.best);
+      CHECK(got.outliers == one.outliers);
+      REQUIRE(got.coefficients.size() == one.coefficients.size());
+      for (std::size_t j = 0; j < one.coefficients.size(); ++j) {
+        CHECK(same_bits(got.coefficients[j], one.coefficients[j]));
+        CHECK(same_bits(got.raw_coefficients[j], one.raw_coefficients[j]));
+      }
+      CHECK(same_bits(got.objective, one.objective));
+      CHECK(got.csteps == one.csteps);
+    }
   }
-  CHECK_THROWS_AS(robust::lts(group_of(2), x.data(), 5, p, y.data(), o), std::invalid_argument);
+  std::vector<double> x = clstat_test::normal<double>(5 * p, 1), y = clstat_test::normal<double>(5, 2);
+  CHECK_THROWS_AS(robust::lts(group_of(2), x.data(), 5, p, y.data(), robust::LtsOptions{}), std::invalid_argument);
 }
 
 TEST_CASE("group.grid_equals_one_device") {

@@ -213,17 +213,16 @@ CLSTAT_EXPORT std::vector<double> quantiles(const DeviceGroup& g, const T* x, st
 
 }  // namespace order
 namespace robust {
-/// FAST-LTS (lts of clstat/robust.hpp) with the survivors' final C-steps on all n rows, the fit's
-/// largest device cost at large n, dealt to the members by the weights (contiguous shares of the
-/// ten survivors, each member C-stepping its share on its own copy of the standardised design, all
-/// at once on a thread each); the starts, the nested blocks and the passes after the search run on
-/// the first member of positive weight. A survivor's C-steps are its own, but each member's batch
-/// of survivors sums their Gram matrices in a kernel shaped for the batch's size, so a survivor's
-/// sums may round differently from one device's batch of all ten; a C-step's h-subset could then
-/// differ only at a tie of residuals. With the same h-subset the fit is one device's bit for bit
-/// (the host fits the coefficients on it), as the tests find. Errors as lts. Moves: the design
-/// (8 n (p + 2) bytes) to every member with survivors. Work: the single-device fit, its final
-/// C-steps shared out.
+/// FAST-LTS (lts of clstat/robust.hpp) with its device work dealt to the members by the weights,
+/// in contiguous shares, all members at once on a thread each: the random starts' C-steps on the
+/// nested blocks (or, at most 2048 rows, on all rows), then the ten survivors' final C-steps on all
+/// n rows (the largest device cost at large n), each member on its own copy of the standardised
+/// design. Drawing the starts, the passes after the search and the final fits run on the first
+/// member of positive weight. Every start's and survivor's run depends on it alone (its C-steps'
+/// sums run over rows in a fixed order whatever the batch), so on members of one device type the
+/// fit is one device's bit for bit, for any weights. Errors as lts. Moves: the nested blocks' rows
+/// and the design (8 n (p + 2) bytes) to every member with survivors. Work: the single-device fit,
+/// its device work shared out.
 CLSTAT_EXPORT LtsFit lts(const DeviceGroup& g, const double* x, std::size_t n, std::size_t p, const double* y,
                          const LtsOptions& options = {});
 }  // namespace robust

@@ -97,9 +97,41 @@ bool take_best(Search& s, const Runs& r, const std::vector<char>& valid, std::si
   return true;
 }
 
-// The final C-steps of the survivors on all n rows (run_full's contract): on one device, or
-// shared out over a device group's members.
-using FullRun = std::function<Runs(std::vector<double> beta, unsigned max_steps)>;
+// The runs of `count` starts (each with q coefficients in beta), on ctx, or with a device group
+// shared out over its members in contiguous shares by the weights, one member each at once:
+// run(c, first, beta of the share) runs starts [first, first + share) on c. Each start's run
+// depends on that start alone, so the runs are the same bits for any split on devices of one type.
+using RunOn = std::function<Runs(const Context&, std::size_t first, std::vector<double> beta)>;
+Runs shared_runs(const Context& ctx, const DeviceGroup* g, std::size_t q, std::vector<double> beta, const RunOn& run) {
+  const std::size_t count = beta.size() / q;
+  if (!g || count == 0) return run(ctx, 0, std::move(beta));
+  const std::vector<std::size_t> share = g->split(count);
+  std::vector<Runs> part(g->size());
+  ::clstat::detail::on_members(*g, share, [&](std::size_t i, std::size_t first) {
+    part[i] = run(g->member(i), first,
+                  std::vector<double>(beta.begin() + static_cast<std::ptrdiff_t>(first * q),
+                                      beta.begin() + static_cast<std::ptrdiff_t>((first + share[i]) * q)));
+  });
+  Runs all;
+  for (const Runs& r : part) {
+    all.beta.insert(all.beta.end(), r.beta.begin(), r.beta.end());
+    all.obj.insert(all.obj.end(), r.obj.begin(), r.obj.end());
+    all.steps.insert(all.steps.end(), r.steps.begin(), r.steps.end());
+    all.converged.insert(all.converged.end(), r.converged.begin(), r.converged.end());
+  }
+  return all;
+}
+
+// run_blocks of the starts in beta, whose blocks are sb, shared out as shared_runs does.
+Runs block_runs(const Context& ctx, const DeviceGroup* g, const Design& d, const std::vector<Block>& blocks,
+                const std::vector<std::uint32_t>& sb, std::vector<double> beta, unsigned max_steps, const char* op) {
+  return shared_runs(ctx, g, d.q, std::move(beta), [&](const Context& c, std::size_t first, std::vector<double> b) {
+    const std::size_t k = b.size() / d.q;
+    return run_blocks(c, d, blocks, std::vector<std::uint32_t>(sb.begin() + static_cast<std::ptrdiff_t>(first),
+                                                               sb.begin() + static_cast<std::ptrdiff_t>(first + k)),
+                      std::move(b), max_steps, BlockMode::lts_csteps, op);
+  });
+}
 
 // The design's rows `rows` (row numbers over every process, in any order), in that order; with the
 // rows split, each process sends the ones it holds. Collective.
@@ -130,8 +162,9 @@ Design rows_of(const Design& d, const std::vector<std::uint32_t>& rows, const Ac
   return m;
 }
 
-Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptions& o, const char* op,
-              const FullRun& full, const Across& ac) {
+// The search on ctx, or with its starts and final runs shared out over a device group's members.
+Search search(const Context& ctx, const DeviceGroup* g, const Design& d, std::size_t h, const LtsOptions& o,
+              const char* op, const Across& ac) {
   const std::size_t q = d.q, n = ac.n();
   Search s;
   if (n <= kBlockRows) {  // one process (a split fit gathers so few rows first)
@@ -142,8 +175,7 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
     s.starts = st.size();
     s.singular = st.singular;
     std::vector<std::uint32_t> sb(st.size(), 0);
-    Runs r = run_blocks(ctx, d, {Block{all, h}}, sb, std::move(st.beta), static_cast<unsigned>(o.max_csteps),
-                        BlockMode::lts_csteps, op);
+    Runs r = block_runs(ctx, g, d, {Block{all, h}}, sb, std::move(st.beta), static_cast<unsigned>(o.max_csteps), op);
     if (!take_best(s, r, st.valid, q)) throw std::invalid_argument(std::string(op) + ": every p-subset was singular");
     return s;
   }
@@ -170,7 +202,7 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
     sb.insert(sb.end(), st.size(), static_cast<std::uint32_t>(b));
     blocks.push_back(std::move(bl));
   }
-  Runs r1 = run_blocks(ctx, md, blocks, sb, std::move(beta), 2, BlockMode::lts_csteps, op);
+  Runs r1 = block_runs(ctx, g, md, blocks, sb, std::move(beta), 2, op);
   // The 10 best of each block go on to the merged rows.
   std::vector<double> beta2;
   for (std::size_t b = 0; b < kNestedBlocks; ++b) {
@@ -187,13 +219,15 @@ Search search(const Context& ctx, const Design& d, std::size_t h, const LtsOptio
   const std::size_t c2 = beta2.size() / q;
   std::vector<std::uint32_t> all_merged(kNestedRows);
   std::iota(all_merged.begin(), all_merged.end(), 0u);
-  Runs r2 = run_blocks(ctx, md, {Block{all_merged, block_coverage(kNestedRows, h, n, q)}},
-                       std::vector<std::uint32_t>(c2, 0), std::move(beta2), 2, BlockMode::lts_csteps, op);
+  Runs r2 = block_runs(ctx, g, md, {Block{all_merged, block_coverage(kNestedRows, h, n, q)}},
+                       std::vector<std::uint32_t>(c2, 0), std::move(beta2), 2, op);
   std::vector<double> beta3;
   for (std::size_t i : best_runs(r2, std::vector<char>(c2, 1), kKeep))
     beta3.insert(beta3.end(), r2.beta.begin() + i * q, r2.beta.begin() + (i + 1) * q);
   // The survivors C-stepped to convergence on all n rows.
-  Runs r3 = full(std::move(beta3), static_cast<unsigned>(o.max_csteps));
+  Runs r3 = shared_runs(ctx, g, q, std::move(beta3), [&](const Context& c, std::size_t, std::vector<double> b) {
+    return run_full(c, d, h, std::move(b), static_cast<unsigned>(o.max_csteps), op, ac);
+  });
   if (!take_best(s, r3, std::vector<char>(r3.obj.size(), 1), q))
     throw std::runtime_error(std::string(op) + ": no finite objective in the final C-steps");
   return s;
@@ -346,13 +380,13 @@ double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bo
   return median_of(ctx, a, ac) * static_cast<double>(1.4826f);
 }
 
-// The fit on ctx, with the final C-steps run by `full` (null: run_full on ctx), of the rows `ac`
+// The fit on ctx (with a device group g: its search's starts and final runs shared out over g's
+// members), of the rows `ac`
 // says: x and y hold this process's n rows (all of them with one process). With the rows split,
 // every collective step is taken by every process in the same order, and the per-row results are
 // this process's rows (best and outliers as row numbers over all processes).
-LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o,
-               const std::function<Runs(const Design&, std::size_t h, std::vector<double>, unsigned)>& full,
-               const Across& ac) {
+LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::size_t n, std::size_t p, const double* y,
+               const LtsOptions& o, const Across& ac) {
   // One queue for the whole fit: every pass below runs on it (runtime/lease.hpp).
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::any(ctx);
   const char* op = "clstat::robust::lts";
@@ -386,12 +420,7 @@ LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p
     f.raw_scale = std::sqrt(ss / static_cast<double>(n_all - q));
     f.converged = true;
   } else {
-    Search s = search(
-        ctx, d, h, o, op,
-        [&](std::vector<double> beta, unsigned max_steps) {
-          return full ? full(d, h, std::move(beta), max_steps) : run_full(ctx, d, h, std::move(beta), max_steps, op, ac);
-        },
-        ac);
+    Search s = search(ctx, g, d, h, o, op, ac);
     f.starts = s.starts;
     f.singular_starts = s.singular;
     f.csteps = s.csteps;
@@ -451,36 +480,16 @@ LtsFit lts_fit(const Context& ctx, const double* x, std::size_t n, std::size_t p
 }  // namespace
 
 LtsFit lts(const Context& ctx, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
-  return lts_fit(ctx, x, n, p, y, o, nullptr, Across::one(n));
+  return lts_fit(ctx, nullptr, x, n, p, y, o, Across::one(n));
 }
 
 LtsFit lts(const DeviceGroup& g, const double* x, std::size_t n, std::size_t p, const double* y, const LtsOptions& o) {
-  // The survivors' final C-steps (the fit's largest device cost at large n) in contiguous shares,
-  // by the weights, one member each at once; the rest of the fit on the first member with a
-  // share (or with weight, when the survivors are fewer than the members).
+  // The starts' block runs and the survivors' final C-steps (the fit's device work) in contiguous
+  // shares, by the weights, one member each at once; the rest of the fit on the first member
+  // with weight.
   std::size_t lead = 0;
   while (lead + 1 < g.size() && g.weights()[lead] <= 0) ++lead;
-  return lts_fit(g.member(lead), x, n, p, y, o,
-                 [&](const Design& d, std::size_t h, std::vector<double> beta, unsigned max_steps) {
-                   const std::size_t q = d.q, kc = beta.size() / q;
-                   const std::vector<std::size_t> share = g.split(kc);
-                   std::vector<Runs> part(g.size());
-                   ::clstat::detail::on_members(g, share, [&](std::size_t i, std::size_t first) {
-                     part[i] = run_full(g.member(i), d, h,
-                                        std::vector<double>(beta.begin() + static_cast<std::ptrdiff_t>(first * q),
-                                                            beta.begin() + static_cast<std::ptrdiff_t>((first + share[i]) * q)),
-                                        max_steps, "clstat::robust::lts");
-                   });
-                   Runs all;
-                   for (const Runs& r : part) {
-                     all.beta.insert(all.beta.end(), r.beta.begin(), r.beta.end());
-                     all.obj.insert(all.obj.end(), r.obj.begin(), r.obj.end());
-                     all.steps.insert(all.steps.end(), r.steps.begin(), r.steps.end());
-                     all.converged.insert(all.converged.end(), r.converged.begin(), r.converged.end());
-                   }
-                   return all;
-                 },
-                 Across::one(n));
+  return lts_fit(g.member(lead), &g, x, n, p, y, o, Across::one(n));
 }
 
 LtsFit lts(const Context& ctx, Exchange& ex, const double* x, std::size_t n_local, std::size_t p, const double* y,
@@ -505,12 +514,12 @@ LtsFit lts(const Context& ctx, Exchange& ex, const double* x, std::size_t n_loca
     sizes.push_back(v);
   }
   const Across ac(ex, op, sizes);
-  if (ac.n() > kBlockRows) return lts_fit(ctx, x, n_local, p, y, o, nullptr, ac);
+  if (ac.n() > kBlockRows) return lts_fit(ctx, nullptr, x, n_local, p, y, o, ac);
   // So few rows that every process fits all of them, gathered in rank order, as one process
   // would (the same fit bit for bit), and keeps its own rows' part of the per-row results.
   const std::vector<double> xa = ac.gather([&] { return std::vector<double>(x, x + (n_local ? n_local * p : 0)); });
   const std::vector<double> ya = ac.gather([&] { return std::vector<double>(y, y + n_local); });
-  LtsFit f = lts_fit(ctx, xa.data(), ac.n(), p, ya.data(), o, nullptr, Across::one(ac.n()));
+  LtsFit f = lts_fit(ctx, nullptr, xa.data(), ac.n(), p, ya.data(), o, Across::one(ac.n()));
   const std::size_t first = ac.offset(), last = first + n_local;
   const auto mine_of = [&](auto& v) {
     v.assign(v.begin() + static_cast<std::ptrdiff_t>(first), v.begin() + static_cast<std::ptrdiff_t>(last));
