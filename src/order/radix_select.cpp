@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "build/program_cache.hpp"
 #include "runtime/lease.hpp"
@@ -97,9 +98,13 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // took 10 to 30 us less with 2 than with 3, and 0.1 ms more with 1 (most plans need two).
   planned_passes_ = ::clstat::detail::tuned(t, "order.planned_passes", 2);
   s1_ = std::min<std::size_t>(1024, lcap_);
-  // The bracket pass only streams and copies a few percent: more groups hide its barriers.
+  // The bracket pass only streams and copies a few percent: more groups hide its barriers. The
+  // k-th (n/10) of 2^27 values on an H100, kernel time, 8 groups a CU against 12: int64 0.507
+  // -> 0.468 ms (uniform) and 0.513 -> 0.471 (normal); doubles 0.471 -> 0.495 and the median of
+  // doubles 0.503 -> 0.535, so 12 for 64-bit integers only.
+  const std::size_t filter_gpc = std::is_integral_v<T> && sizeof(T) == 8 ? 12 : 8;
   filter_groups_ = std::max<std::size_t>(1, info.compute_units) *
-                   ::clstat::detail::tuned(t, "order.filter_groups_per_cu", gpu ? 8 : 1);
+                   ::clstat::detail::tuned(t, "order.filter_groups_per_cu", gpu ? filter_gpc : 1);
   // Wide loads in the bracket pass, where the input's offset allows them (buffers themselves are
   // aligned far beyond 16 bytes). The pass over 2^27 floats on an H100 took 288 us with element
   // loads (issue-bound, 1.9 TB/s), 222 us with float4 loads four a step and 204 us two a step;
