@@ -24,7 +24,7 @@ namespace {
 
 const char* k_usage =
     "usage: clstat robust lts|lms|mm --data FILE --response Y [--x A,B,...] [--alpha 0.5] [--no-intercept]\n"
-    "                     [--nsamp N] [--exact] [--seed S] [--json] [--device SPEC]\n"
+    "                     [--nsamp N] [--exact] [--seed S] [--json] [--device SPEC] [--mpi (lts)]\n"
     "       clstat robust mcd --data FILE [--x A,B,...] [--alpha 0.5] [--nsamp N] [--seed S]\n"
     "                     [--no-correction] [--json] [--device SPEC]\n"
     "  --data FILE        a CSV with a header (or columns x1, x2, ... without one)\n"

@@ -29,7 +29,7 @@ namespace {
 const char* k_usage =
     "usage: clstat stable pdf|logpdf|cdf|sf|quantile|isf --alpha A --beta B [options] (--x v1,v2,... | --at FILE)\n"
     "       clstat stable sample --alpha A --beta B --n N [--seed S] [--first K] [options] [--out FILE]\n"
-    "       clstat stable fit --data FILE [--method mle|mcculloch|koutrouvelis] [--param 0|1] [--tol T] [--json]\n"
+    "       clstat stable fit --data FILE [--method mle|mcculloch|koutrouvelis] [--param 0|1] [--tol T] [--json] [--mpi]\n"
     "  --alpha A          stability index in (0, 2]\n"
     "  --beta B           skewness in [-1, 1]\n"
     "  --scale S          scale gamma > 0 (default 1)\n"
