@@ -24,7 +24,7 @@ def lts(X, y, alpha=0.5, intercept=True, nsamp=500, seed=0x5EED5EED, ctx=None):
     seed : int
         The Philox seed: the same subsets on every device.
     ctx : Context or DeviceGroup, optional
-        A group shares out the final C-steps of the search's survivors (the same fit).
+        A group shares out the C-steps of the starts and of the search's survivors (the same fit).
 
     Returns
     -------

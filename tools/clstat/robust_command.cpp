@@ -41,7 +41,7 @@ const char* k_usage =
     "  --seed S           the Philox seed of the subsets (default 1592221421); the same on every device\n"
     "  --json             one JSON object instead of the table\n"
     "  --device SPEC      as CLSTAT_DEVICE: gpu, cpu, nvidia, pocl, P:D or a name substring; with\n"
-    "                     lts also \"all\" or a comma-separated list: the final C-steps shared out\n"
+    "                     lts also \"all\" or a comma-separated list: the C-steps shared out\n"
     "  --mpi              lts under mpirun: each process reads its share of the rows and keeps them;\n"
     "                     each C-step selects over all of them (one device per process, as --device\n"
     "                     or the host's GPUs by local rank); process 0 prints\n"
@@ -224,7 +224,7 @@ int robust_command(int argc, char** argv) {
     }
     const std::size_t n = all.rows, p = xc.size();
     if (names_group(device) && what != "lts")
-      throw std::invalid_argument("--device " + device + ": a device list shares out lts's final C-steps; " + what +
+      throw std::invalid_argument("--device " + device + ": a device list shares out lts's C-steps; " + what +
                                   " takes one device");
     if (what == "mcd") return mcd_table(all, xc, co, context_for(device), json);
     std::vector<double> x(n * p), y(n);
