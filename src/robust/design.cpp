@@ -95,45 +95,45 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
   // This process's rows merged, then (split) every process's merged moments in rank order; a bad
   // value anywhere raises on every process.
   const std::vector<double> moments = ac.gather([&] {
-  if (n > 0 && (!x || !y)) throw std::invalid_argument(op + ": null data pointer");
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
-    BlockMoments& m = bm[k];
-    m.lo.assign(p, INFINITY), m.hi.assign(p, -INFINITY), m.mean.assign(p, 0.0), m.ss.assign(p, 0.0);
-    const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);
-    for (std::size_t i = first; i < last; ++i) {
-      if (!std::isfinite(y[i])) {
-        m.bad_row = i, m.bad_col = p;
-        return;
-      }
-      const double c = static_cast<double>(i - first + 1);
-      const double dy = y[i] - m.ymean;  // Welford
-      m.ymean += dy / c;
-      m.yss += dy * (y[i] - m.ymean);
-      for (std::size_t j = 0; j < p; ++j) {
-        const double v = x[i * p + j];
-        if (!std::isfinite(v)) {
-          m.bad_row = i, m.bad_col = j;
+    if (n > 0 && (!x || !y)) throw std::invalid_argument(op + ": null data pointer");
+    ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
+      BlockMoments& m = bm[k];
+      m.lo.assign(p, INFINITY), m.hi.assign(p, -INFINITY), m.mean.assign(p, 0.0), m.ss.assign(p, 0.0);
+      const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);
+      for (std::size_t i = first; i < last; ++i) {
+        if (!std::isfinite(y[i])) {
+          m.bad_row = i, m.bad_col = p;
           return;
         }
-        m.lo[j] = std::min(m.lo[j], v);
-        m.hi[j] = std::max(m.hi[j], v);
-        const double dv = v - m.mean[j];
-        m.mean[j] += dv / c;
-        m.ss[j] += dv * (v - m.mean[j]);
+        const double c = static_cast<double>(i - first + 1);
+        const double dy = y[i] - m.ymean;  // Welford
+        m.ymean += dy / c;
+        m.yss += dy * (y[i] - m.ymean);
+        for (std::size_t j = 0; j < p; ++j) {
+          const double v = x[i * p + j];
+          if (!std::isfinite(v)) {
+            m.bad_row = i, m.bad_col = j;
+            return;
+          }
+          m.lo[j] = std::min(m.lo[j], v);
+          m.hi[j] = std::max(m.hi[j], v);
+          const double dv = v - m.mean[j];
+          m.mean[j] += dv / c;
+          m.ss[j] += dv * (v - m.mean[j]);
+        }
       }
-    }
-    m.count = static_cast<double>(last - first);
-  });
-  for (const BlockMoments& m : bm)  // the first bad value in row order, y's before its row's x
-    if (m.bad_row != kNone) {
-      const std::string row = std::to_string(first_row + m.bad_row);
-      if (m.bad_col == p) throw std::invalid_argument(op + ": y[" + row + "] is not finite");
-      throw std::invalid_argument(op + ": x[" + row + ", " + std::to_string(m.bad_col) + "] is not finite");
-    }
-  if (blocks == 0) return std::vector<double>{};
-  BlockMoments mine = bm[0];
-  for (std::size_t k = 1; k < blocks; ++k) mine.merge(bm[k]);
-  return mine.pack();
+      m.count = static_cast<double>(last - first);
+    });
+    for (const BlockMoments& m : bm)  // the first bad value in row order, y's before its row's x
+      if (m.bad_row != kNone) {
+        const std::string row = std::to_string(first_row + m.bad_row);
+        if (m.bad_col == p) throw std::invalid_argument(op + ": y[" + row + "] is not finite");
+        throw std::invalid_argument(op + ": x[" + row + ", " + std::to_string(m.bad_col) + "] is not finite");
+      }
+    if (blocks == 0) return std::vector<double>{};
+    BlockMoments mine = bm[0];
+    for (std::size_t k = 1; k < blocks; ++k) mine.merge(bm[k]);
+    return mine.pack();
   });
   BlockMoments all;
   for (std::size_t at = 0; at < moments.size(); at += 3 + 4 * p) {
@@ -180,12 +180,7 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
   });
   // Linearly dependent columns (robustbase: "x is singular"): the standardised cross-product
   // matrix, whose diagonal is n, must have full numerical rank.
-  const std::vector<double> gs = ac.sum([&] {
-    const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q);
-    return std::vector<double>(g.data(), g.data() + g.size());
-  });
-  const Eigen::MatrixXd g = Eigen::Map<const Eigen::MatrixXd>(gs.data(), static_cast<Eigen::Index>(d.q),
-                                                              static_cast<Eigen::Index>(d.q));
+  const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q, ac);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g, Eigen::EigenvaluesOnly);
   const double top = es.eigenvalues().maxCoeff();
   if (!(es.eigenvalues().minCoeff() > 1e-12 * top))
@@ -211,6 +206,15 @@ Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, co
   Eigen::MatrixXd g = part[0];
   for (std::size_t k = 1; k < blocks; ++k) g += part[k];
   return g;
+}
+
+Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const Across& ac) {
+  if (!ac.split()) return cross_products(z, n, q);
+  const std::vector<double> g = ac.sum([&] {
+    const Eigen::MatrixXd m = cross_products(z, n, q);
+    return std::vector<double>(m.data(), m.data() + m.size());
+  });
+  return Eigen::Map<const Eigen::MatrixXd>(g.data(), static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
 }
 
 }  // namespace clstat::robust::detail

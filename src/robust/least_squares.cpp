@@ -57,8 +57,7 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
 std::vector<double> least_squares_rows(const double* x, std::size_t p, bool intercept, const double* y,
                                        const std::vector<std::size_t>& rows, const Across& ac) {
   const std::size_t k = rows.size();  // this process's
-  const double k_all = ac.split() ? ac.sum([&] { return std::vector<double>{static_cast<double>(k)}; })[0]
-                                  : static_cast<double>(k);
+  const double k_all = ac.sum([&] { return std::vector<double>{static_cast<double>(k)}; })[0];
   if (k_all < static_cast<double>(p + (intercept ? 1 : 0))) return {};
   // The centred rows, their cross products and every product with a vector by blocks of kBlock
   // rows on the host's threads, the blocks' sums added in block order (the same bits on any
@@ -117,12 +116,7 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
     });
     return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(s.data(), static_cast<Eigen::Index>(p)));
   };
-  const std::vector<double> gs = ac.sum([&] {
-    const Eigen::MatrixXd gl = cross_products(a.data(), k, p);
-    return std::vector<double>(gl.data(), gl.data() + gl.size());
-  });
-  const Eigen::MatrixXd g =
-      Eigen::Map<const Eigen::MatrixXd>(gs.data(), static_cast<Eigen::Index>(p), static_cast<Eigen::Index>(p));
+  const Eigen::MatrixXd g = cross_products(a.data(), k, p, ac);
   Eigen::LLT<Eigen::MatrixXd> llt(g);
   bool ok = llt.info() == Eigen::Success;
   if (ok) {

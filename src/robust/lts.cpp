@@ -455,8 +455,7 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
     if (f.coefficients.empty())
       throw std::invalid_argument(std::string(op) + ": the reweighted rows do not determine the coefficients");
     f.residuals = residuals_of(x, n, p, o.intercept, y, f.coefficients);
-    const double sw = ac.split() ? ac.sum([&] { return std::vector<double>{static_cast<double>(keep.size())}; })[0]
-                                 : static_cast<double>(keep.size());
+    const double sw = ac.sum([&] { return std::vector<double>{static_cast<double>(keep.size())}; })[0];
     f.scale = std::sqrt(sum_squares(f.residuals, keep) / (sw - 1));
     if (sw != static_cast<double>(n_all)) {
       const double cdelta = asymptotic_factor(sw, static_cast<double>(n_all));

@@ -160,10 +160,7 @@ int bandwidth_command(int argc, char** argv) {
       throw std::invalid_argument("--mpi splits --method plugin, lscv-h and lscv-H; " + method + " takes one process");
     if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
 #ifdef CLSTAT_CLI_MPI
-    return with_mpi("clstat bandwidth", [&] {
-      int rank = 0, size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return with_mpi("clstat bandwidth", [&](int rank, int size) {
       const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
       const Table part = read_table_part(data, columns, dims, static_cast<std::size_t>(rank), static_cast<std::size_t>(size));
       std::uint64_t n = part.rows;

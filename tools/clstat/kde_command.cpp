@@ -168,10 +168,7 @@ int kde_command(int argc, char** argv) {
   };
 #ifdef CLSTAT_CLI_MPI
   if (mpi)
-    return with_mpi("clstat kde", [&] {
-      int rank = 0, size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return with_mpi("clstat kde", [&](int rank, int size) {
       const auto r = static_cast<std::size_t>(rank), s = static_cast<std::size_t>(size);
       const Table x = read_table_part(data, columns, dims, r, s);
       const Table y = read_table(at, columns, dims);

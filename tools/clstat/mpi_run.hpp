@@ -10,20 +10,21 @@
 
 namespace clstat_cli {
 
-/// Runs f (returning the exit status) under MPI_Init / MPI_Finalize; an error on any process is
-/// printed by that process, prefixed by `verb` and its rank, and makes the status 1 on every
-/// process (the library raises a split call's error on every process).
+/// Runs f(rank, size) of MPI_COMM_WORLD (returning the exit status) under MPI_Init /
+/// MPI_Finalize; an error on any process is printed by that process, prefixed by `verb` and its
+/// rank, and makes the status 1 on every process (the library raises a split call's error on
+/// every process).
 template <class F>
 int with_mpi(const char* verb, F&& f) {
   int argc = 0;
   char** argv = nullptr;
   MPI_Init(&argc, &argv);
-  int rc = 0;
+  int rc = 0, rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   try {
-    rc = f();
+    rc = f(rank, size);
   } catch (const std::exception& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     std::cerr << verb << " (process " << rank << "): " << e.what() << "\n";
     rc = 1;
   }

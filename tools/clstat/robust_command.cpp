@@ -327,10 +327,7 @@ int robust_command(int argc, char** argv) {
   };
 #ifdef CLSTAT_CLI_MPI
   if (mpi)
-    return with_mpi("clstat robust", [&] {
-      int rank = 0, size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return with_mpi("clstat robust", [&](int rank, int size) {
       return fit(read_table_part(data, "", 0, static_cast<std::size_t>(rank), static_cast<std::size_t>(size)), rank);
     });
 #endif

@@ -220,10 +220,7 @@ int select_command(int argc, char** argv) {
   }
   if (mpi) {
 #ifdef CLSTAT_CLI_MPI
-    return with_mpi("clstat select", [&] {
-      int rank = 0, size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return with_mpi("clstat select", [&](int rank, int size) {
       const clstat::Context ctx(clstat::mpi::rank_device(MPI_COMM_WORLD, device));
       const std::vector<double> x =
           read_table_part(data, raw ? "" : column, raw ? 1 : 0, static_cast<std::size_t>(rank), static_cast<std::size_t>(size)).values;

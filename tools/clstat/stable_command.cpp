@@ -98,10 +98,7 @@ int fit_command(const std::string& data, const std::string& method, clstat::stab
   if (mpi) {
     if (names_group(device)) throw std::invalid_argument("--mpi takes one device per process, not a list");
 #ifdef CLSTAT_CLI_MPI
-    return with_mpi("clstat stable", [&] {
-      int rank = 0, size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return with_mpi("clstat stable", [&](int rank, int size) {
       if (rank != 0) o.progress = nullptr;  // one report, not one a process
       const std::vector<double> x =
           read_table_part(data, "1", ends_with(data, ".f64") || ends_with(data, ".f32") ? 1 : 0,
