@@ -429,6 +429,11 @@ TEST_CASE("mpi.lts_equals_one_process") {
   } catch (const std::invalid_argument& e) {
     CHECK(std::string(e.what()).find("y[" + std::to_string(n - 1) + "] is not finite") != std::string::npos);
   }
+  // A null shard on the last process, and no rows anywhere.
+  CHECK_THROWS_AS(mpi::lts(ctx(), MPI_COMM_WORLD, rank() == size() - 1 ? nullptr : x.data() + lo * p, hi - lo, p,
+                           y.data() + lo, o),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(mpi::lts(ctx(), MPI_COMM_WORLD, x.data(), 0, p, y.data(), o), std::invalid_argument);
   robust::LtsOptions other = o;
   if (rank() == size() - 1) other.nsamp = 50;
   if (size() > 1)
