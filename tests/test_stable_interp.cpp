@@ -207,6 +207,51 @@ TEST_CASE("stable.interp_chosen_by_point_count") {
   CHECK_THROWS_AS(clstat_test::tuned_ctx({{"stable.interp_points", 0}}), std::invalid_argument);
 }
 
+TEST_CASE("stable.interp_log_likelihood") {
+  if (!clstat_test::has_fp64()) return;
+  // log_likelihood through interpolants built together in shared passes: each law's sum is the
+  // sum of its logpdf through the law's own interpolant (built alone), close to the quadrature's,
+  // and does not depend on the other laws of the call.
+  const bool gpu = ctx().info().type == clstat::DeviceType::gpu;
+  const std::size_t n = gpu ? 200000 : 3000;
+  const std::vector<st::Params> laws = {{1.5, 0.5, 1, 0, st::Param::S0},
+                                        {1.2, -0.3, 2, 1, st::Param::S0},
+                                        {0.8, 1.0, 1, -1, st::Param::S1},  // support from -1: -inf
+                                        {1.9, 0.2, 0.7, 0.5, st::Param::S0},
+                                        {1.5, 0.5, 3, -2, st::Param::S0}};  // the first's table again
+  const std::vector<double> x = points(laws[0], n, 99);
+  const std::vector<double> li = st::log_likelihood(interp_ctx(), x.data(), n, laws);
+  const std::vector<double> lq = st::log_likelihood(quad_ctx(), x.data(), n, laws);
+  REQUIRE(li.size() == laws.size());
+  for (std::size_t k = 0; k < laws.size(); ++k) {
+    CAPTURE(k);
+    const st::Values v = st::evaluate(interp_ctx(), st::fn_logpdf, x.data(), n, laws[k], true);
+    long double s = 0, mag = 0, err = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      s += v.logpdf[i];
+      mag += std::abs(static_cast<long double>(v.logpdf[i]));
+      err += v.logpdf_error[i];
+    }
+    if (std::isinf(static_cast<double>(s))) {
+      CHECK(li[k] == -INFINITY);
+      CHECK(lq[k] == -INFINITY);
+      continue;
+    }
+    // The same terms, added in another order.
+    CHECK(std::abs(li[k] - static_cast<double>(s)) <= 1e-14 * static_cast<double>(mag));
+    // The quadrature's terms: within the error estimates plus its own target, 1e-13 a term.
+    CHECK(std::abs(li[k] - lq[k]) <= static_cast<double>(err) + 1e-13 * static_cast<double>(mag) + 1e-12 * n);
+    // Alone in a call, or after other laws: the same bits.
+    CHECK(st::log_likelihood(interp_ctx(), x.data(), n, {laws[k]})[0] == li[k]);
+  }
+  CHECK(li[2] == -INFINITY);
+  // Sets of other sizes in one call (the batched fit's form) leave each set's sums alone.
+  const std::vector<double> y(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n / 3));
+  const std::vector<double> ly = st::log_likelihood(interp_ctx(), y.data(), y.size(), {laws[3], laws[0]});
+  CHECK(st::log_likelihood(interp_ctx(), y.data(), y.size(), {laws[0]})[0] == ly[1]);
+  CHECK(st::log_likelihood(interp_ctx(), x.data(), 0, laws) == std::vector<double>(laws.size(), 0.0));
+}
+
 TEST_CASE("stable.interp_matches_nolan_tables") {
   if (!clstat_test::has_fp64()) return;
   // Nolan's tables through the interpolants: every law of the tables on a GPU (420 builds), four

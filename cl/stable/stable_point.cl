@@ -601,6 +601,43 @@ __kernel void stable_eval(__global const double* x, ulong n, __global const doub
       if (want & (1 << k)) out[(ulong)(slot++) * n + i] = err[k];
 }
 
+// Log-likelihoods: pair p (pair0 + dimension 1 of the range; a data set under one law) sums logpdf over
+// the xn[p] points at x + xo[p] under the law at prm + PRM p, through that law's interpolant at
+// ips + ipo[p] (a table of no cells: the quadrature). Group g of the pair (g < gp[p]) takes the
+// points g WG + l, g WG + l + gp[p] WG, ...; each work-item adds its points in that order and the
+// group adds the work-items' sums in a fixed tree (red: WG doubles), so pair p's partial g, at
+// part[po[p] + g], depends only on its points, its law and WG and gp[p], which the host derives
+// from the set's size: a set's log-likelihood has the same bits whatever else the call holds.
+// The data hold no NaN (the host refuses them); a point outside the law's support adds -inf.
+__kernel void stable_loglik(__global const double* x, __global const ulong* xo, __global const uint* xn,
+                            __global const uint* gp, __global const ulong* po, __global const double* prm,
+                            __global const ulong* ipo, __global const double* ips, double rel,
+                            __global double* part, __local double* red, uint pair0) {
+  const uint pr = pair0 + get_group_id(1), g = get_group_id(0), l = get_local_id(0), wg = get_local_size(0);
+  const uint G = gp[pr];
+  if (g >= G) return;  // the whole group: no barrier is reached
+  __global const double* p = prm + PRM * pr;
+  __global const double* xs = x + xo[pr];
+  __global const double* ip = ips + ipo[pr];
+  const uint n = xn[pr];
+  const double lsc = log(p[2]);
+  double s = 0.0;
+  for (uint i = g * wg + l; i < n; i += G * wg) {
+    const Values v = unit_values(ip, standardise(p, xs[i]), p[0], p[1], rel, WANT_LOGPDF);
+    s += v.lpdf - lsc;
+  }
+  red[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // wg need not be a power of two: fold the top down onto the largest power of two below it.
+  uint h = 1;
+  while (h * 2 < wg) h *= 2;
+  for (; h > 0; h /= 2) {
+    if (l < h && l + h < wg) red[l] += red[l + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) part[po[pr] + g] = red[0];
+}
+
 // Quantiles in the same standardised coordinate: q[i] is a lower-tail probability (upper = 0:
 // solve F(z) = q) or an upper-tail one (upper = 1: S(z) = q). The tail of the smaller probability
 // is the one solved (F(z) = p with p > 1/2 becomes S(z) = 1 - p, exact in double), each with its

@@ -159,8 +159,14 @@ CLSTAT_EXPORT void cdf(const Context& ctx, const double* x, std::size_t n, const
 CLSTAT_EXPORT void sf(const Context& ctx, const double* x, std::size_t n, const Params& p, double* out);
 
 /// Log-likelihoods of one data set x[0 .. n) under each of the laws in `laws`: sum_i logpdf(x_i),
-/// for all laws in one device pass of laws.size() n points (summed on the host in long double).
-/// -inf where a point lies outside a law's support. Throws as evaluate, and for NaN in x.
+/// -inf where a point lies outside a law's support. One device pass for all laws: x is uploaded
+/// once, each work-group sums its points' logpdf in a fixed order and the host adds the groups'
+/// sums in long double, so a law's value depends only on x, the law and the device, not on the
+/// other laws asked for. From stable.interp_points points each law's logpdf comes from its
+/// interpolant, as logpdf's does (within the accuracy stated above); the interpolants the call
+/// needs are built together, each refinement level of all of them in one quadrature pass, and
+/// kept for the call only. Throws as evaluate, and for NaN in x. Thread-safe. Cost: laws.size()
+/// n logpdf evaluations, plus a few thousand quadrature points per law when interpolated.
 CLSTAT_EXPORT std::vector<double> log_likelihood(const Context& ctx, const double* x, std::size_t n,
                                                  const std::vector<Params>& laws);
 

@@ -13,25 +13,13 @@
 #include "runtime/lease.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/memo.hpp"
+#include "stable/eval_internal.hpp"
 #include "stable/fit_internal.hpp"
 #include "stable/interpolant.hpp"
 #include "stable/near_one.hpp"
 
 namespace clstat::stable {
-namespace {
-
-using LD = long double;
-constexpr unsigned k_error_bit = 16;  // WANT_ERROR in the kernel
-constexpr std::size_t k_prm = 5;      // PRM in the kernel
-// The quadrature's refinement target, |K15 - G7| summed within this fraction of the value. That
-// sum is G7's error and usually far above K15's, but not always: where e^-g falls from 1 to 0
-// within one panel both rules can be equally wrong. With 1e-12, 2 points in 1e6 of the H100
-// bench were 3e-11 off (alpha = 0.3, beta = 0.5, x = -8.2153; alpha = 1.9, beta = 0.5,
-// x = -0.23178) with estimates of 3e-14; with 1e-13 both are exact to 1e-16. 1e-14 costs about
-// 1.3 times as much again. Nolan's tables are matched to 3.7e-13 relative (pdf) and 1.2e-14
-// absolute (cdf) either way.
-constexpr double k_rel = 1e-13, k_quantile_rel = 1e-13;
-
+namespace eval_detail {
 // The kernel's parameters of one law: alpha, beta, gamma, and the origin of its coordinate as a
 // double-double. The origin is delta0 for alpha = 1, 2 and near 1 (near_one.hpp) and delta1
 // otherwise (the point's distance from zeta, in scale units). It is computed in long double and
@@ -58,16 +46,6 @@ void check_tol(const char* op, double tol) {
 void check_device(const char* op, const detail::ContextImpl& ci) {
   if (!ci.info().fp64) throw UnsupportedFeature(op, ci.info().name, "needs a device with fp64 (cl_khr_fp64)");
 }
-
-// The laws' parameter table, and each element's index into it: empty when all elements share
-// law 0 (each_element false) or element i has law i (each_element true).
-struct Laws {
-  std::vector<double> prm;
-  std::vector<cl_uint> pid;
-  bool each_element = false;
-  cl::Buffer ip;  // the one law's interpolant (stable_interp.clh); none when null
-  int mode() const { return !pid.empty() ? 1 : each_element ? 2 : 0; }  // the kernel's `laws`
-};
 
 Laws one_law(const Params& p) {
   Laws l{std::vector<double>(k_prm), {}, false, {}};
@@ -344,7 +322,9 @@ std::vector<double> run_quantile(const Context& ctx, const char* op, const doubl
   });
 }
 
-}  // namespace
+}  // namespace eval_detail
+
+using namespace eval_detail;
 
 Values evaluate(const Context& ctx, unsigned fns, const double* x, std::size_t n, const Params& p, bool errors,
                 double rel_tol) {
@@ -511,52 +491,6 @@ std::vector<double> log_likelihood(const Context& ctx, const double* x, std::siz
   return fit_detail::loglik_many(ctx, {&data}, {laws}).at(0);
 }
 
-namespace fit_detail {
-
-std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vector<const std::vector<double>*>& data,
-                                             const std::vector<std::vector<Params>>& laws, std::size_t max_points) {
-  const char* op = "clstat::stable::log_likelihood";
-  std::vector<std::vector<double>> out(data.size());
-  // Chunks of whole (set, law) pairs up to max_points points, each one device pass.
-  std::size_t s = 0, k = 0;
-  while (s < data.size()) {
-    Laws l;
-    std::vector<double> xs;
-    std::vector<std::pair<std::size_t, std::size_t>> owners;  // (set, law) of each law in this chunk
-    while (s < data.size()) {
-      if (k >= laws[s].size()) {
-        out[s].resize(laws[s].size());
-        ++s, k = 0;
-        continue;
-      }
-      const std::vector<double>& x = *data[s];
-      if (!owners.empty() && xs.size() + x.size() > max_points) break;
-      if (xs.size() + x.size() > 0xffffffffull) throw std::invalid_argument(std::string(op) + ": too many points");
-      const std::size_t id = owners.size();
-      l.prm.resize(k_prm * (id + 1));
-      law_params(laws[s][k], &l.prm[k_prm * id]);
-      xs.insert(xs.end(), x.begin(), x.end());
-      l.pid.insert(l.pid.end(), x.size(), static_cast<cl_uint>(id));
-      owners.emplace_back(s, k);
-      ++k;
-    }
-    if (owners.empty()) break;
-    std::vector<double> lp;
-    if (!xs.empty()) lp = run_eval(ctx, op, fn_logpdf, xs.data(), xs.size(), l, false, k_rel).logpdf;
-    std::size_t at = 0;
-    for (const auto& [set, law] : owners) {
-      const std::size_t n = data[set]->size();
-      LD sum = 0;
-      for (std::size_t i = 0; i < n; ++i) sum += static_cast<LD>(lp[at + i]);
-      at += n;
-      out[set].resize(laws[set].size());
-      out[set][law] = static_cast<double>(sum);
-    }
-  }
-  return out;
-}
-
-}  // namespace fit_detail
 
 std::vector<double> quantile(const Context& ctx, const double* prob, std::size_t n, const Params& p, double tol,
                              bool nan_for_invalid) {

@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "clstat/stable.hpp"
+#include "stable/interpolant.hpp"
 
 namespace clstat::stable::fit_detail {
 
@@ -24,10 +28,17 @@ Params mcculloch_scale_loc(const Quantiles& q, double alpha, double beta);
 Params koutrouvelis(const double* x, std::size_t n, const Params& start, double tol, int max_rounds, int* rounds,
                     bool* converged);
 
-/// Log-likelihoods of data set s under each of laws[s], for all s, in one device pass (split
-/// when it would exceed `max_points` points). Values are sums of logpdf (-inf outside a support).
+/// The interpolants loglik_many built or used in its last call (keyed by S0 alpha, beta), for the
+/// next: one per fit, not shared between threads.
+struct LoglikCache {
+  std::map<std::pair<double, double>, std::shared_ptr<const interp::Table>> tables;
+};
+
+/// Log-likelihoods of data set s under each of laws[s], for all s, in one device pass
+/// (src/stable/loglik.cpp): sums of logpdf (-inf outside a support), each set's through its laws'
+/// interpolants when it has stable.interp_points points or more. The data hold no NaN.
 std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vector<const std::vector<double>*>& data,
                                              const std::vector<std::vector<Params>>& laws,
-                                             std::size_t max_points = std::size_t(1) << 24);
+                                             LoglikCache* cache = nullptr);
 
 }  // namespace clstat::stable::fit_detail

@@ -445,8 +445,9 @@ std::vector<FitResult> fit_many_scaled(const Context& ctx, const std::vector<std
 std::vector<FitResult> fit_many(const Context& ctx, const std::vector<std::vector<double>>& sets,
                                 const FitOptions& o) {
   return fit_many_scaled(ctx, sets, o, [&](const std::vector<double>&) -> Loglik {
-    return [&](const std::vector<const std::vector<double>*>& data, const std::vector<std::vector<Params>>& laws) {
-      return fit_detail::loglik_many(ctx, data, laws);
+    auto cache = std::make_shared<fit_detail::LoglikCache>();
+    return [&, cache](const std::vector<const std::vector<double>*>& data, const std::vector<std::vector<Params>>& laws) {
+      return fit_detail::loglik_many(ctx, data, laws, cache.get());
     };
   });
 }
@@ -470,7 +471,8 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
   const std::vector<double> all = detail::gather_values(ex, op, err, args, x, n_local);
   const std::vector<double> mine(x, x + n_local);
   return fit_many_scaled(ctx, {all}, o, [&](const std::vector<double>& c) -> Loglik {
-    return [&, c0 = c[0]](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
+    auto cache = std::make_shared<fit_detail::LoglikCache>();
+    return [&, cache, c0 = c[0]](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
       // This process's shard (divided by c as the whole set is) under every law, then the sums
       // of all processes added in rank order: the same value on every process.
       std::vector<double> local(laws.empty() ? 0 : laws[0].size(), 0.0);
@@ -480,7 +482,7 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
           std::vector<double> scaled = mine;
           if (c0 != 1.0)
             for (double& v : scaled) v /= c0;
-          local = fit_detail::loglik_many(ctx, {&scaled}, laws).at(0);
+          local = fit_detail::loglik_many(ctx, {&scaled}, laws, cache.get()).at(0);
         }
       } catch (...) {
         e = std::current_exception();
@@ -516,14 +518,16 @@ FitResult fit(const DeviceGroup& g, const double* x, std::size_t n, const FitOpt
       if (c[0] != 1.0)
         for (double& v : (*parts)[i]) v /= c[0];
     }
-    return [&g, &share, parts](const std::vector<const std::vector<double>*>&, const std::vector<std::vector<Params>>& laws) {
+    auto caches = std::make_shared<std::vector<fit_detail::LoglikCache>>(g.size());
+    return [&g, &share, parts, caches](const std::vector<const std::vector<double>*>&,
+                                       const std::vector<std::vector<Params>>& laws) {
       // Every member's share under every law at once, each on a thread of its own; the sums
       // added in member order, so the likelihood does not depend on which member finished first.
       const std::size_t k = laws.empty() ? 0 : laws[0].size();
       std::vector<std::vector<double>> local(g.size(), std::vector<double>(k, 0.0));
       if (k > 0)
         detail::on_members(g, share, [&](std::size_t i, std::size_t) {
-          local[i] = fit_detail::loglik_many(g.member(i), {&(*parts)[i]}, laws).at(0);
+          local[i] = fit_detail::loglik_many(g.member(i), {&(*parts)[i]}, laws, &(*caches)[i]).at(0);
         });
       std::vector<double> total(k, 0.0);
       for (const auto& l : local)
