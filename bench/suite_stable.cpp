@@ -272,7 +272,7 @@ std::vector<Row> run_stable(const clstat::Context& ctx, const StableBenchOptions
   }
   // Maximum likelihood: wall time of one fit (sample in, estimates out).
   std::vector<std::size_t> msizes{300};  // CPUs: a small fit (one takes seconds on PoCL)
-  if (o.large) msizes = {1000, 10000, 100000};
+  if (o.large) msizes = {1000, 10000, 100000, 1000000};
   for (std::size_t n : msizes)
     for (const st::Params& p : {st::Params{1.5, 0.5, 1, 0}, st::Params{0.8, -0.3, 1, 0}, st::Params{1.1, 0.7, 1, 0}}) {
       const std::vector<double> y = st::sample(ctx, n, p, 77);

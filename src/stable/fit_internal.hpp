@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "clstat/stable.hpp"
+#include "runtime/impl.hpp"
 #include "stable/interpolant.hpp"
 
 namespace clstat::stable::fit_detail {
@@ -18,6 +20,10 @@ struct Quantiles {
   double q05, q25, q50, q75, q95;
 };
 Quantiles sample_quantiles(const std::vector<double>& sorted);
+/// The same from n values' order statistics, at(i) the i-th smallest (0-based); it reads only
+/// those of sample_quantile_ranks(n).
+Quantiles sample_quantiles(std::size_t n, const std::function<double(std::size_t)>& at);
+std::vector<std::size_t> sample_quantile_ranks(std::size_t n);
 
 /// McCulloch's estimate (S0), alpha in [0.3, 2] (the table's range).
 Params mcculloch(const Quantiles& q);
@@ -32,6 +38,10 @@ Params koutrouvelis(const double* x, std::size_t n, const Params& start, double 
 /// next: one per fit, not shared between threads.
 struct LoglikCache {
   std::map<std::pair<double, double>, std::shared_ptr<const interp::Table>> tables;
+  /// The last call's sets on the device, and which sets (address and size) they were: an MLE
+  /// asks about the same sets every step (the caller keeps them unchanged meanwhile).
+  std::vector<std::pair<const void*, std::size_t>> sets;
+  cl::Buffer x;
 };
 
 /// Log-likelihoods of data set s under each of laws[s], for all s, in one device pass

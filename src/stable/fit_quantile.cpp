@@ -10,6 +10,7 @@
 // so two nested bisections find the (alpha, beta) whose interpolated functions match.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -61,15 +62,42 @@ std::array<double, 4> mcculloch_functions(double alpha, double beta) {
 
 namespace fit_detail {
 
+namespace {
+
+// The quantile p of n values from `at` (the i-th smallest, 0-based), McCulloch's convention;
+// with `need` set, only the order statistics it would read, appended.
+double quantile_at(std::size_t n, double p, const std::function<double(std::size_t)>& at,
+                   std::vector<std::size_t>* need) {
+  const double nd = static_cast<double>(n);
+  const double pos = std::clamp(nd * p + 0.5, 1.0, nd) - 1;  // 0-based
+  const std::size_t i = static_cast<std::size_t>(pos);
+  const double t = pos - static_cast<double>(i);
+  if (need) {
+    need->push_back(i);
+    if (i + 1 < n) need->push_back(i + 1);
+    return 0;
+  }
+  return i + 1 < n ? (1 - t) * at(i) + t * at(i + 1) : at(i);
+}
+
+constexpr double k_quantile_levels[5] = {0.05, 0.25, 0.5, 0.75, 0.95};
+
+}  // namespace
+
+std::vector<std::size_t> sample_quantile_ranks(std::size_t n) {
+  std::vector<std::size_t> need;
+  for (double p : k_quantile_levels) quantile_at(n, p, {}, &need);
+  return need;
+}
+
+Quantiles sample_quantiles(std::size_t n, const std::function<double(std::size_t)>& at) {
+  double q[5];
+  for (int k = 0; k < 5; ++k) q[k] = quantile_at(n, k_quantile_levels[k], at, nullptr);
+  return {q[0], q[1], q[2], q[3], q[4]};
+}
+
 Quantiles sample_quantiles(const std::vector<double>& s) {
-  const double n = static_cast<double>(s.size());
-  auto q = [&](double p) {
-    const double pos = std::clamp(n * p + 0.5, 1.0, n) - 1;  // 0-based
-    const std::size_t i = static_cast<std::size_t>(pos);
-    const double t = pos - static_cast<double>(i);
-    return i + 1 < s.size() ? (1 - t) * s[i] + t * s[i + 1] : s[i];
-  };
-  return {q(0.05), q(0.25), q(0.5), q(0.75), q(0.95)};
+  return sample_quantiles(s.size(), [&](std::size_t i) { return s[i]; });
 }
 
 Params mcculloch_scale_loc(const Quantiles& q, double alpha, double beta) {

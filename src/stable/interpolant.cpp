@@ -16,6 +16,25 @@ constexpr int k_fine = 2 * k_deg;  // 33 points a piece: the 17 nodes are the ev
 constexpr double k_pi = 3.14159265358979323846;
 constexpr double k_floor = 1e-290;  // below this a value's logarithm has lost digits (subnormal)
 
+// The cosines the build needs, each computed once (with the expressions that used to make them
+// inline, so the tables' bits are unchanged): cos(pi k i / k_deg), the DCT-I matrix of the
+// coefficients, and cos(pi i / k_fine), the 33 points of a piece (the even ones are its nodes).
+// A build computed them per piece, about 1200 calls a piece, and in the layout's re-expansion
+// per part, which made most of its host time.
+struct Cosines {
+  double dct[k_deg + 1][k_deg + 1];
+  double fine[k_fine + 1];
+  Cosines() {
+    for (int k = 0; k <= k_deg; ++k)
+      for (int i = 0; i <= k_deg; ++i) dct[k][i] = std::cos(k_pi * static_cast<double>(k * i) / k_deg);
+    for (int i = 0; i <= k_fine; ++i) fine[i] = std::cos(k_pi * i / k_fine);
+  }
+};
+const Cosines& cosines() {
+  static const Cosines c;
+  return c;
+}
+
 double cheb(const double* c, double t) {
   const double t2 = t + t;
   double b1 = 0, b2 = 0;
@@ -28,11 +47,12 @@ double cheb(const double* c, double t) {
 
 // Chebyshev coefficients of the values f[2 i] at t_i = cos(pi i / k_deg), i = 0 .. k_deg (DCT-I).
 void coefficients(const double* f, double* c) {
+  const auto& dct = cosines().dct;
   for (int k = 0; k <= k_deg; ++k) {
     double s = 0;
     for (int i = 0; i <= k_deg; ++i) {
       const double w = (i == 0 || i == k_deg) ? 0.5 : 1.0;
-      s += w * f[2 * i] * std::cos(k_pi * static_cast<double>(k * i) / k_deg);
+      s += w * f[2 * i] * dct[k][i];
     }
     c[k] = s * 2.0 / k_deg * ((k == 0 || k == k_deg) ? 0.5 : 1.0);
   }
@@ -80,8 +100,9 @@ Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, doubl
   // alpha = 1, the light tail of |beta| = 1) no refinement can follow it more closely than its
   // noise (with 2 estimates, pieces near alpha = 1 were accepted 9e-12 from it; with 1/2, 5e-13).
   double df = 0, dg = 0, miss = 0;  // miss: the largest deviation over its tolerance
+  const double* fine = cosines().fine;
   for (int i = 1; i < k_fine; i += 2) {
-    const double t = std::cos(k_pi * i / k_fine);
+    const double t = fine[i];
     const double a = std::abs(cheb(cf, t) - lf[i]), b = std::abs(cheb(cg, t) - lg[i]);
     df = std::max(df, a), dg = std::max(dg, b);
     miss = std::max({miss, a / (0.5 * rel + 16 * 0x1p-53 * std::abs(lf[i]) + 0.5 * ef),
@@ -96,7 +117,7 @@ Status piece(const NodeValues& v, std::size_t o, double rel, double s_max, doubl
   double mf = 0, mg = 0, sf = 0, sg = 0;
   for (int i = 0; i <= k_fine; ++i) mf = std::max(mf, std::abs(lf[i])), mg = std::max(mg, std::abs(lg[i]));
   for (int i = 0; i < k_fine; ++i) {
-    const double ds = half * (std::cos(k_pi * i / k_fine) - std::cos(k_pi * (i + 1) / k_fine));
+    const double ds = half * (fine[i] - fine[i + 1]);
     sf = std::max(sf, std::abs(lf[i + 1] - lf[i]) / ds), sg = std::max(sg, std::abs(lg[i + 1] - lg[i]) / ds);
   }
   const double ulps_s = 8 * 0x1p-53 * (s_max + 2);  // 8: the H100's asinh, exp and log are not correctly rounded
@@ -163,7 +184,7 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
   };
   auto nodes = [&](const Piece& p, std::vector<double>& z) {
     const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
-    for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * std::cos(k_pi * i / k_fine)));
+    for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * cosines().fine[i]));
   };
   while (!pending.empty()) {
     // Past the budget, the pieces still open are left to the quadrature (their parents missed).
@@ -232,7 +253,7 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
           const double* pc = p.rec.data() + (f ? 5 + k_deg : 4);
           double y[k_fine + 1];
           for (int i = 0; i <= k_deg; ++i) {
-            const double t = -1 + (2.0 * m + 1 + std::cos(k_pi * i / k_deg)) / parts;
+            const double t = -1 + (2.0 * m + 1 + cosines().dct[1][i]) / parts;
             y[2 * i] = cheb(pc, t);
           }
           coefficients(y, r + (f ? 5 + k_deg : 4));

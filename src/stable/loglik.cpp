@@ -216,9 +216,15 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
     gmax = std::max<std::size_t>(gmax, gp[p]);
     ipo[p] = unit[p].first == 0 ? 0 : table_at[unit[p]];
   }
-  std::vector<double> x(total);
-  for (std::size_t s = 0; s < data.size(); ++s)
-    std::copy(data[s]->begin(), data[s]->end(), x.begin() + static_cast<std::ptrdiff_t>(set_at[s]));
+  std::vector<std::pair<const void*, std::size_t>> which;
+  for (const auto* d : data) which.emplace_back(d->data(), d->size());
+  const bool resident = cache && cache->x() && cache->sets == which;
+  std::vector<double> x;
+  if (!resident) {
+    x.resize(total);
+    for (std::size_t s = 0; s < data.size(); ++s)
+      std::copy(data[s]->begin(), data[s]->end(), x.begin() + static_cast<std::ptrdiff_t>(set_at[s]));
+  }
 
   std::vector<double> part(parts);
   detail::cl_guard(op, *ci, [&] {
@@ -233,7 +239,17 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
       q.enqueueWriteBuffer(b, CL_FALSE, 0, bytes, v.data());
       return b;
     };
-    k.setArg(0, put(LoglikScratch::x, x));
+    if (resident) {
+      k.setArg(0, cache->x);
+    } else if (cache) {  // kept for the next call (not the queue's scratch, which others reuse)
+      cache->sets.clear();
+      cache->x = cl::Buffer(ci->context, CL_MEM_READ_ONLY, total * sizeof(double));
+      q.enqueueWriteBuffer(cache->x, CL_FALSE, 0, total * sizeof(double), x.data());
+      cache->sets = which;
+      k.setArg(0, cache->x);
+    } else {
+      k.setArg(0, put(LoglikScratch::x, x));
+    }
     k.setArg(1, put(LoglikScratch::offsets, xo));
     k.setArg(2, put(LoglikScratch::counts, xn));
     k.setArg(3, put(LoglikScratch::groups, gp));
