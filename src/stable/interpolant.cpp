@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 
 #include "stable/near_one.hpp"
 
@@ -151,6 +152,10 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
     int cell, depth, j;  // [j, j + 1) / 2^depth of the cell
     std::vector<double> rec;
     double parent_miss = HUGE_VAL;  // the parent's deviation over its tolerance
+    // Its 33 points' values when a speculative pass has already made them (at `at` of *values).
+    std::shared_ptr<const NodeValues> values;
+    std::size_t at = 0;
+    bool halves_too = false;  // its pass evaluated its halves after it
   };
   std::vector<std::vector<Piece>> leaves(static_cast<std::size_t>(cells));
   std::vector<Piece> pending;
@@ -186,9 +191,17 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
     const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
     for (int i = 0; i <= k_fine; ++i) z.push_back(c + w * std::sinh(a + h + h * cosines().fine[i]));
   };
+  // One refinement level a step: the pieces still open are settled, and those that miss give
+  // their halves to the next level. With speculate (on GPUs, where a pass costs its latency and
+  // points are nearly free), a pass also evaluates every piece's halves, ready if it misses, so
+  // the next level needs no pass: half the passes. Everything else is the same with or without
+  // it: the same nodes and values, the same decisions, and the budget counts the nodes of the
+  // pieces each level settles (the evaluations a build without speculation makes).
+  std::size_t charged = 0;
   while (!pending.empty()) {
     // Past the budget, the pieces still open are left to the quadrature (their parents missed).
-    if (out.rounds > 0 && out.points + pending.size() * (k_fine + 1) > budget) {
+    const std::size_t level = pending.size() * (k_fine + 1);
+    if (charged > 0 && charged + level > budget) {
       for (Piece& p : pending) {
         p.rec.assign(k_piece, 0.0);
         p.rec[0] = -1;
@@ -196,36 +209,34 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
       }
       break;
     }
-    ++out.rounds;
-    // With speculate (on GPUs, where a pass costs its latency and points are nearly free), each
-    // piece's halves are evaluated in the same pass, ready if it misses: half the passes, the same
-    // table (the same nodes and values, the same decisions).
-    const bool spec = speculate && out.rounds > 1;
-    std::vector<double> z;
-    for (const Piece& p : pending) {
-      nodes(p, z);
-      if (spec && p.depth < k_max_depth)
-        for (const Piece& h : halves(p, 0)) nodes(h, z);
+    charged += level;
+    if (!pending.front().values) {  // a level's pieces all have values, or none has
+      std::vector<double> z;
+      for (const Piece& p : pending) {
+        nodes(p, z);
+        if (speculate && p.depth < k_max_depth)
+          for (const Piece& h : halves(p, 0)) nodes(h, z);
+      }
+      ++out.rounds;
+      out.points += z.size();
+      auto v = std::make_shared<const NodeValues>(q(z));
+      std::size_t o = 0;
+      for (Piece& p : pending) {
+        p.values = v, p.at = o, p.halves_too = speculate && p.depth < k_max_depth;
+        o += (k_fine + 1) * (p.halves_too ? 3 : 1);
+      }
     }
-    out.points += z.size();
-    const NodeValues v = q(z);
     std::vector<Piece> next;
-    std::size_t o = 0;
     for (Piece& p : pending) {
-      const std::size_t at = o;
-      const bool has_halves = spec && p.depth < k_max_depth;
-      o += (k_fine + 1) * (has_halves ? 3 : 1);
+      const std::shared_ptr<const NodeValues> v = p.values;
+      const std::size_t at = p.at;
+      const bool ahead = p.halves_too;
       double miss = 0;
-      if (settle(p, v, at, &miss)) continue;
+      if (settle(p, *v, at, &miss)) continue;
       std::array<Piece, 2> hs = halves(p, miss);
       for (int m = 0; m < 2; ++m) {
-        if (!has_halves) {
-          next.push_back(std::move(hs[m]));
-          continue;
-        }
-        double hm = 0;
-        if (!settle(hs[m], v, at + (k_fine + 1) * (1 + m), &hm))
-          for (Piece& g : halves(hs[m], hm)) next.push_back(std::move(g));
+        if (ahead) hs[m].values = v, hs[m].at = at + (k_fine + 1) * (1 + m);
+        next.push_back(std::move(hs[m]));
       }
     }
     pending = std::move(next);
