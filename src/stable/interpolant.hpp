@@ -41,9 +41,9 @@ Mapping mapping(double alpha, double beta, bool s1_coordinate);
 /// (plus the rounding of the sums). Pieces that never match, or where a value is below 1e-290 or
 /// zero, are left to the quadrature, and so are those still open once the evaluations would pass
 /// `budget` (the first level is always made; the budget counts the nodes of the pieces each level
-/// settles). One call of `q` per refinement level, or with `speculate` per two levels (each
-/// piece's halves evaluated with it): the same table in half the passes, for devices where a pass
-/// costs its latency.
+/// settles). One call of `q` per refinement level, or with `speculate` per two levels after the
+/// first (each piece's halves evaluated with it): the same table in about half the passes, for
+/// devices where a pass costs its latency.
 Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size_t budget, bool speculate,
             const Quadrature& q);
 
