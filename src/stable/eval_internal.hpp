@@ -43,6 +43,9 @@ void check_device(const char* op, const detail::ContextImpl& ci);
 std::size_t group_size(const detail::ContextImpl& ci);
 /// stable_point's build options; paired: two or more integrals a point (pdf and cdf, ...).
 std::string program_options(const detail::ContextImpl& ci, const char* op, bool paired);
+/// The tunable stable.interp_points: from this many points a law without a closed form goes
+/// through its interpolant.
+std::size_t interp_points(const detail::ContextImpl& ci);
 /// Whether a call of n points of law p takes the law's interpolant (n and the tuning alone).
 bool takes_interp(const detail::ContextImpl& ci, const Params& p, std::size_t n);
 /// The functions fns (and with errors their estimates) at x[0 .. n) under `laws`, one device pass.

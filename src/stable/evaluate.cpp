@@ -245,9 +245,12 @@ struct LawInterp {
 // least the tunable stable.interp_points points (a build costs a few thousand quadrature
 // evaluations). The choice depends on n and the tuning alone, never on earlier calls, so a call's
 // result does not either.
+std::size_t interp_points(const detail::ContextImpl& ci) {
+  return detail::tuned(ci.tuning, "stable.interp_points", std::size_t{1} << 15);
+}
+
 bool takes_interp(const detail::ContextImpl& ci, const Params& p, std::size_t n) {
-  return p.alpha != 2 && !(p.alpha == 1 && p.beta == 0) &&
-         n >= detail::tuned(ci.tuning, "stable.interp_points", std::size_t{1} << 15);
+  return p.alpha != 2 && !(p.alpha == 1 && p.beta == 0) && n >= interp_points(ci);
 }
 
 // The interpolant of p's unit law for quadrature tolerance rel, built on first use and kept in

@@ -222,8 +222,15 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
   std::vector<double> x;
   if (!resident) {
     x.resize(total);
-    for (std::size_t s = 0; s < data.size(); ++s)
-      std::copy(data[s]->begin(), data[s]->end(), x.begin() + static_cast<std::ptrdiff_t>(set_at[s]));
+    for (std::size_t s = 0; s < data.size(); ++s) {
+      const auto at = x.begin() + static_cast<std::ptrdiff_t>(set_at[s]);
+      std::copy(data[s]->begin(), data[s]->end(), at);
+      // A set below stable.interp_points goes through the quadrature, whose cost varies with x
+      // (its adaptive panels): sorted, the work-items of a wavefront take neighbouring points
+      // and finish together. The sum's order then follows the sorted values, which still makes
+      // a set's log-likelihood a function of its values alone.
+      if (data[s]->size() < interp_points(*ci)) std::sort(at, at + static_cast<std::ptrdiff_t>(data[s]->size()));
+    }
   }
 
   std::vector<double> part(parts);
