@@ -216,6 +216,7 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
     gmax = std::max<std::size_t>(gmax, gp[p]);
     ipo[p] = unit[p].first == 0 ? 0 : table_at[unit[p]];
   }
+  if (gmax == 0) return out;  // every law's set is empty: sums of nothing
   std::vector<std::pair<const void*, std::size_t>> which;
   for (const auto* d : data) which.emplace_back(d->data(), d->size());
   const bool resident = cache && cache->x() && cache->sets == which;
