@@ -2,6 +2,8 @@
 // parameterisation names ("S0", "S1").
 #include <pybind11/stl.h>
 
+#include <array>
+
 #include <type_traits>
 
 #include "common.hpp"
@@ -97,6 +99,23 @@ void bind_stable(py::module_& m) {
       },
       py::arg("alpha"), py::arg("beta"), py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = 1,
       py::arg("seed") = 1, py::arg("parameterization") = "S0", py::arg("ctx") = py::none());
+  m.def(
+      "stable_log_likelihood",
+      [](F64 data, const std::vector<std::array<double, 4>>& laws, const std::string& param, py::object ctx) {
+        // One Context: the laws' passes are one device's (a group would split the data, as fit does).
+        if (py::isinstance<clstat::DeviceGroup>(ctx))
+          throw py::type_error("log_likelihood takes a Context, not a DeviceGroup");
+        std::vector<st::Params> ps;
+        for (const auto& l : laws) ps.push_back(law(l[0], l[1], l[2], l[3], param));
+        std::vector<double> v;
+        const clstat::Context& on = context_of(ctx);
+        {
+          py::gil_scoped_release nogil;
+          v = st::log_likelihood(on, data.data(), static_cast<std::size_t>(data.size()), ps);
+        }
+        return to_numpy(std::move(v));
+      },
+      py::arg("data"), py::arg("laws"), py::arg("parameterization") = "S0", py::arg("ctx") = py::none());
   m.def(
       "stable_fit",
       [](F64 data, const std::string& method, const std::string& param, py::object ctx) {

@@ -152,6 +152,22 @@ def test_stable_sample_and_fit():
     assert len(clstat.stable.fit(y, method="mcculloch")) == 4
 
 
+def test_stable_log_likelihood():
+    x = clstat.stable.rvs(1.5, 0.5, size=500, seed=11)
+    laws = [(1.5, 0.5, 0.0, 1.0), (1.2, -0.3, 1.0, 2.0), (0.8, 1.0, 5.0, 1.0)]
+    ll = clstat.stable.log_likelihood(x, laws)
+    assert ll.shape == (3,)
+    for k, (a, b, loc, scale) in enumerate(laws[:2]):
+        ref = np.sum(clstat.stable.logpdf(x, a, b, loc, scale))
+        np.testing.assert_allclose(ll[k], ref, rtol=1e-13)
+    assert ll[2] == -np.inf  # the support of (0.8, 1) S0 from loc 5 misses most values
+    assert clstat.stable.log_likelihood(x, [laws[1]])[0] == ll[1]
+    with pytest.raises(ValueError):
+        clstat.stable.log_likelihood(x, [(1.5, 0.5, 0.0)])
+    with pytest.raises(ValueError):
+        clstat.stable.log_likelihood([0.1, np.nan], laws)
+
+
 def r_type3(a, p):
     """R's quantile(type = 3): the order statistic nearest n p, ties to the even one (1-based)."""
     x = np.sort(a)
