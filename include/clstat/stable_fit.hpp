@@ -53,8 +53,9 @@ struct FitResult {
 /// host; the MLE about 3 grid passes of 10 n and 5 to 15 Newton steps of 37 n density
 /// evaluations on the device (stable::log_likelihood's passes: from stable.interp_points values,
 /// through interpolants of the 4 to 9 new (alpha, beta) a pass asks for, built together, so the
-/// MLE of 1e6 values takes about 0.3 s on an H100 where the quadrature took 9 s). Throws std::invalid_argument for n < 10, a non-finite value in x
-/// (naming its index), data without spread (the quartiles equal), or bad options;
+/// MLE of 1e6 values takes about 0.1 s on an H100 where the quadrature took 9 s). Throws
+/// std::invalid_argument for n < 10, a non-finite value in x (naming its index), data without
+/// spread (the quartiles equal), or bad options;
 /// UnsupportedFeature on a device without fp64.
 CLSTAT_EXPORT FitResult fit(const Context& ctx, const double* x, std::size_t n, const FitOptions& options = {});
 /// Asynchronous form (clstat/runtime.hpp): x must stay valid until the Future is ready;

@@ -4,17 +4,25 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clstat/stable.hpp"
 #include "runtime/impl.hpp"
+#include "stable/interpolant.hpp"
 
 namespace clstat::stable::eval_detail {
 
 using LD = long double;
-constexpr unsigned k_error_bit = 16;  // WANT_ERROR in the kernel
-constexpr std::size_t k_prm = 5;      // PRM in the kernel
+using UnitLaw = std::pair<double, double>;  // a unit law: S0 alpha, beta
+constexpr std::size_t k_prm = 5;            // PRM in the kernel
+// A law's interpolant takes at most this many quadrature evaluations (the 18 bench laws take 3e3
+// to 2.3e4; near alpha = 1, where each costs five, a build could otherwise take a minute on two
+// CPU cores). A constant, not a share of n, so that a law's table never depends on which call
+// made it.
+constexpr std::size_t k_interp_budget = std::size_t{1} << 15;
 // The quadrature's refinement target, |K15 - G7| summed within this fraction of the value. That
 // sum is G7's error and usually far above K15's, but not always: where e^-g falls from 1 to 0
 // within one panel both rules can be equally wrong. With 1e-12, 2 points in 1e6 of the H100
@@ -48,6 +56,11 @@ std::string program_options(const detail::ContextImpl& ci, const char* op, bool 
 std::size_t interp_points(const detail::ContextImpl& ci);
 /// Whether a call of n points of law p takes the law's interpolant (n and the tuning alone).
 bool takes_interp(const detail::ContextImpl& ci, const Params& p, std::size_t n);
+/// The interpolants of the unit laws, built with tolerance rel (src/stable/interp_builds.cpp):
+/// together, each refinement level of all of them in one quadrature pass; each table is the one
+/// interp::build makes for its law alone. Speculative passes on GPUs.
+std::vector<std::shared_ptr<const interp::Table>> build_interpolants(const Context& ctx, const char* op,
+                                                                     const std::vector<UnitLaw>& laws, double rel);
 /// The functions fns (and with errors their estimates) at x[0 .. n) under `laws`, one device pass.
 Values run_eval(const Context& ctx, const char* op, unsigned fns, const double* x, std::size_t n, const Laws& laws,
                 bool errors, double rel);

@@ -20,6 +20,9 @@
 
 namespace clstat::stable {
 namespace eval_detail {
+
+constexpr unsigned k_error_bit = 16;  // WANT_ERROR in the kernel
+
 // The kernel's parameters of one law: alpha, beta, gamma, and the origin of its coordinate as a
 // double-double. The origin is delta0 for alpha = 1, 2 and near 1 (near_one.hpp) and delta1
 // otherwise (the point's distance from zeta, in scale units). It is computed in long double and
@@ -261,18 +264,8 @@ std::shared_ptr<const LawInterp> law_interp(const Context& ctx, const char* op, 
   std::snprintf(key, sizeof key, "stable.interp %a %a %a", s0.alpha, s0.beta, rel);
   auto ci = ctx.impl();
   return detail::memo<LawInterp>(*ci, key, [&] {
-    const Laws unit{{s0.alpha, s0.beta, 1, 0, 0}, {}, false, {}};
     auto li = std::make_shared<LawInterp>();
-    const bool s1 = s0.alpha != 1 && !near_one(s0.alpha);
-    // At most 2^15 quadrature evaluations (the 18 bench laws take 3e3 to 2.3e4; near alpha = 1,
-    // where each costs five, a build could otherwise take a minute on two CPU cores). A constant,
-    // not a share of n, so that a law's table never depends on which call made it.
-    const bool gpu = ci->info().type == DeviceType::gpu;
-    li->table = interp::build(s0.alpha, s0.beta, s1, rel, std::size_t{1} << 15, gpu, [&](const std::vector<double>& z) {
-      Values v = run_eval(ctx, op, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), unit, true, rel);
-      return interp::NodeValues{std::move(v.pdf),       std::move(v.cdf),       std::move(v.sf),
-                                std::move(v.pdf_error), std::move(v.cdf_error), std::move(v.sf_error)};
-    });
+    li->table = *build_interpolants(ctx, op, {{s0.alpha, s0.beta}}, rel).at(0);
     std::vector<double>& t = li->table.data;
     li->buffer = detail::cl_guard(op, *ci, [&] {
       return cl::Buffer(ci->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.size() * sizeof(double), t.data());

@@ -21,7 +21,7 @@ constexpr double k_floor = 1e-290;  // below this a value's logarithm has lost d
 // inline, so the tables' bits are unchanged): cos(pi k i / k_deg), the DCT-I matrix of the
 // coefficients, and cos(pi i / k_fine), the 33 points of a piece (the even ones are its nodes).
 // A build computed them per piece, about 1200 calls a piece, and in the layout's re-expansion
-// per part, which made most of its host time.
+// per part.
 struct Cosines {
   double dct[k_deg + 1][k_deg + 1];
   double fine[k_fine + 1];

@@ -5,19 +5,11 @@
 //
 // A set of at least stable.interp_points points takes its laws' interpolants, as a logpdf call of
 // that many points of one law does (stable.hpp), so a point costs a lookup and a Chebyshev sum
-// instead of a quadrature. The interpolants a call lacks are built together: one host thread runs
-// each law's interp::build, and their quadrature passes meet in Rendezvous, which evaluates every
-// waiting build's nodes in one device pass. A build's refinement level is a few thousand points,
-// which leaves a GPU mostly idle for a pass's latency; the MLE asks for 4 to 33 new laws a step.
-// Each build sees the values it would see alone, so its table is the one law_interp would make.
+// instead of a quadrature; the ones a call lacks are built together (build_interpolants).
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "build/program_cache.hpp"
@@ -26,13 +18,11 @@
 #include "stable/eval_internal.hpp"
 #include "stable/fit_internal.hpp"
 #include "stable/interpolant.hpp"
-#include "stable/near_one.hpp"
 
 namespace clstat::stable {
 namespace {
 
 using namespace eval_detail;
-using UnitLaw = std::pair<double, double>;  // S0 alpha, beta
 
 // The pass's buffers: the sets' values, the pairs' tables (offsets, counts, groups, partial
 // offsets, parameters, interpolant offsets), the interpolants, the partial sums.
@@ -41,113 +31,7 @@ enum class LoglikScratch { x, offsets, counts, groups, part_at, params, ip_at, t
 // Work-groups a set takes: one point a work-item up to this many groups, then more points each.
 // A constant, so a set's partial sums (and its log-likelihood's bits) depend on its size alone.
 constexpr std::size_t k_max_groups = 1024;
-// Builds that run together (threads, and the laws of one quadrature pass).
-constexpr std::size_t k_builds_together = 64;
 constexpr std::size_t k_pairs_per_launch = 32768;
-
-// Where interp::build's quadrature passes meet: ask() blocks until every build still running has
-// asked (or left), then the last to arrive evaluates all their nodes in one pass.
-class Rendezvous {
- public:
-  Rendezvous(const Context& ctx, const char* op, const std::vector<UnitLaw>& laws)
-      : ctx_(ctx), op_(op), laws_(laws), active_(laws.size()), asked_(laws.size(), nullptr), got_(laws.size()) {}
-
-  interp::NodeValues ask(std::size_t who, const std::vector<double>& z) {
-    std::unique_lock<std::mutex> lk(mu_);
-    if (failed_) std::rethrow_exception(failed_);
-    asked_[who] = &z;
-    ++waiting_;
-    const std::uint64_t round = round_;
-    if (waiting_ == active_) {
-      run();
-    } else {
-      cv_.wait(lk, [&] { return round_ != round; });
-    }
-    if (failed_) std::rethrow_exception(failed_);
-    return std::move(got_[who]);
-  }
-
-  // A build is done (or failed): the others no longer wait for it.
-  void leave() {
-    std::unique_lock<std::mutex> lk(mu_);
-    --active_;
-    if (active_ > 0 && waiting_ == active_) run();
-  }
-
- private:
-  // With mu_ held: every asker's nodes under its own unit law, then each its values.
-  void run() {
-    Laws l;
-    std::vector<double> z;
-    for (std::size_t i = 0; i < asked_.size(); ++i) {
-      if (!asked_[i]) continue;
-      const cl_uint id = static_cast<cl_uint>(l.prm.size() / k_prm);
-      l.prm.insert(l.prm.end(), {laws_[i].first, laws_[i].second, 1.0, 0.0, 0.0});
-      z.insert(z.end(), asked_[i]->begin(), asked_[i]->end());
-      l.pid.insert(l.pid.end(), asked_[i]->size(), id);
-    }
-    try {
-      const Values v = run_eval(ctx_, op_, fn_pdf | fn_cdf | fn_sf, z.data(), z.size(), l, true, k_rel);
-      std::size_t at = 0;
-      for (std::size_t i = 0; i < asked_.size(); ++i) {
-        if (!asked_[i]) continue;
-        const auto b = static_cast<std::ptrdiff_t>(at), e = static_cast<std::ptrdiff_t>(at + asked_[i]->size());
-        auto part = [&](const std::vector<double>& w) { return std::vector<double>(w.begin() + b, w.begin() + e); };
-        got_[i] = {part(v.pdf), part(v.cdf), part(v.sf), part(v.pdf_error), part(v.cdf_error), part(v.sf_error)};
-        at += asked_[i]->size();
-      }
-    } catch (...) {
-      failed_ = std::current_exception();
-    }
-    std::fill(asked_.begin(), asked_.end(), nullptr);
-    waiting_ = 0;
-    ++round_;
-    cv_.notify_all();
-  }
-
-  const Context& ctx_;
-  const char* op_;
-  const std::vector<UnitLaw>& laws_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::size_t active_, waiting_ = 0;
-  std::uint64_t round_ = 0;
-  std::vector<const std::vector<double>*> asked_;
-  std::vector<interp::NodeValues> got_;
-  std::exception_ptr failed_;
-};
-
-// The interpolants of the unit laws `todo`, built together (see the top of this file), as
-// law_interp builds one: the same tolerance, budget and speculation.
-std::vector<std::shared_ptr<const interp::Table>> build_together(const Context& ctx, const char* op,
-                                                                 const std::vector<UnitLaw>& todo) {
-  std::vector<std::shared_ptr<const interp::Table>> out(todo.size());
-  const bool gpu = ctx.info().type == DeviceType::gpu;
-  for (std::size_t first = 0; first < todo.size(); first += k_builds_together) {
-    const std::vector<UnitLaw> wave(todo.begin() + static_cast<std::ptrdiff_t>(first),
-                                    todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), first + k_builds_together)));
-    Rendezvous meet(ctx, op, wave);
-    std::vector<std::exception_ptr> err(wave.size());
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < wave.size(); ++i)
-      threads.emplace_back([&, i] {
-        try {
-          const auto [alpha, beta] = wave[i];
-          const bool s1 = alpha != 1 && !near_one(alpha);
-          out[first + i] = std::make_shared<const interp::Table>(interp::build(
-              alpha, beta, s1, k_rel, std::size_t{1} << 15, gpu,
-              [&](const std::vector<double>& z) { return meet.ask(i, z); }));
-        } catch (...) {
-          err[i] = std::current_exception();
-        }
-        meet.leave();
-      });
-    for (std::thread& t : threads) t.join();
-    for (const auto& e : err)
-      if (e) std::rethrow_exception(e);
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -189,7 +73,7 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
     used[u] = have ? cache->tables.at(u) : nullptr;
     if (!have) todo.push_back(u);
   }
-  const auto built = build_together(ctx, op, todo);
+  const auto built = build_interpolants(ctx, op, todo, k_rel);
   for (std::size_t i = 0; i < todo.size(); ++i) used[todo[i]] = built[i];
   if (cache) cache->tables = used;
 
@@ -241,12 +125,14 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
     const cl::CommandQueue& q = detail::queue_of(qu);
     auto prog = build::program(*ci, "stable/stable_point", program_options(*ci, op, false));
     cl::Kernel k = build::kernel(*prog, "stable_loglik", qu.index());
-    auto put = [&](LoglikScratch which, const auto& v) {
-      const std::size_t bytes = v.size() * sizeof(v[0]);
-      cl::Buffer b = detail::scratch(qu, which, bytes);
-      q.enqueueWriteBuffer(b, CL_FALSE, 0, bytes, v.data());
+    // The values and the tables by writes from host memory kept until the read below; the
+    // pairs' small tables staged (detail::staged copies them).
+    auto put = [&](LoglikScratch which, const std::vector<double>& v) {
+      cl::Buffer b = detail::scratch(qu, which, v.size() * sizeof(double));
+      q.enqueueWriteBuffer(b, CL_FALSE, 0, v.size() * sizeof(double), v.data());
       return b;
     };
+    auto small = [&](LoglikScratch which, const auto& v) { return detail::staged(qu, which, v.data(), v.size() * sizeof(v[0])); };
     if (resident) {
       k.setArg(0, cache->x);
     } else if (cache) {  // kept for the next call (not the queue's scratch, which others reuse)
@@ -258,12 +144,12 @@ std::vector<std::vector<double>> loglik_many(const Context& ctx, const std::vect
     } else {
       k.setArg(0, put(LoglikScratch::x, x));
     }
-    k.setArg(1, put(LoglikScratch::offsets, xo));
-    k.setArg(2, put(LoglikScratch::counts, xn));
-    k.setArg(3, put(LoglikScratch::groups, gp));
-    k.setArg(4, put(LoglikScratch::part_at, po));
-    k.setArg(5, put(LoglikScratch::params, prm));
-    k.setArg(6, put(LoglikScratch::ip_at, ipo));
+    k.setArg(1, small(LoglikScratch::offsets, xo));
+    k.setArg(2, small(LoglikScratch::counts, xn));
+    k.setArg(3, small(LoglikScratch::groups, gp));
+    k.setArg(4, small(LoglikScratch::part_at, po));
+    k.setArg(5, small(LoglikScratch::params, prm));
+    k.setArg(6, small(LoglikScratch::ip_at, ipo));
     k.setArg(7, put(LoglikScratch::tables, tables));
     k.setArg(8, k_rel);
     cl::Buffer pb = detail::scratch(qu, LoglikScratch::parts, parts * sizeof(double));
