@@ -324,16 +324,33 @@ std::map<std::size_t, double> order_statistics(const Context& ctx, const std::ve
   return out;
 }
 
-// McCulloch's sample quantiles of x, after checking that x can be fitted.
-Quantiles checked_quantiles(const Context& ctx, const std::vector<double>& x, const std::string& what) {
+// What a set's fit starts from: c, a power of two near the data's spread when that spread is far
+// from 1 (below 1e-100 or above 1e100, where densities and quantiles of the standardised data
+// lose digits to subnormals or overflow), else 1 (dividing by a power of two is exact); and
+// McCulloch's sample quantiles of x / c. One selection gives both: the order statistics of x / c
+// are those of x divided by c, bit for bit, since the division keeps the order. Checks first
+// that x can be fitted.
+struct Start {
+  double c = 1;
+  Quantiles q{};
+};
+Start start_of(const Context& ctx, const std::vector<double>& x, const std::string& what) {
   const std::string op = "clstat::stable::fit: " + what;
   if (x.size() < 10) throw std::invalid_argument(op + "needs at least 10 values, got " + std::to_string(x.size()));
   for (std::size_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x[i])) throw std::invalid_argument(op + "non-finite value at index " + std::to_string(i));
-  const auto os = order_statistics(ctx, x, fit_detail::sample_quantile_ranks(x.size()));
-  const Quantiles q = fit_detail::sample_quantiles(x.size(), [&](std::size_t i) { return os.at(i); });
-  if (!(q.q75 > q.q25)) throw std::invalid_argument(op + "the data have no spread (equal quartiles)");
-  return q;
+  const auto rank = [&](double p) { return static_cast<std::size_t>(p * static_cast<double>(x.size() - 1)); };
+  std::vector<std::size_t> ranks = fit_detail::sample_quantile_ranks(x.size());
+  ranks.push_back(rank(0.25));
+  ranks.push_back(rank(0.75));
+  const auto os = order_statistics(ctx, x, ranks);
+  Start st;
+  const double spread = os.at(rank(0.75)) - os.at(rank(0.25));
+  if (spread > 0 && std::isfinite(spread) && !(spread >= 1e-100 && spread <= 1e100))
+    st.c = std::ldexp(1.0, std::ilogb(spread));
+  st.q = fit_detail::sample_quantiles(x.size(), [&](std::size_t i) { return os.at(i) / st.c; });
+  if (!(st.q.q75 > st.q.q25)) throw std::invalid_argument(op + "the data have no spread (equal quartiles)");
+  return st;
 }
 
 }  // namespace
@@ -345,16 +362,16 @@ namespace {
 using Loglik = std::function<std::vector<std::vector<double>>(const std::vector<const std::vector<double>*>&,
                                                               const std::vector<std::vector<Params>>&)>;
 
-std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<std::vector<double>>& sets,
+// sets[s] with McCulloch's sample quantiles q[s] (start_of).
+std::vector<FitResult> fit_many_unscaled(const std::vector<std::vector<double>>& sets, const std::vector<Quantiles>& q,
                                          const FitOptions& o, const Loglik& loglik) {
-  if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
   const bool single = sets.size() == 1;
   std::vector<Job> jobs(sets.size());
   std::vector<FitResult> out(sets.size());
   for (std::size_t s = 0; s < sets.size(); ++s) {
     Job& j = jobs[s];
     j.x = &sets[s];
-    j.q = checked_quantiles(ctx, sets[s], single ? "" : "set " + std::to_string(s) + ": ");
+    j.q = q[s];
     Params start = fit_detail::mcculloch(j.q);
     FitResult& r = out[s];
     r.method = o.method;
@@ -413,22 +430,6 @@ std::vector<FitResult> fit_many_unscaled(const Context& ctx, const std::vector<s
   return out;
 }
 
-// A power of two near the spread of x when that spread is far from 1 (below 1e-100 or above
-// 1e100, where densities and quantiles of the standardised data lose digits to subnormals or
-// overflow), else 1. Dividing by a power of two is exact.
-// Data with a non-finite value get 1 (the fit refuses them, naming the value).
-double rescale_factor(const Context& ctx, const std::vector<double>& x) {
-  if (x.size() < 10) return 1.0;
-  for (double e : x)
-    if (!std::isfinite(e)) return 1.0;
-  const auto rank = [&](double p) { return static_cast<std::size_t>(p * static_cast<double>(x.size() - 1)); };
-  const auto os = order_statistics(ctx, x, {rank(0.25), rank(0.75)});
-  const double spread = os.at(rank(0.75)) - os.at(rank(0.25));
-  if (!(spread > 0) || !std::isfinite(spread) || (spread >= 1e-100 && spread <= 1e100)) return 1.0;
-  return std::ldexp(1.0, std::ilogb(spread));
-}
-
-
 // The law is a location-scale family: the fit of x / c is the fit of x with scale and location
 // divided by c (in S0, and in S1 away from alpha = 1), and a log-likelihood larger by n log c.
 // make_loglik(c) gives the likelihood of the data divided by c (one factor a set).
@@ -438,15 +439,20 @@ std::vector<FitResult> fit_many_scaled(const Context& ctx, const std::vector<std
   check_options(o);
   if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
   std::vector<double> c(sets.size(), 1.0);
+  std::vector<Quantiles> q(sets.size());
   bool any = false;
-  for (std::size_t s = 0; s < sets.size(); ++s) any = (c[s] = rescale_factor(ctx, sets[s])) != 1.0 || any;
-  if (!any) return fit_many_unscaled(ctx, sets, o, make_loglik(c));
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    const Start st = start_of(ctx, sets[s], sets.size() == 1 ? "" : "set " + std::to_string(s) + ": ");
+    c[s] = st.c, q[s] = st.q;
+    any = any || c[s] != 1.0;
+  }
+  if (!any) return fit_many_unscaled(sets, q, o, make_loglik(c));
   std::vector<std::vector<double>> scaled = sets;
   for (std::size_t s = 0; s < sets.size(); ++s)
     for (double& v : scaled[s]) v /= c[s];
   FitOptions o0 = o;
   o0.param = Param::S0;
-  auto out = fit_many_unscaled(ctx, scaled, o0, make_loglik(c));
+  auto out = fit_many_unscaled(scaled, q, o0, make_loglik(c));
   for (std::size_t s = 0; s < sets.size(); ++s) {
     FitResult& r = out[s];
     r.params.scale *= c[s];
