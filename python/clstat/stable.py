@@ -189,6 +189,17 @@ def log_likelihood(data, laws, parameterization="S0", ctx=None):
         laws; from 2^15 values each law's logpdf comes from its interpolant, built together with
         the others' (clstat/stable.hpp). A law's value does not depend on the other laws asked.
 
+    Raises
+    ------
+    ValueError
+        For NaN in data, a law that is not four numbers or is out of range (alpha in (0, 2],
+        beta in [-1, 1], scale > 0), or an unknown parameterization.
+    TypeError
+        For a DeviceGroup as ctx.
+
+    Cost: len(laws) * len(data) logpdf evaluations on the device, plus a few thousand quadrature
+    points per law when interpolated. Thread-safe; releases the GIL.
+
     Examples
     --------
     >>> import clstat
