@@ -4,6 +4,7 @@
 //
 //   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,scaling)
 //                [--tune kde|group]
+//   mpirun -np P clstat-bench --suite mpi [--device SPEC,SPEC,...] [--weights W,W,...] (built with MPI)
 //                [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K]
 //                [--peers DIR | --no-peers] [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]
 // --device all runs every device found; SPEC is as CLSTAT_DEVICE, or a comma-separated list of
@@ -18,11 +19,15 @@
 // --tune group measures each device's float KDE rate and stores it as the device's default
 // weight in a DeviceGroup (group.rate; bench/suite_scaling.hpp).
 // --max-log2 K: the largest n, 2^K, of the reduce, order and robust suites' rows.
+// --suite mpi (alone, under mpirun): one call split across the processes against one process
+// (bench/suite_mpi.hpp); process r takes the r-th SPEC of --device, the shards follow --weights,
+// and process 0 writes the files.
 // --peers DIR: where the peer scripts are (default: this source tree's bench/peers); the KDE
 // suite runs kde_torch.py there with python3 when PyTorch is installed.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <iostream>
@@ -42,6 +47,11 @@
 #include "suite_runtime.hpp"
 #include "suite_python.hpp"
 #include "suite_scaling.hpp"
+#ifdef CLSTAT_BENCH_MPI
+#include <mpi.h>
+
+#include "suite_mpi.hpp"
+#endif
 #include "host_ceilings.hpp"
 
 namespace {
@@ -51,7 +61,9 @@ int usage(const char* msg) {
                " [--tune-classes LIST] [--repeat N] [--grid-large] [--max-log2 K] [--pair-max-log2 K] [--kde-max-log2 K] [--peers DIR | --no-peers]"
                " [--out PREFIX] [--report FILE.html] [--compare A.json B.json ...]\n"
                "LIST: one or more of ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,\n"
-               "scaling, comma-separated; all = every suite but stable-fit and scaling (one call over every --device)\n";
+               "scaling, comma-separated; all = every suite but stable-fit and scaling (one call over every --device)\n"
+               "       mpirun -np P clstat-bench --suite mpi [--device SPEC,SPEC,...] [--weights W,W,...] [--repeat N]"
+               " [--max-log2 K] [--kde-max-log2 K] [--pair-max-log2 K] [--out PREFIX] (built with MPI)\n";
   return 2;
 }
 }  // namespace
@@ -64,6 +76,7 @@ int main(int argc, char** argv) {
   bool peers = true;
   int repeat = -1, max_log2 = -1, pair_log2 = -1, kde_log2 = -1;
   bool grid_large = false;  // the paper's grid shapes on CPU devices too
+  std::vector<double> weights;  // --weights (the mpi suite's shards)
   for (int i = 1; i < argc; ++i) {
     command += std::string(" ") + argv[i];
     const std::string a = argv[i];
@@ -91,6 +104,16 @@ int main(int argc, char** argv) {
     else if (a == "--kde-max-log2" && (v = value())) kde_log2 = std::atoi(v);
     else if (a == "--peers" && (v = value())) peers_dir = v;
     else if (a == "--no-peers") peers = false;
+    else if (a == "--weights" && (v = value())) {
+      for (const char* c = v; *c;) {
+        char* end = nullptr;
+        const double w = std::strtod(c, &end);
+        if (end == c || !(w >= 0) || !std::isfinite(w)) return usage("bad --weights (numbers >= 0, comma-separated)");
+        weights.push_back(w);
+        c = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return usage("bad --weights (numbers >= 0, comma-separated)");
+      }
+    }
     else if (a == "--help" || a == "-h") return usage("help"), 0;
     else return usage(("unknown or incomplete argument " + a).c_str());
   }
@@ -100,8 +123,11 @@ int main(int argc, char** argv) {
     const std::size_t e = std::min(suite.find(',', b), suite.size());
     const std::string name = suite.substr(b, e - b);
     static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
-                                             "stable-law", "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling"};
+                                             "stable-law", "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling", "mpi"};
     if (!known.count(name)) return usage(("bad --suite " + name).c_str());
+#ifndef CLSTAT_BENCH_MPI
+    if (name == "mpi") return usage("--suite mpi: this clstat-bench was built without MPI (libopenmpi-dev)");
+#endif
     suites.insert(name);
     b = e + 1;
   }
@@ -109,6 +135,46 @@ int main(int argc, char** argv) {
     return suites.count(name) ||
            (suites.count("all") && std::string(name) != "stable-fit" && std::string(name) != "scaling");
   };
+  if (suites.count("mpi") && (suites.size() > 1 || !tune.empty() || !compare.empty()))
+    return usage("--suite mpi runs alone (under mpirun), without --tune or --compare");
+  if (!weights.empty() && !suites.count("mpi")) return usage("--weights is for --suite mpi");
+#ifdef CLSTAT_BENCH_MPI
+  if (suites.count("mpi")) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, rc = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    try {
+      bench::MpiBenchOptions mo;
+      for (std::size_t b = 0; !device_spec.empty() && b <= device_spec.size();) {
+        const std::size_t e = std::min(device_spec.find(',', b), device_spec.size());
+        mo.devices.push_back(device_spec.substr(b, e - b));
+        b = e + 1;
+      }
+      if (!weights.empty()) mo.weights = weights;
+      if (repeat > 0) mo.repeats = repeat;
+      mo.median_log2 = max_log2;
+      mo.kde_log2 = kde_log2;
+      mo.plugin_log2 = pair_log2;
+      const bench::DeviceReport rep = bench::run_mpi(mo);
+      bool pass = true;
+      for (const auto& r : rep.rows) pass = pass && r.pass;
+      if (rank == 0) {
+        bench::print_table(rep);
+        const bench::Json doc = bench::result_json({rep}, "mpirun ... " + command);
+        bench::write_json(out + ".json", doc);
+        bench::write_csv(out + ".csv", {rep});
+        if (!report.empty()) bench::write_html_report(report, {{"this run", doc}});
+        std::cout << "\nwrote " << out << ".json and " << out << ".csv" << (report.empty() ? "" : " and " + report) << "\n";
+      }
+      rc = pass ? 0 : 1;
+    } catch (const std::exception& e) {
+      std::cerr << "clstat-bench (process " << rank << "): " << e.what() << "\n";
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return rc;
+  }
+#endif
   if (!tune.empty() && tune != "kde" && tune != "group") return usage("bad --tune (kde or group)");
   if (!compare.empty() && report.empty()) return usage("--compare needs --report FILE.html");
   const auto start = std::chrono::steady_clock::now();

@@ -70,6 +70,9 @@ void time_device_and_wall(const clstat::Context& ctx, Row& r, int repeats, const
 
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r);
 
+/// v with `digits` digits after the point ("1.94"), for the check texts.
+std::string fixed(double v, int digits);
+
 void print_table(const DeviceReport& d);
 void write_csv(const std::string& path, const std::vector<DeviceReport>& devices);
 

@@ -72,14 +72,6 @@ double ms_of(const Script& s, const std::string& key) {
   return it != s.out.end() && it->is_number() ? it->get<double>() : 0;
 }
 
-std::string fixed(double v, int digits) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(digits);
-  o << v;
-  return o.str();
-}
-
 // The C++ row and the Python row of one workload. work: units per call; scale: 1e9 or 1e6.
 void add_rows(std::vector<Row>& rows, const std::string& name, const std::string& prec, std::uint64_t n,
               double work, const std::string& unit, double scale, const Stats& cpp, const Script& py,

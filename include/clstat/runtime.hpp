@@ -278,6 +278,16 @@ class CLSTAT_EXPORT Context {
   void set_profiling(bool on) const;
   /// Waits for the recorded kernels, returns them in enqueue order and clears the record.
   std::vector<KernelRecord> take_profile() const;
+  /// Fault injection, for testing what a caller (a DeviceGroup's split call, the processes of an
+  /// Exchange, an application's own recovery) does when this device fails in the middle of a
+  /// call. The kernel launch `after` launches from now on this context (any thread, any queue;
+  /// 0: the next one) raises clstat::Error(cl_code, the operation, this device's name) instead of
+  /// being enqueued, as a launch the driver refused would; the launches before it were enqueued
+  /// and run on, and the launches after it run normally. A second call replaces a pending
+  /// failure; cancel_injected_failure() drops it. cl_code is an OpenCL status (default
+  /// CL_OUT_OF_RESOURCES, -5). Thread-safe; costs one atomic read per launch.
+  void inject_launch_failure(std::uint64_t after, int cl_code = -5) const;
+  void cancel_injected_failure() const;
   /// The implementation; throws std::logic_error for a moved-from Context.
   std::shared_ptr<detail::ContextImpl> impl() const;
   explicit Context(std::shared_ptr<detail::ContextImpl> impl) : impl_(std::move(impl)) {}

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -442,4 +443,121 @@ TEST_CASE("mpi.lts_equals_one_process") {
   const auto one = robust::lts(ctx(), x.data(), n, p, y.data(), o);
   const auto got = mpi::lts(ctx(), MPI_COMM_WORLD, x.data() + lo * p, hi - lo, p, y.data() + lo, o);
   CHECK(got.best == rows_in(one.best, lo, hi));
+}
+
+TEST_CASE("mpi.device_failure_on_one_process_raises_on_all") {
+  // The last process's device fails at its 1st, 2nd, ... launch of a call (then every doubling),
+  // until a call runs to its end first: each time every process raises (the failed one its
+  // clstat::Error, naming its device; the others std::runtime_error naming the failed process),
+  // none is left waiting, and the next call on the same contexts gives the right answer.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = shared_seed();
+  INFO("seed " << seed);
+  const int last = size() - 1;
+  const Context c(ctx().device(), 2);  // this test's own, so that the injection touches nothing else
+  const std::string name = c.device().info().name;
+  // Cuts at the launches up to the `upto`-th (the fit's later launches repeat its first ones'
+  // kinds, and each cut costs a fit).
+  const auto sweep = [&](const std::string& what, auto call, auto good, std::uint64_t upto = UINT64_MAX) {
+    INFO(what);
+    std::size_t failures = 0;
+    for (std::uint64_t after = 0; after < upto; after = after < 8 ? after + 1 : 2 * after) {
+      INFO("launch " << after + 1 << " on process " << last);
+      if (rank() == last) c.inject_launch_failure(after);
+      int failed = 0;
+      try {
+        good(call());
+      } catch (const Error& e) {
+        failed = 1;
+        CHECK(rank() == last);
+        CHECK(e.code() == -5);
+        CHECK(e.device() == name);
+      } catch (const std::runtime_error& e) {
+        failed = 1;
+        CHECK(rank() != last);
+        const std::string msg = e.what();
+        CHECK(msg.find("process") != std::string::npos);
+        CHECK(msg.find(std::to_string(last)) != std::string::npos);
+      }
+      int any = failed, all = failed;
+      MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      CHECK(any == all);  // every process raised, or none did
+      if (!any) break;
+      ++failures;
+      if (failures >= 64) break;  // (the same on every process)
+    }
+    CHECK(failures >= 1);
+    CHECK(failures < 64);
+    if (rank() == last) c.cancel_injected_failure();
+    good(call());
+  };
+  const std::size_t n = 300001;
+  const auto x = clstat_ref::order_data<double>("normal", n, seed);
+  const auto b = bounds(n, {1, 2});
+  const std::size_t lo = b[static_cast<std::size_t>(rank())], hi = b[static_cast<std::size_t>(rank()) + 1];
+  const std::vector<double> probs{0.01, 0.5, 0.99};
+  const auto q = order::quantiles(ctx(), x.data(), n, probs, 7);
+  sweep(
+      "quantiles", [&] { return mpi::quantiles(c, MPI_COMM_WORLD, x.data() + lo, hi - lo, probs, 7); },
+      [&](const std::vector<double>& got) {
+        REQUIRE(got.size() == q.size());
+        for (std::size_t i = 0; i < q.size(); ++i) CHECK(same_bits(got[i], q[i]));
+      });
+  const std::size_t nk = 3001;
+  const auto bk = bounds(nk, {1, 2});
+  const std::size_t klo = bk[static_cast<std::size_t>(rank())], khi = bk[static_cast<std::size_t>(rank()) + 1];
+  const auto xs = clstat_test::normal<double>(nk, seed + 1);
+  const std::vector<double> y{-1.0, 0.0, 0.5, 2.0};
+  KdeOptions ko;
+  ko.bandwidth = Bandwidth::scalar(0.4);
+  const auto dens = kde(ctx(), xs.data(), nk, 1, y.data(), y.size(), ko);
+  sweep(
+      "kde", [&] { return mpi::kde(c, MPI_COMM_WORLD, xs.data() + klo, khi - klo, 1, y.data(), y.size(), ko); },
+      [&](const std::vector<double>& got) {
+        REQUIRE(got.size() == dens.size());
+        for (std::size_t i = 0; i < dens.size(); ++i) CHECK(std::fabs(got[i] - dens[i]) <= 1e-13 * dens[i]);
+      });
+  const double h = bandwidth::plugin(ctx(), xs.data(), nk, 1)[0];
+  sweep(
+      "plugin", [&] { return mpi::plugin(c, MPI_COMM_WORLD, xs.data() + klo, khi - klo, 1); },
+      [&](const std::vector<double>& got) { CHECK(same_bits(got.at(0), h)); });
+  const auto cv = bandwidth::lscv_h(ctx(), xs.data(), 1500, 1);
+  const auto bc = bounds(1500, {1, 2});
+  const std::size_t clo = bc[static_cast<std::size_t>(rank())], chi = bc[static_cast<std::size_t>(rank()) + 1];
+  sweep(
+      "lscv_h", [&] { return mpi::lscv_h(c, MPI_COMM_WORLD, xs.data() + clo, chi - clo, 1); },
+      [&](const bandwidth::LscvResult& got) {
+        CHECK(std::fabs(got.multiplier - cv.multiplier) <= 1e-5 * cv.multiplier);
+        CHECK(got.passes == cv.passes);
+      });
+  const stable::Params law{1.6, 0.3, 1, 0, stable::Param::S0};
+  const auto draws = stable::sample(ctx(), 300, law, seed + 3);
+  const auto bd = bounds(draws.size(), {1, 2});
+  const std::size_t dlo = bd[static_cast<std::size_t>(rank())], dhi = bd[static_cast<std::size_t>(rank()) + 1];
+  const stable::FitResult fit1 = stable::fit(ctx(), draws.data(), draws.size());
+  sweep(
+      "stable fit", [&] { return mpi::fit(c, MPI_COMM_WORLD, draws.data() + dlo, dhi - dlo); },
+      [&](const stable::FitResult& got) {
+        CHECK(std::fabs(got.params.alpha - fit1.params.alpha) < 1e-6);
+        CHECK(std::fabs(got.loglik - fit1.loglik) < 1e-8 * std::fabs(fit1.loglik));
+      },
+      16);
+  const std::size_t rows = 6000, p = 3;
+  std::vector<double> lx, ly;
+  lts_data(rows, p, seed + 2, 1, lx, ly);
+  robust::LtsOptions o;
+  o.seed = seed;
+  o.nsamp = 100;
+  const auto one = robust::lts(ctx(), lx.data(), rows, p, ly.data(), o);
+  const auto bl = bounds(rows, {1, 2});
+  const std::size_t llo = bl[static_cast<std::size_t>(rank())], lhi = bl[static_cast<std::size_t>(rank()) + 1];
+  sweep(
+      "lts", [&] { return mpi::lts(c, MPI_COMM_WORLD, lx.data() + llo * p, lhi - llo, p, ly.data() + llo, o); },
+      [&](const robust::LtsFit& got) {
+        CHECK(got.best == rows_in(one.best, llo, lhi));
+        REQUIRE(got.coefficients.size() == one.coefficients.size());
+        for (std::size_t j = 0; j < one.coefficients.size(); ++j)
+          CHECK(std::fabs(got.coefficients[j] - one.coefficients[j]) <= 1e-9 * (1 + std::fabs(one.coefficients[j])));
+      });
 }

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -46,6 +47,22 @@ class Across {
   std::vector<std::vector<double>> parts(const std::function<std::vector<double>()>& local) const;
   /// Raises err (or another process's failure) on every process. One process: rethrows err.
   void agree(std::exception_ptr err) const;
+  /// f()'s result, from work this process does alone (its device's passes over data every
+  /// process holds): a failure of f on any process is raised on every process, so none waits at
+  /// the next combination for a process that left. One process: f().
+  template <class F>
+  auto local(F&& f) const -> decltype(f()) {
+    if (!ex_) return f();
+    std::exception_ptr err;
+    decltype(f()) r{};
+    try {
+      r = f();
+    } catch (...) {
+      err = std::current_exception();
+    }
+    agree(err);
+    return r;
+  }
 
  private:
   Across() = default;

@@ -202,7 +202,8 @@ Search search(const Context& ctx, const DeviceGroup* g, const Design& d, std::si
     sb.insert(sb.end(), st.size(), static_cast<std::uint32_t>(b));
     blocks.push_back(std::move(bl));
   }
-  Runs r1 = block_runs(ctx, g, md, blocks, sb, std::move(beta), 2, op);
+  // Every process runs the blocks on its own device (the same rows and starts on each).
+  Runs r1 = ac.local([&] { return block_runs(ctx, g, md, blocks, sb, std::move(beta), 2, op); });
   // The 10 best of each block go on to the merged rows.
   std::vector<double> beta2;
   for (std::size_t b = 0; b < kNestedBlocks; ++b) {
@@ -219,8 +220,10 @@ Search search(const Context& ctx, const DeviceGroup* g, const Design& d, std::si
   const std::size_t c2 = beta2.size() / q;
   std::vector<std::uint32_t> all_merged(kNestedRows);
   std::iota(all_merged.begin(), all_merged.end(), 0u);
-  Runs r2 = block_runs(ctx, g, md, {Block{all_merged, block_coverage(kNestedRows, h, n, q)}},
-                       std::vector<std::uint32_t>(c2, 0), std::move(beta2), 2, op);
+  Runs r2 = ac.local([&] {
+    return block_runs(ctx, g, md, {Block{all_merged, block_coverage(kNestedRows, h, n, q)}},
+                      std::vector<std::uint32_t>(c2, 0), std::move(beta2), 2, op);
+  });
   std::vector<double> beta3;
   for (std::size_t i : best_runs(r2, std::vector<char>(c2, 1), kKeep))
     beta3.insert(beta3.end(), r2.beta.begin() + i * q, r2.beta.begin() + (i + 1) * q);

@@ -105,6 +105,14 @@ std::string Context::tuning_summary() const {
          " native_exp=" + (t.native_exp ? "1" : "0") + " tuning_file_entries=" + std::to_string(t.file_entries);
 }
 
+void Context::inject_launch_failure(std::uint64_t after, int cl_code) const {
+  const auto& c = impl();
+  c->fail_code.store(cl_code);
+  c->fail_in.store(static_cast<std::int64_t>(std::min<std::uint64_t>(after, INT64_MAX)));
+}
+
+void Context::cancel_injected_failure() const { impl()->fail_in.store(-1); }
+
 void Context::set_profiling(bool on) const {
   std::lock_guard<std::mutex> lock(impl()->profile_mutex);
   impl_->profiling = on;

@@ -3,6 +3,7 @@
 
 #include <CL/opencl.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -62,6 +63,10 @@ struct ContextImpl {
 
   std::mutex profile_mutex;
   bool profiling = false;
+  // Context::inject_launch_failure: launches to let through before the failing one (-1: none
+  // pending), and the status it raises.
+  std::atomic<std::int64_t> fail_in{-1};
+  std::atomic<int> fail_code{-5};
   std::vector<std::pair<std::string, cl::Event>> profile;
 
   // Leases (runtime/lease.hpp): per queue, whether it is held, by which thread (none while a

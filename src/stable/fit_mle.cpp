@@ -433,19 +433,30 @@ std::vector<FitResult> fit_many_unscaled(const std::vector<std::vector<double>>&
 // The law is a location-scale family: the fit of x / c is the fit of x with scale and location
 // divided by c (in S0, and in S1 away from alpha = 1), and a log-likelihood larger by n log c.
 // make_loglik(c) gives the likelihood of the data divided by c (one factor a set).
+// `agree`, where the data are split over processes: called with the start's error (or none) on
+// every process, it raises any process's error on all of them, so that a process whose device
+// fails here does not leave the others waiting in the first log-likelihood's combination.
 std::vector<FitResult> fit_many_scaled(const Context& ctx, const std::vector<std::vector<double>>& sets,
                                        const FitOptions& o,
-                                       const std::function<Loglik(const std::vector<double>&)>& make_loglik) {
+                                       const std::function<Loglik(const std::vector<double>&)>& make_loglik,
+                                       const std::function<void(std::exception_ptr)>& agree = {}) {
   check_options(o);
-  if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
   std::vector<double> c(sets.size(), 1.0);
   std::vector<Quantiles> q(sets.size());
   bool any = false;
-  for (std::size_t s = 0; s < sets.size(); ++s) {
-    const Start st = start_of(ctx, sets[s], sets.size() == 1 ? "" : "set " + std::to_string(s) + ": ");
-    c[s] = st.c, q[s] = st.q;
-    any = any || c[s] != 1.0;
+  std::exception_ptr err;
+  try {
+    if (!ctx.info().fp64) throw UnsupportedFeature("clstat::stable::fit", ctx.info().name, "needs fp64 (cl_khr_fp64)");
+    for (std::size_t s = 0; s < sets.size(); ++s) {
+      const Start st = start_of(ctx, sets[s], sets.size() == 1 ? "" : "set " + std::to_string(s) + ": ");
+      c[s] = st.c, q[s] = st.q;
+      any = any || c[s] != 1.0;
+    }
+  } catch (...) {
+    err = std::current_exception();
   }
+  if (agree) agree(err);
+  else if (err) std::rethrow_exception(err);
   if (!any) return fit_many_unscaled(sets, q, o, make_loglik(c));
   std::vector<std::vector<double>> scaled = sets;
   for (std::size_t s = 0; s < sets.size(); ++s)
@@ -520,7 +531,7 @@ FitResult fit(const Context& ctx, Exchange& ex, const double* x, std::size_t n_l
         for (std::size_t k = 0; k < total.size(); ++k) total[k] += parts[at + k];
       return std::vector<std::vector<double>>{total};
     };
-  }).at(0);
+  }, [&](std::exception_ptr e) { detail::gather_values(ex, op, e, 0, nullptr, 0); }).at(0);
 }
 
 FitResult fit(const DeviceGroup& g, const double* x, std::size_t n, const FitOptions& o) {
