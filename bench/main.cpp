@@ -160,7 +160,9 @@ int main(int argc, char** argv) {
       for (const auto& r : rep.rows) pass = pass && r.pass;
       if (rank == 0) {
         bench::print_table(rep);
-        const bench::Json doc = bench::result_json({rep}, "mpirun ... " + command);
+        int size = 1;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        const bench::Json doc = bench::result_json({rep}, "mpirun -np " + std::to_string(size) + " " + command);
         bench::write_json(out + ".json", doc);
         bench::write_csv(out + ".csv", {rep});
         if (!report.empty()) bench::write_html_report(report, {{"this run", doc}});
