@@ -157,7 +157,7 @@ TEST_CASE("order_weighted.unit_and_whole_weights_are_the_unweighted_quantiles") 
 
 TEST_CASE("order_weighted.random_data_every_path") {
   // Sizes below and above the direct copy (2^15), a bracket copy that the host splits (2^20),
-  // sorted and reversed data, heavy-tailed weights, and two layouts that defeat the strided
+  // one whose split overflows a range's copy (a spike of equal values), sorted and reversed data, heavy-tailed weights, and two layouts that defeat the strided
   // sample (position multiples of 16 are the sample at n = 2^18): their weights all zero, which
   // leaves only count-only passes, or tiny beside the rest, which puts the targets outside the
   // sampled brackets.
@@ -167,19 +167,24 @@ TEST_CASE("order_weighted.random_data_every_path") {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> nd;
   std::exponential_distribution<double> ex(1.0);
-  enum Layout { random, sorted, reversed, zero_at_sample, light_at_sample };
+  enum Layout { random, sorted, reversed, zero_at_sample, light_at_sample, spike };
   struct Case {
     std::size_t n;
     Layout layout;
   };
   for (Case c : {Case{3000, random}, Case{1u << 18, random}, Case{1u << 18, sorted}, Case{1u << 18, reversed},
-                 Case{1u << 20, random}, Case{1u << 18, zero_at_sample}, Case{1u << 18, light_at_sample}}) {
+                 Case{1u << 20, random}, Case{1u << 18, zero_at_sample}, Case{1u << 18, light_at_sample},
+                 Case{1u << 20, spike}}) {
     INFO("n = " << c.n << " layout " << static_cast<int>(c.layout));
     std::vector<double> x(c.n), w(c.n);
     for (std::size_t i = 0; i < c.n; ++i) {
       x[i] = nd(g);
       w[i] = std::exp(3 * nd(g));  // log-normal: weights over a few orders of magnitude
     }
+    // A third of the values equal, near the median: the candidates' range that holds them
+    // overflows the copy a pass sizes for even shares, and is copied again alone.
+    if (c.layout == spike)
+      for (std::size_t i = 0; i < c.n; i += 3) x[i] = 1e-3;
     if (c.layout == sorted) std::sort(x.begin(), x.end());
     if (c.layout == reversed) std::sort(x.rbegin(), x.rend());
     if (c.layout == zero_at_sample || c.layout == light_at_sample)
@@ -266,6 +271,22 @@ TEST_CASE("order_weighted.types_weights_and_async") {
   CHECK(order::weighted_quantiles(ctx(), xi.data(), w.data(), n, p, 1) == reference(xi, w, p, 1));
   CHECK(order::weighted_quantiles(ctx(), xl.data(), w.data(), n, p, 1) == reference(xl, w, p, 1));
   CHECK(order::weighted_median(ctx(), xi.data(), w.data(), n) == reference(xi, w, {0.5}, 1)[0]);
+  {
+    // Enough integers that the host splits the bracket's copy (equal steps of key), and floats
+    // away from zero (equal steps of value).
+    const std::size_t big = 1u << 20;
+    std::vector<std::int32_t> bi(big);
+    std::vector<float> bf(big);
+    std::vector<double> bw(big);
+    std::normal_distribution<double> nd;
+    for (std::size_t i = 0; i < big; ++i) {
+      bi[i] = static_cast<std::int32_t>(di(g));
+      bf[i] = static_cast<float>(1000 + nd(g));
+      bw[i] = u(g);
+    }
+    CHECK(order::weighted_quantiles(ctx(), bi.data(), bw.data(), big, p, 1) == reference(bi, bw, p, 1));
+    CHECK(order::weighted_quantiles(ctx(), bf.data(), bw.data(), big, p, 1) == reference(bf, bw, p, 1));
+  }
   // The extremes of the integer types and of the weights.
   const std::vector<std::int32_t> ext{std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min(),
                                       0, -1};

@@ -24,7 +24,9 @@
 //    C at every bracket edge exactly, so the host knows which interval holds each target even
 //    when a bracket from its sample missed it.
 // 4. The host sorts the few candidates of the bracket that holds a target, or splits the
-//    interval into NB equal key ranges and repeats 3 over the candidates (or the data).
+//    interval into NB ranges (equal steps of value for floats, of key for integers) and repeats 3
+//    over the candidates, copying every range's in the same pass (or, counting only, over the
+//    data).
 // weighted_sample gathers a strided sample of (key, weight) for the host's first brackets.
 //
 // Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch: 1, 2, 4 or

@@ -99,6 +99,8 @@ class WeightedSelect {
     }
     return b;
   }
+  // [lo, hi] as at most kNB sorted disjoint ranges that cover it: equal steps of value for
+  // floating-point values (where both ends are finite), of key otherwise.
   std::vector<Bracket> split(Key lo, Key hi) const;
 
   Queue q_;
@@ -151,6 +153,31 @@ int WeightedSelect<T>::scale() {
 template <class T>
 std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo, Key hi) const {
   std::vector<Bracket> out;
+  if constexpr (std::is_floating_point_v<T>) {
+    // An interval across zero whose ends are within 2^10 of each other in size: equal steps of
+    // value. A float's key is about the logarithm of its size, so equal key ranges of an interval
+    // around the median of zero-centred data gave most of the key space to sizes far below the
+    // data's and left most of its values in the two outer ranges (whose copies, sized for even
+    // shares, overflowed). Elsewhere keys: within a binade they are linear in the value, and
+    // across many binades equal steps of value would shrink the interval by only 8 a pass
+    // (data near 0 in [-5, 1e77]: 85 passes) where equal steps of key shrink its binades.
+    const double a = from_key<T>(lo), b = from_key<T>(hi), w = b - a;
+    if (a < 0 && b > 0 && std::isfinite(w) && std::max(-a, b) <= 1024 * std::min(-a, b)) {
+      Key from = lo;
+      for (unsigned i = 1; i <= kNB && from <= hi; ++i) {
+        Key to = hi;
+        if (i < kNB) {
+          const Key edge = to_key<T>(static_cast<T>(a + w * i / kNB));  // the next range's first key
+          if (edge <= from || edge > hi) continue;
+          to = edge - 1;
+        }
+        out.push_back(Bracket{from, to, 0});
+        from = to + 1;
+      }
+      if (out.size() > 1) return out;
+      out.clear();
+    }
+  }
   const u128 width = static_cast<u128>(hi) - lo + 1;
   const u128 step = (width + kNB - 1) / kNB;
   for (u128 a = lo; a <= hi; a += step) {
@@ -189,8 +216,12 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const Variant& var = variant(!src.raw, br.size());
   const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   const std::uint64_t n = src.raw ? n_ : src.n;
+  // A pass over candidates takes a group per 64 work-items' worth of rounds (16 over the data):
+  // every group's row of partial sums comes back to the host, and on an H100 the reads of 2112
+  // rows of 55 words (about 1 MB) were a good part of each candidate pass's round trip.
+  const std::size_t per = src.raw ? 16 : 64;
   const std::size_t groups = static_cast<std::size_t>(
-      std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + 16 * wg - 1) / (16 * wg))));
+      std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
   cl::Buffer mbuf = ::clstat::detail::staged(q_, WeightedScratch::meta, meta.data(), meta.size() * sizeof(cl_ulong));
   cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 4) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
@@ -395,9 +426,18 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       if (e.empty() || c + e[a].second < target) throw std::logic_error(op_ + ": the target lies past the candidates");
       return e[a].first;
     }
-    // Too many to sort here: count in kNB equal key ranges, then copy the one that holds it.
+    // Too many to sort here: count in kNB ranges (split) and copy each range in the same pass,
+    // up to twice its even share (the candidates lie in a narrow interval, over which the values
+    // spread about evenly in value), so that the next round reads the range that holds the target with no
+    // pass of its own; a range whose copy overflowed is copied again alone. Weighted median of
+    // 2^27 doubles on an H100: a count pass and a copy pass a round, each with its host round
+    // trip, were six of the call's seven passes and most of its time.
     auto br = split(lo, hi);
-    Pass p = pass(src, br);
+    const int role = src.role == 1 ? 2 : 1;
+    const std::uint64_t share = std::min<std::uint64_t>(src.n, 2 * src.n / br.size() + 4096);
+    if (share * br.size() * sizeof(cl_ulong2) <= ci_->info().max_alloc_bytes)
+      for (auto& r : br) r.cap = share;
+    Pass p = pass(src, br, role);
     u128 c = base + p.sum[0];
     std::size_t b = 0;
     for (; b < br.size(); ++b) {
@@ -405,13 +445,16 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       c += p.sum[2 * b + 1] + p.sum[2 * b + 2];
     }
     if (b == br.size()) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
-    Bracket one = br[b];
-    one.cap = p.count[2 * b + 1];
-    const int role = src.role == 1 ? 2 : 1;
-    Pass cp = pass(src, {one}, role);
-    src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], role};
-    lo = one.lo;
-    hi = one.hi;
+    if (br[b].cap > 0 && p.found[b] <= br[b].cap) {
+      src = Source{false, p.ckey, p.cq, p.start[b], p.found[b], role};
+    } else {
+      Bracket one = br[b];
+      one.cap = p.count[2 * b + 1];
+      Pass cp = pass(src, {one}, role);
+      src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], role};
+    }
+    lo = br[b].lo;
+    hi = br[b].hi;
     base = c;
   }
 }
