@@ -217,8 +217,9 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   const std::uint64_t n = src.raw ? n_ : src.n;
   // A pass over candidates takes a group per 64 work-items' worth of rounds (16 over the data):
-  // every group's row of partial sums comes back to the host, and on an H100 the reads of 2112
-  // rows of 55 words (about 1 MB) were a good part of each candidate pass's round trip.
+  // every group's row of partial sums comes back to the host, and the first candidate pass of a
+  // weighted median of 2^27 doubles on an H100 (12 million candidates) had sent back 2112 rows of
+  // 55 words, about 1 MB.
   const std::size_t per = src.raw ? 16 : 64;
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
