@@ -99,8 +99,8 @@ class WeightedSelect {
     }
     return b;
   }
-  // [lo, hi] as at most kNB sorted disjoint ranges that cover it: equal steps of value for
-  // floating-point values (where both ends are finite), of key otherwise.
+  // [lo, hi] as at most kNB sorted disjoint ranges that cover it: equal steps of value for a
+  // floating-point interval across zero whose ends are within 2^10 in size, of key otherwise.
   std::vector<Bracket> split(Key lo, Key hi) const;
 
   Queue q_;
@@ -159,8 +159,9 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
     // around the median of zero-centred data gave most of the key space to sizes far below the
     // data's and left most of its values in the two outer ranges (whose copies, sized for even
     // shares, overflowed). Elsewhere keys: within a binade they are linear in the value, and
-    // across many binades equal steps of value would shrink the interval by only 8 a pass
-    // (data near 0 in [-5, 1e77]: 85 passes) where equal steps of key shrink its binades.
+    // across many binades equal steps of value shrink the interval by only 8 a pass (a test
+    // whose data defeat the sample left the bracket [-5, 1e77] around values near 1: about 85
+    // passes) where equal steps of key shrink its binades.
     const double a = from_key<T>(lo), b = from_key<T>(hi), w = b - a;
     if (a < 0 && b > 0 && std::isfinite(w) && std::max(-a, b) <= 1024 * std::min(-a, b)) {
       Key from = lo;
@@ -428,11 +429,11 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       return e[a].first;
     }
     // Too many to sort here: count in kNB ranges (split) and copy each range in the same pass,
-    // up to twice its even share (the candidates lie in a narrow interval, over which the values
-    // spread about evenly in value), so that the next round reads the range that holds the target with no
-    // pass of its own; a range whose copy overflowed is copied again alone. Weighted median of
-    // 2^27 doubles on an H100: a count pass and a copy pass a round, each with its host round
-    // trip, were six of the call's seven passes and most of its time.
+    // up to twice its even share (the candidates lie in a narrow interval, over which they spread
+    // about evenly in value), so that the next round reads the range that holds the target with
+    // no pass of its own; a range whose copy overflowed is copied again alone. Weighted median
+    // of 2^27 doubles on an H100: a count pass and a copy pass a round, each with its host round
+    // trip, were six of the call's seven passes and half its time.
     auto br = split(lo, hi);
     const int role = src.role == 1 ? 2 : 1;
     const std::uint64_t share = std::min<std::uint64_t>(src.n, 2 * src.n / br.size() + 4096);
