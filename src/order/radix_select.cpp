@@ -92,6 +92,11 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // select_sample). Measured, median of 2^22 floats on PoCL 3.1, 2 cores: 10.3 ms with it,
   // 25.9 ms without (and 12.6 ms with the single sorted sample of 4096 keys it replaces).
   sample2_ = ::clstat::detail::tuned(t, "order.sample2", 65536);
+  // Spread targets take a larger second sample (enqueue_sample): sixteen times on GPUs, four on
+  // CPUs, whose scattered reads cost them far more. Five quantiles of 2^24 doubles, PoCL 5 on
+  // 16 Xeon cores, twice each: 19.9 and 20.5 ms with sixteen, 17.9 and 17.1 with four, 19.0 and
+  // 18.7 with one (the median, one target, keeps 65536: 5.0 ms, 6.0 with 16384).
+  sample2_multi_ = gpu ? 16 : 4;
   // Passes enqueued behind the device plan before the host looks: a pass the plan no longer
   // needs still costs its launches, a pass it needs and lacks a look. The median and k-th of
   // 2^27 values (normal, uniform, a two-component mixture; float, double, int64) on an H100
@@ -283,10 +288,10 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
 template <class T>
 void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots) {
   const auto K = static_cast<cl_uint>(slots.size());
-  // Spread targets take a sixteen times larger second sample: brackets a quarter as wide, so
-  // sixteen quantiles copy about 6% of the data, not a quarter, and one pass over the copies
-  // of a bracket leaves few enough keys to sort.
-  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(K > 1 ? 16 * sample2_ : sample2_, n_ / 16));
+  // Spread targets take a larger second sample (sample2_multi_: sixteen times on a GPU, brackets
+  // a quarter as wide, so sixteen quantiles copy about 6% of the data, not a quarter, and one
+  // pass over the copies of a bracket leaves few enough keys to sort).
+  const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(K > 1 ? sample2_multi_ * sample2_ : sample2_, n_ / 16));
   // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
   // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
   spec_host_.clear();
