@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "clstat/exchange.hpp"
@@ -47,21 +48,30 @@ class Across {
   std::vector<std::vector<double>> parts(const std::function<std::vector<double>()>& local) const;
   /// Raises err (or another process's failure) on every process. One process: rethrows err.
   void agree(std::exception_ptr err) const;
-  /// f()'s result, from work this process does alone (its device's passes over data every
-  /// process holds): a failure of f on any process is raised on every process, so none waits at
-  /// the next combination for a process that left. One process: f().
+  /// f()'s result (f may return nothing), from work this process does alone (its device's
+  /// passes between combinations): a failure of f on any process is raised on every process, so
+  /// none waits at the next combination for a process that left. One process: f().
   template <class F>
   auto local(F&& f) const -> decltype(f()) {
     if (!ex_) return f();
     std::exception_ptr err;
-    decltype(f()) r{};
-    try {
-      r = f();
-    } catch (...) {
-      err = std::current_exception();
+    if constexpr (std::is_void_v<decltype(f())>) {
+      try {
+        f();
+      } catch (...) {
+        err = std::current_exception();
+      }
+      agree(err);
+    } else {
+      decltype(f()) r{};
+      try {
+        r = f();
+      } catch (...) {
+        err = std::current_exception();
+      }
+      agree(err);
+      return r;
     }
-    agree(err);
-    return r;
   }
 
  private:

@@ -4,7 +4,6 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -182,16 +181,8 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
   std::vector<double> prev_beta(out.beta);
   std::vector<char> active(kc, 1);
   // This process's device work between combinations; with the rows split, its failure is raised
-  // on every process, whose next combination would otherwise wait for it.
-  const auto local = [&](auto&& f) {
-    std::exception_ptr err;
-    try {
-      cl_guard(op, *ci, f);
-    } catch (...) {
-      err = std::current_exception();
-    }
-    ac.agree(err);
-  };
+  // on every process, whose next combination would otherwise wait for it (Across::local).
+  const auto local = [&](auto&& f) { ac.local([&] { cl_guard(op, *ci, f); }); };
   const std::size_t groups = (n + kChunk - 1) / kChunk, cells = std::max<std::size_t>(1, kc * n);
   std::shared_ptr<::clstat::detail::BuiltProgram> prog;
   std::size_t wg = 0;
