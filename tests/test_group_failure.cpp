@@ -164,7 +164,8 @@ TEST_CASE("group.member_failure_pair_sums_and_lts") {
 }
 
 TEST_CASE("runtime.injected_failure_reaches_a_future") {
-  // The async form's failure arrives through its Future, and the queue takes the next call.
+  // The async form's failure arrives through its Future, and the queue takes the next call;
+  // bad arguments to the injection itself.
   const std::size_t n = 100001;
   const auto x = clstat_ref::order_data<double>("normal", n, 7);
   const Context c(ctx().device(), 1);
@@ -177,4 +178,12 @@ TEST_CASE("runtime.injected_failure_reaches_a_future") {
   c.inject_launch_failure(0);
   c.cancel_injected_failure();  // dropped before it fired
   CHECK(same_bits(order::median(c, x.data(), n), want));
+  // A status that is no failure, and a moved-from Context.
+  CHECK_THROWS_WITH_AS(c.inject_launch_failure(0, 0), doctest::Contains("cl_code = 0"), std::invalid_argument);
+  CHECK_THROWS_AS(c.inject_launch_failure(3, 7), std::invalid_argument);
+  Context moved(c);
+  const Context taken(std::move(moved));
+  CHECK_THROWS_AS(moved.inject_launch_failure(0), std::logic_error);
+  CHECK_THROWS_AS(moved.cancel_injected_failure(), std::logic_error);
+  CHECK(same_bits(order::median(taken, x.data(), n), want));  // nothing was left pending
 }

@@ -284,8 +284,10 @@ class CLSTAT_EXPORT Context {
   /// 0: the next one) raises clstat::Error(cl_code, the operation, this device's name) instead of
   /// being enqueued, as a launch the driver refused would; the launches before it were enqueued
   /// and run on, and the launches after it run normally. A second call replaces a pending
-  /// failure; cancel_injected_failure() drops it. cl_code is an OpenCL status (default
-  /// CL_OUT_OF_RESOURCES, -5). Thread-safe; costs one atomic read per launch.
+  /// failure; cancel_injected_failure() drops it. cl_code is an OpenCL error status (default
+  /// CL_OUT_OF_RESOURCES, -5): std::invalid_argument for one >= 0 (CL_SUCCESS is no failure),
+  /// std::logic_error for a moved-from Context. O(1); thread-safe; costs every launch one atomic
+  /// read while none is pending.
   void inject_launch_failure(std::uint64_t after, int cl_code = -5) const;
   void cancel_injected_failure() const;
   /// The implementation; throws std::logic_error for a moved-from Context.

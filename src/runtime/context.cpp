@@ -107,6 +107,9 @@ std::string Context::tuning_summary() const {
 
 void Context::inject_launch_failure(std::uint64_t after, int cl_code) const {
   const auto& c = impl();
+  if (cl_code >= 0)
+    throw std::invalid_argument("clstat::Context::inject_launch_failure: cl_code = " + std::to_string(cl_code) +
+                                " is not an OpenCL error status (those are negative)");
   c->fail_code.store(cl_code);
   c->fail_in.store(static_cast<std::int64_t>(std::min<std::uint64_t>(after, INT64_MAX)));
 }

@@ -47,12 +47,10 @@ Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl:
     throw Error(CL_OUT_OF_RESOURCES, operation, info.name,
                 "kernel needs " + std::to_string(lmem) + " bytes of local memory, device has " +
                     std::to_string(info.local_mem_bytes));
-  if (ctx->fail_in.load(std::memory_order_relaxed) >= 0) {  // Context::inject_launch_failure
-    std::int64_t c = ctx->fail_in.load();
-    while (c >= 0 && !ctx->fail_in.compare_exchange_weak(c, c - 1)) {
-    }
-    if (c == 0) throw Error(ctx->fail_code.load(), operation, info.name, "injected failure (Context::inject_launch_failure)");
-  }
+  // Context::inject_launch_failure: the launch that takes the count from 0 fails (later ones
+  // take it below -1, which fails none).
+  if (ctx->fail_in.load(std::memory_order_relaxed) >= 0 && ctx->fail_in.fetch_sub(1) == 0)
+    throw Error(ctx->fail_code.load(), operation, info.name, "injected failure (Context::inject_launch_failure)");
   auto waits = to_cl(wait);
   cl::Event ev;
   try {
