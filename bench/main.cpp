@@ -32,6 +32,7 @@
 #include <set>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "progress.hpp"
 #include "report.hpp"
@@ -55,6 +56,17 @@
 #include "host_ceilings.hpp"
 
 namespace {
+// The items of a comma-separated list ("a,b,c"; "" is one empty item).
+std::vector<std::string> comma_list(const std::string& s) {
+  std::vector<std::string> out;
+  for (std::size_t b = 0; b <= s.size();) {
+    const std::size_t e = std::min(s.find(',', b), s.size());
+    out.push_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
 int usage(const char* msg) {
   std::cerr << "clstat-bench: " << msg
             << "\nusage: clstat-bench [--device all|SPEC[,SPEC...]] [--suite all|LIST] [--tune kde|group]"
@@ -105,13 +117,12 @@ int main(int argc, char** argv) {
     else if (a == "--peers" && (v = value())) peers_dir = v;
     else if (a == "--no-peers") peers = false;
     else if (a == "--weights" && (v = value())) {
-      for (const char* c = v; *c;) {
+      for (const std::string& item : comma_list(v)) {
         char* end = nullptr;
-        const double w = std::strtod(c, &end);
-        if (end == c || !(w >= 0) || !std::isfinite(w)) return usage("bad --weights (numbers >= 0, comma-separated)");
+        const double w = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end || !(w >= 0) || !std::isfinite(w))
+          return usage("bad --weights (numbers >= 0, comma-separated)");
         weights.push_back(w);
-        c = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return usage("bad --weights (numbers >= 0, comma-separated)");
       }
     }
     else if (a == "--help" || a == "-h") return usage("help"), 0;
@@ -119,9 +130,7 @@ int main(int argc, char** argv) {
   }
   // --suite takes one name or a comma-separated list; "all" is every suite but the long fit study.
   std::set<std::string> suites;
-  for (std::size_t b = 0; b <= suite.size();) {
-    const std::size_t e = std::min(suite.find(',', b), suite.size());
-    const std::string name = suite.substr(b, e - b);
+  for (const std::string& name : comma_list(suite)) {
     static const std::set<std::string> known{"all", "ceilings", "reduce", "pairwise", "kde", "bandwidth", "stable",
                                              "stable-law", "stable-fit", "order", "robust", "grid", "runtime", "python", "scaling", "mpi"};
     if (!known.count(name)) return usage(("bad --suite " + name).c_str());
@@ -129,7 +138,6 @@ int main(int argc, char** argv) {
     if (name == "mpi") return usage("--suite mpi: this clstat-bench was built without MPI (libopenmpi-dev)");
 #endif
     suites.insert(name);
-    b = e + 1;
   }
   auto want = [&](const char* name) {
     return suites.count(name) ||
@@ -145,11 +153,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     try {
       bench::MpiBenchOptions mo;
-      for (std::size_t b = 0; !device_spec.empty() && b <= device_spec.size();) {
-        const std::size_t e = std::min(device_spec.find(',', b), device_spec.size());
-        mo.devices.push_back(device_spec.substr(b, e - b));
-        b = e + 1;
-      }
+      if (!device_spec.empty()) mo.devices = comma_list(device_spec);
       if (!weights.empty()) mo.weights = weights;
       if (repeat > 0) mo.repeats = repeat;
       mo.median_log2 = max_log2;
@@ -208,11 +212,7 @@ int main(int argc, char** argv) {
     if (device_spec == "all") devs = clstat::devices();
     else if (device_spec.empty()) devs.push_back(clstat::default_device());
     else  // one SPEC or a comma-separated list, run in that order
-      for (std::size_t b = 0; b <= device_spec.size();) {
-        const std::size_t e = std::min(device_spec.find(',', b), device_spec.size());
-        devs.push_back(clstat::select_device(device_spec.substr(b, e - b)));
-        b = e + 1;
-      }
+      for (const std::string& spec : comma_list(device_spec)) devs.push_back(clstat::select_device(spec));
     if (devs.empty()) throw std::runtime_error("no OpenCL device found");
     std::vector<bench::DeviceReport> reports;
     bool all_pass = true;
