@@ -1,6 +1,7 @@
 // FAST-LTS C-steps on all n rows for KC candidate fits at once, and LMS on long data (issue 7,
-// robust regression). One C-step: lts_resid writes every candidate's squared residuals; the
-// host selects each candidate's h-th smallest t exactly (clstat::order); lts_gram sums, per chunk
+// robust regression). One C-step: lts_resid writes every candidate's squared residuals; each
+// candidate's h-th smallest t is found exactly, in a bracket around the last step's (lts_bracket)
+// or, without one or when it misses, by clstat::order's selection; lts_gram sums, per chunk
 // of CH rows, the Gram matrix of [z y] over the rows with r^2 < t, plus the rows with r^2 == t
 // below row tau (the ties, taken by lower row until there are h rows), and the counts and sum
 // that give the objective by the tie formula sum_{r^2 < t} r^2 + (h - #{r^2 < t}) t; lts_reduce
@@ -30,6 +31,39 @@ __kernel void lts_resid(__global const double* z, __global const double* y, ulon
       out[k * n + i] = squared ? r * r : r;
     }
   }
+}
+
+// The h-th smallest squared residual near the last C-step's: for each fit k with lo[k] <= hi[k],
+// the values below lo[k] and inside [lo[k], hi[k]] are counted into cnt[2 k] and cnt[2 k + 1],
+// and those inside copied to cand + k cap (the first cap of them, in no fixed order; the rest are
+// counted, not copied). The host ranks the copies when the target is inside (exact: the count
+// below says which copy it is) and selects on all rows when it is not. One global atomic per
+// copied value (a bracket holds about a thousand) and one per group and fit for the count below.
+// Counts are uint: the host brackets only below 2^32 rows. cnt starts at zero.
+__kernel void lts_bracket(__global const double* r2, ulong n, __global const double* lo, __global const double* hi,
+                          __global uint* cnt, __global double* cand, uint cap) {
+  __local uint lb[KC];
+  const uint l = get_local_id(0);
+  for (uint k = l; k < KC; k += get_local_size(0)) lb[k] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < KC; ++k) {
+    const double a = lo[k], b = hi[k];
+    if (!(a <= b)) continue;  // the same for every work-item: no bracket for this fit
+    __global const double* rk = r2 + k * n;
+    uint below = 0;
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
+      const double v = rk[i];
+      below += v < a;
+      if (v >= a && v <= b) {
+        const uint at = atomic_inc(&cnt[2 * k + 1]);
+        if (at < cap) cand[(ulong)k * cap + at] = v;
+      }
+    }
+    if (below) atomic_add(&lb[k], below);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = l; k < KC; k += get_local_size(0))
+    if (lb[k]) atomic_add(&cnt[2 * k], lb[k]);
 }
 
 // A work-item owns Gram entries e = l, l + WG, ... (NACC of them) for every candidate, so the two

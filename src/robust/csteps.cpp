@@ -90,6 +90,39 @@ Runs not_run(std::vector<double> beta, std::size_t count) {
   return out;
 }
 
+// Where each fit of run_full looks for its next C-step's threshold: a bracket around the last
+// one, [last - half, last + half]. The C-steps converge, so the threshold moves less each step and
+// a bracket of about kTarget values holds it; one pass (lts_bracket) then counts and copies, and
+// the host ranks the copies, where an exact selection on all rows takes a few passes and host
+// round trips per fit (at 10^6 rows and 10 fits, most of a fit's wall time on the H100).
+struct Bracket {
+  static constexpr std::size_t kTarget = 1024;  // values inside a bracket, aimed at
+  static constexpr std::size_t kCap = 4096;     // copies per fit: more and the host selects on all rows
+  double last = 0, half = 0;
+  bool known = false;  // last is a threshold, and half its bracket's half width
+  bool usable() const { return known && std::isfinite(last - half) && std::isfinite(last + half); }
+  // After a step's threshold t; `inside`: the values the bracket held (when it was used), `hit`:
+  // whether t was among them. The width follows the values inside towards kTarget (never more
+  // than 4x a step) and covers three times the last move, since the moves shrink.
+  void update(double t, bool used, std::size_t inside, bool hit) {
+    if (!std::isfinite(t)) {
+      known = false;
+      return;
+    }
+    if (!known) {
+      half = 1e-2 * std::fabs(t);
+    } else if (used) {
+      const double f = inside > kCap ? static_cast<double>(kTarget) / static_cast<double>(inside)
+                       : !hit       ? 4.0
+                                    : std::clamp(static_cast<double>(kTarget) / static_cast<double>(std::max<std::size_t>(inside, 1)), 0.25, 4.0);
+      half *= f;
+    }
+    if (known) half = std::max(half, 3 * std::fabs(t - last));
+    last = t;
+    known = true;
+  }
+};
+
 }  // namespace
 
 Runs run_blocks(const Context& ctx, const Design& d, const std::vector<Block>& blocks,
@@ -186,9 +219,13 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
   const std::size_t groups = (n + kChunk - 1) / kChunk, cells = std::max<std::size_t>(1, kc * n);
   std::shared_ptr<::clstat::detail::BuiltProgram> prog;
   std::size_t wg = 0;
-  cl::Buffer bz, by, part, sums, bb, bt, btau;
+  cl::Buffer bz, by, part, sums, bb, bt, btau, blo, bhi, bcnt, bcand;
   std::optional<Buffer<double>> r2;
-  cl::Kernel kr, kg, ks;
+  cl::Kernel kr, kg, ks, kbr;
+  // lts_bracket counts in uint: every process's rows below 2^32 (the same answer on each).
+  bool bracketing = true;
+  for (const auto rows : ac.split() ? ac.sizes() : std::vector<std::uint64_t>{n})
+    if (rows >= (std::uint64_t{1} << 32)) bracketing = false;
   local([&] {
     const std::string opt = build::base_options(*ci, true, op) + " -DQ=" + std::to_string(q) +
                             " -DKC=" + std::to_string(kc) + " -DTILE=" + std::to_string(kTile) +
@@ -217,7 +254,22 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     ks.setArg(0, part);
     ks.setArg(1, static_cast<cl_uint>(groups));
     ks.setArg(2, sums);
+    blo = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
+    bhi = cl::Buffer(ci->context, CL_MEM_READ_ONLY, kc * sizeof(double));
+    bcnt = cl::Buffer(ci->context, CL_MEM_READ_WRITE, 2 * kc * sizeof(cl_uint));
+    bcand = cl::Buffer(ci->context, CL_MEM_READ_WRITE, kc * Bracket::kCap * sizeof(double));
+    kbr = build::kernel(*prog, "lts_bracket", qu.index());
+    kbr.setArg(0, r2b);
+    kbr.setArg(1, static_cast<cl_ulong>(n));
+    kbr.setArg(2, blo);
+    kbr.setArg(3, bhi);
+    kbr.setArg(4, bcnt);
+    kbr.setArg(5, bcand);
+    kbr.setArg(6, static_cast<cl_uint>(Bracket::kCap));
   });
+  // A few hundred groups: each adds its count below with one global atomic per fit.
+  const std::size_t bgroups = std::min<std::size_t>((n + 255) / 256, 512);
+  std::vector<Bracket> br(kc);
   const std::size_t rgroups = std::min<std::size_t>((n + 255) / 256, 65536);
   std::vector<double> thr(kc), s(kc * nx), row;
   std::vector<cl_ulong> tau(kc);
@@ -247,21 +299,86 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
       cq.enqueueWriteBuffer(bb, CL_FALSE, 0, kc * q * sizeof(double), out.beta.data());
       launch(qu, kr, cl::NDRange(rgroups * 256), cl::NDRange(256), {}, op);
     });
-    // One fit's threshold after another, on this queue. (Selecting them at once on the
-    // context's other queues measured no faster on the H100: 10^6 rows, 70 steps, 214 to 226 ms
-    // against 209 to 258.) With the rows split, every process's residuals take part in one exact
-    // selection (order/sharded_select.hpp).
+    // 1. The fits with a bracket (Bracket): one pass for all of them, then each process's counts
+    //    and copies, and the copies ranked here, the same on every process.
+    std::vector<std::size_t> bk, inside(kc, 0);
+    std::vector<char> picked(kc, 0), hit(kc, 0);
     for (std::size_t k = 0; k < kc; ++k) {
       tau[k] = n;
       if (!active[k]) {
         thr[k] = -INFINITY;  // no rows: a finished fit costs the gram nothing but its zeros
-      } else if (!ac.split()) {
+        picked[k] = 1;
+      } else if (bracketing && br[k].usable()) {
+        bk.push_back(k);
+      }
+    }
+    if (!bk.empty()) {
+      constexpr std::size_t cap = Bracket::kCap;
+      std::vector<double> lo(kc, INFINITY), hi(kc, -INFINITY);  // lo > hi: no bracket
+      for (const auto k : bk) {
+        lo[k] = br[k].last - br[k].half;
+        hi[k] = br[k].last + br[k].half;
+      }
+      // A process's part: below and inside for every fit, then the copies of each bracketed fit.
+      const auto got = ac.parts([&] {
+        std::vector<cl_uint> c(2 * kc, 0);
+        std::vector<double> v(bk.size() * cap);
+        if (n > 0)
+          cl_guard(op, *ci, [&] {
+            const cl_uint zero = 0;
+            cq.enqueueWriteBuffer(blo, CL_FALSE, 0, kc * sizeof(double), lo.data());
+            cq.enqueueWriteBuffer(bhi, CL_FALSE, 0, kc * sizeof(double), hi.data());
+            cq.enqueueFillBuffer(bcnt, zero, 0, 2 * kc * sizeof(cl_uint));
+            launch(qu, kbr, cl::NDRange(bgroups * 256), cl::NDRange(256), {}, op);
+            // The copies come back with the counts, in one wait: a bracket rarely holds more.
+            for (std::size_t j = 0; j < bk.size(); ++j)
+              cq.enqueueReadBuffer(bcand, CL_FALSE, bk[j] * cap * sizeof(double), cap * sizeof(double), &v[j * cap]);
+            ::clstat::detail::read_wait(cq, bcnt, 0, 2 * kc * sizeof(cl_uint), c.data());
+          });
+        std::vector<double> out(c.begin(), c.end());
+        for (std::size_t j = 0; j < bk.size(); ++j)
+          out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(j * cap),
+                     v.begin() + static_cast<std::ptrdiff_t>(j * cap + std::min<std::size_t>(c[2 * bk[j] + 1], cap)));
+        return out;
+      });
+      for (std::size_t j = 0; j < bk.size(); ++j) {
+        const std::size_t k = bk[j];
+        std::size_t below = 0;
+        for (const auto& p : got) {
+          below += static_cast<std::size_t>(p[2 * k]);
+          inside[k] += static_cast<std::size_t>(p[2 * k + 1]);
+        }
+        if (!(below < h && h - below <= inside[k] && inside[k] <= cap)) continue;
+        std::vector<double> c;
+        for (const auto& p : got) {  // this process's copies of fit k follow those of bk[0 .. j)
+          std::size_t at = 2 * kc;
+          for (std::size_t i = 0; i < j; ++i) at += std::min<std::size_t>(static_cast<std::size_t>(p[2 * bk[i] + 1]), cap);
+          c.insert(c.end(), p.begin() + static_cast<std::ptrdiff_t>(at),
+                   p.begin() + static_cast<std::ptrdiff_t>(at + static_cast<std::size_t>(p[2 * k + 1])));
+        }
+        const auto t = c.begin() + static_cast<std::ptrdiff_t>(h - below - 1);
+        std::nth_element(c.begin(), t, c.end());
+        thr[k] = *t;
+        picked[k] = hit[k] = 1;
+      }
+    }
+    // 2. The others, one after another on this queue, by an exact selection on all rows. (At once
+    //    on the context's other queues measured no faster on the H100: 10^6 rows, 70 steps, 214 to
+    //    226 ms against 209 to 258.) With the rows split, every process's residuals take part in
+    //    one exact selection (order/sharded_select.hpp).
+    for (std::size_t k = 0; k < kc; ++k) {
+      if (picked[k]) continue;
+      if (!ac.split()) {
         thr[k] = order::kth_smallest_async<double>(qu, *r2, k * n, n, std::vector<std::uint64_t>{h}).get()[0];
       } else {
         order::detail::ShardedSelect<double> sel({order::detail::ShardRef<double>{qu, *r2, k * n, n}}, ac.exchange());
         sel.prepare({h - 1});
         thr[k] = order::detail::from_key<double>(sel.select({h - 1})[0]);
       }
+    }
+    for (std::size_t k = 0; k < kc; ++k) {
+      const bool used = std::find(bk.begin(), bk.end(), k) != bk.end();
+      if (active[k]) br[k].update(thr[k], used, inside[k], hit[k] != 0);
     }
     gram();
     // More ties at t than the h-subset takes: lower rows first, so the processes' ties in rank

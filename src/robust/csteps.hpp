@@ -1,6 +1,7 @@
 // Internal: the device side of the robust fits. Block runs start many fits on at most 2048 rows
 // at once (cl/robust/lts_block.cl); full runs C-step a few fits on all n rows
-// (cl/robust/lts_full.cl), selecting each h-th smallest squared residual with clstat::order.
+// (cl/robust/lts_full.cl), finding each h-th smallest squared residual in a bracket around the
+// last step's, or with clstat::order's selection where there is none or it misses.
 #pragma once
 
 #include <cstddef>

@@ -248,23 +248,22 @@ constexpr std::size_t kDeviceSelect = std::size_t{1} << 17;
 
 // The k-th smallest (1-based) of v, exactly, on the host or the device (kDeviceSelect): the same
 // value either way.
-double kth_value(const Context& ctx, const std::vector<double>& v, std::size_t k, const Across& ac) {
-  if (ac.split()) return order::kth_smallest(ctx, *ac.exchange(), v.data(), v.size(), {static_cast<std::uint64_t>(k)})[0];
-  if (v.size() < kDeviceSelect) {
-    std::vector<double> w(v);
+double kth_value(const Context& ctx, const double* v, std::size_t m, std::size_t k, const Across& ac) {
+  if (ac.split()) return order::kth_smallest(ctx, *ac.exchange(), v, m, {static_cast<std::uint64_t>(k)})[0];
+  if (m < kDeviceSelect) {
+    std::vector<double> w(v, v + m);
     std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(k - 1), w.end());
     return w[k - 1];
   }
-  return order::kth_smallest(ctx, v.data(), v.size(), static_cast<std::uint64_t>(k));
+  return order::kth_smallest(ctx, v, m, static_cast<std::uint64_t>(k));
 }
 
 // The median of v (the mean of the middle two for even n, as R), exactly.
-double median_of(const Context& ctx, const std::vector<double>& v, const Across& ac) {
-  if (ac.split()) return order::median(ctx, *ac.exchange(), v.data(), v.size());
-  const std::size_t m = v.size();
-  if (m >= kDeviceSelect) return order::median(ctx, v.data(), m);  // both middle values in one selection
-  if (m % 2) return kth_value(ctx, v, (m + 1) / 2, ac);
-  std::vector<double> w(v);
+double median_of(const Context& ctx, const double* v, std::size_t m, const Across& ac) {
+  if (ac.split()) return order::median(ctx, *ac.exchange(), v, m);
+  if (m >= kDeviceSelect) return order::median(ctx, v, m);  // both middle values in one selection
+  if (m % 2) return kth_value(ctx, v, m, (m + 1) / 2, ac);
+  std::vector<double> w(v, v + m);
   std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(m / 2), w.end());
   const double hi = w[m / 2];
   return 0.5 * (hi + *std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(m / 2)));
@@ -325,7 +324,7 @@ std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std:
     ties -= take[b];
     at[b + 1] = at[b] + lt[b] + take[b];
   }
-  std::vector<std::size_t> idx(at[blocks]);
+  std::vector<std::size_t> idx = ::clstat::detail::host_result<std::size_t>(at[blocks]);
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
     std::size_t o = at[b], tb = take[b];
     for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i)
@@ -371,16 +370,16 @@ std::vector<std::size_t> h_subset(const Context& ctx, const Design& d, const std
     for (std::size_t j = 0; j < q; ++j) r -= d.z[i * q + j] * beta[j];
     return r * r;
   });
-  return rows_below(r2, kth_value(ctx, r2, h, ac), h, ac);
+  return rows_below(r2, kth_value(ctx, r2.data(), r2.size(), h, ac), h, ac);
 }
 
 // The scale robustbase's Fortran divides y by, so that crit_robustbase matches its crit: the
 // median absolute deviation from the median (with intercept) or from 0 (without), times 1.4826
 // rounded to single precision, as that code holds it.
 double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bool intercept, const Across& ac) {
-  const double med = intercept ? median_of(ctx, std::vector<double>(y, y + n), ac) : 0.0;
+  const double med = intercept ? median_of(ctx, y, n, ac) : 0.0;
   std::vector<double> a = each_row(n, [&](std::size_t i) { return std::fabs(y[i] - med); });
-  return median_of(ctx, a, ac) * static_cast<double>(1.4826f);
+  return median_of(ctx, a.data(), a.size(), ac) * static_cast<double>(1.4826f);
 }
 
 // The fit on ctx (with a device group g: its search's starts and final runs shared out over g's
@@ -434,7 +433,7 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
       throw std::invalid_argument(std::string(op) + ": the best h-subset does not determine the coefficients");
     resid = residuals_of(x, n, p, o.intercept, y, f.raw_coefficients);
     const std::vector<double> r2 = each_row(n, [&](std::size_t i) { return resid[i] * resid[i]; });
-    f.objective = sum_smallest(r2, kth_value(ctx, r2, h, ac), h, ac);
+    f.objective = sum_smallest(r2, kth_value(ctx, r2.data(), r2.size(), h, ac), h, ac);
     const double correct = o.use_correction ? small_sample_raw(q, o.intercept, n_all, o.alpha) : 1.0;
     f.raw_cnp2[1] = correct;
     f.raw_scale = std::sqrt(f.objective / static_cast<double>(h)) *
