@@ -96,14 +96,15 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
   // value anywhere raises on every process.
   const std::vector<double> moments = ac.gather([&] {
     if (n > 0 && (!x || !y)) throw std::invalid_argument(op + ": null data pointer");
-    ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
-      BlockMoments& m = bm[k];
+    // Each block's moments in a local, stored once: updated in place in bm, the threads' blocks
+    // shared cache lines.
+    const auto block_moments = [&](std::size_t first, std::size_t last) {
+      BlockMoments m;
       m.lo.assign(p, INFINITY), m.hi.assign(p, -INFINITY), m.mean.assign(p, 0.0), m.ss.assign(p, 0.0);
-      const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);
       for (std::size_t i = first; i < last; ++i) {
         if (!std::isfinite(y[i])) {
           m.bad_row = i, m.bad_col = p;
-          return;
+          return m;
         }
         const double c = static_cast<double>(i - first + 1);
         const double dy = y[i] - m.ymean;  // Welford
@@ -113,7 +114,7 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
           const double v = x[i * p + j];
           if (!std::isfinite(v)) {
             m.bad_row = i, m.bad_col = j;
-            return;
+            return m;
           }
           m.lo[j] = std::min(m.lo[j], v);
           m.hi[j] = std::max(m.hi[j], v);
@@ -123,6 +124,10 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
         }
       }
       m.count = static_cast<double>(last - first);
+      return m;
+    };
+    ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
+      bm[k] = block_moments(k * kBlock, std::min(n, k * kBlock + kBlock));
     });
     for (const BlockMoments& m : bm)  // the first bad value in row order, y's before its row's x
       if (m.bad_row != kNone) {
@@ -164,9 +169,10 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
     ysc = std::sqrt(yss / static_cast<double>(n_all) + ymean * ymean);
   }
   if (!(ysc > 0)) ysc = 1.0;
-  // Huge pages advised before the first touch (runtime/host_result.hpp: 10^7 rows are 880 MB).
-  d.z = ::clstat::detail::host_result<double>(n * d.q);
-  d.ys = ::clstat::detail::host_result<double>(n);
+  // First touched by the parallel fill, huge pages advised (runtime/host_result.hpp: 10^7 rows
+  // are 880 MB).
+  d.z = ::clstat::detail::host_array<double>(n * d.q);
+  d.ys = ::clstat::detail::host_array<double>(n);
   // The standardised rows, block by block on the host's threads.
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
     const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);

@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "robust/across.hpp"
+#include "runtime/host_result.hpp"
 
 namespace clstat::robust::detail {
 
 struct Design {
   std::size_t n = 0, p = 0, q = 0;  // rows, explanatory columns, coefficients (p + intercept)
   bool intercept = true;
-  std::vector<double> z;   // n x q row-major, standardised, the intercept's ones first
-  std::vector<double> ys;  // n, standardised
+  ::clstat::detail::HostArray<double> z;   // n x q row-major, standardised, the intercept's ones first
+  ::clstat::detail::HostArray<double> ys;  // n, standardised
 };
 
 /// Checks x (n x p row-major) and y as robust.hpp documents (throws std::invalid_argument with

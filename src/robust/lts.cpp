@@ -271,8 +271,8 @@ double median_of(const Context& ctx, const double* v, std::size_t m, const Acros
 
 // f(i) for every row i < n into a new vector, by blocks on the host's threads.
 template <class F>
-std::vector<double> each_row(std::size_t n, F&& f) {
-  std::vector<double> v = ::clstat::detail::host_result<double>(n);
+::clstat::detail::HostArray<double> each_row(std::size_t n, F&& f) {
+  auto v = ::clstat::detail::host_array<double>(n);
   ::clstat::detail::parallel_tasks((n + kRows - 1) / kRows, std::thread::hardware_concurrency(), [&](std::size_t b) {
     for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) v[i] = f(i);
   });
@@ -286,7 +286,9 @@ std::vector<std::size_t> rows_where(std::size_t n, F&& keep) {
   const std::size_t blocks = (n + kRows - 1) / kRows;
   std::vector<std::size_t> count(blocks, 0), at(blocks + 1, 0);
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) count[b] += keep(i) ? 1 : 0;
+    std::size_t c = 0;  // in a register: counting into count[b] shared cache lines between threads
+    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) c += keep(i) ? 1 : 0;
+    count[b] = c;
   });
   for (std::size_t b = 0; b < blocks; ++b) at[b + 1] = at[b] + count[b];
   std::vector<std::size_t> idx(at[blocks]);
@@ -302,11 +304,14 @@ std::vector<std::size_t> rows_where(std::size_t n, F&& keep) {
 // order, as many with v[i] == t as h takes; in row order, by blocks (counts, then each block's
 // rows at its offset). With the rows split: this process's of them, its ties after those of the
 // processes before it.
-std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std::size_t h, const Across& ac) {
+std::vector<std::size_t> rows_below(const ::clstat::detail::HostArray<double>& v, double t, std::size_t h, const Across& ac) {
   const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
   std::vector<std::size_t> lt(blocks), eq(blocks), at(blocks + 1, 0), take(blocks);
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) lt[b] += v[i] < t, eq[b] += v[i] == t;
+    std::size_t l = 0, e = 0;  // (as rows_where)
+    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) l += v[i] < t, e += v[i] == t;
+    lt[b] = l;
+    eq[b] = e;
   });
   std::size_t ties = h;
   if (!ac.split()) {
@@ -336,7 +341,7 @@ std::vector<std::size_t> rows_below(const std::vector<double>& v, double t, std:
 // The sum of the h smallest of v, whose h-th smallest is t: the values below t, compensated
 // (Neumaier) within blocks and the blocks' sums added the same way in block order, plus t for
 // each of the ties the h take. As accurate as sorting and summing upwards, in O(n).
-double sum_smallest(const std::vector<double>& v, double t, std::size_t h, const Across& ac) {
+double sum_smallest(const ::clstat::detail::HostArray<double>& v, double t, std::size_t h, const Across& ac) {
   const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
   std::vector<double> s(blocks, 0.0), c(blocks, 0.0);
   std::vector<std::size_t> below(blocks, 0);
@@ -346,8 +351,13 @@ double sum_smallest(const std::vector<double>& v, double t, std::size_t h, const
     sum = u;
   };
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+    double sb = 0, cb = 0;  // (as rows_where)
+    std::size_t nb = 0;
     for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i)
-      if (v[i] < t) add(s[b], c[b], v[i]), ++below[b];
+      if (v[i] < t) add(sb, cb, v[i]), ++nb;
+    s[b] = sb;
+    c[b] = cb;
+    below[b] = nb;
   });
   double sum = 0, comp = 0;
   std::size_t count = 0;
@@ -365,7 +375,7 @@ double sum_smallest(const std::vector<double>& v, double t, std::size_t h, const
 std::vector<std::size_t> h_subset(const Context& ctx, const Design& d, const std::vector<double>& beta, std::size_t h,
                                   const Across& ac) {
   const std::size_t q = d.q;
-  const std::vector<double> r2 = each_row(d.n, [&](std::size_t i) {
+  const auto r2 = each_row(d.n, [&](std::size_t i) {
     double r = d.ys[i];
     for (std::size_t j = 0; j < q; ++j) r -= d.z[i * q + j] * beta[j];
     return r * r;
@@ -378,7 +388,7 @@ std::vector<std::size_t> h_subset(const Context& ctx, const Design& d, const std
 // rounded to single precision, as that code holds it.
 double robustbase_y_scale(const Context& ctx, const double* y, std::size_t n, bool intercept, const Across& ac) {
   const double med = intercept ? median_of(ctx, y, n, ac) : 0.0;
-  std::vector<double> a = each_row(n, [&](std::size_t i) { return std::fabs(y[i] - med); });
+  const auto a = each_row(n, [&](std::size_t i) { return std::fabs(y[i] - med); });
   return median_of(ctx, a.data(), a.size(), ac) * static_cast<double>(1.4826f);
 }
 
@@ -432,7 +442,7 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
     if (f.raw_coefficients.empty())
       throw std::invalid_argument(std::string(op) + ": the best h-subset does not determine the coefficients");
     resid = residuals_of(x, n, p, o.intercept, y, f.raw_coefficients);
-    const std::vector<double> r2 = each_row(n, [&](std::size_t i) { return resid[i] * resid[i]; });
+    const auto r2 = each_row(n, [&](std::size_t i) { return resid[i] * resid[i]; });
     f.objective = sum_smallest(r2, kth_value(ctx, r2.data(), r2.size(), h, ac), h, ac);
     const double correct = o.use_correction ? small_sample_raw(q, o.intercept, n_all, o.alpha) : 1.0;
     f.raw_cnp2[1] = correct;
