@@ -228,6 +228,15 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     const auto x = clstat_ref::order_data<T>(d, n, seed);
     for (const auto& ks : sets) check_ks(x, ks, order::Method::radix);
   }
+  // The spread targets' second sample (order.sample2_multi) at one, and at sixteen (a GPU's
+  // default; a CPU's, four, ran above there).
+  for (std::size_t m : {1u, 16u}) {
+    INFO("order.sample2_multi = " << m);
+    const clstat::Context c = clstat_test::tuned_ctx({{"order.sample2_multi", m}});
+    const auto x = clstat_ref::order_data<T>("mixture2", n, seed);
+    check_ks(x, sets[0], order::Method::radix, c);
+    check_ks(x, sets[1], order::Method::radix, c);
+  }
   if constexpr (std::is_floating_point_v<T>) {
     // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
     // whose brackets overflow the copies' room at this n): the copies were sorted by

@@ -157,10 +157,11 @@ TEST_CASE("order_weighted.unit_and_whole_weights_are_the_unweighted_quantiles") 
 
 TEST_CASE("order_weighted.random_data_every_path") {
   // Sizes below and above the direct copy (2^15), a bracket copy that the host splits (2^20),
-  // one whose split overflows a range's copy (a spike of equal values), sorted and reversed data, heavy-tailed weights, and two layouts that defeat the strided
-  // sample (position multiples of 16 are the sample at n = 2^18): their weights all zero, which
-  // leaves only count-only passes, or tiny beside the rest, which puts the targets outside the
-  // sampled brackets.
+  // one whose split overflows a range's copy (a spike of equal values), sorted and reversed
+  // data, heavy-tailed weights, and two layouts that defeat the strided sample (position
+  // multiples of 16 are the sample at n = 2^18): their weights all zero, which leaves only
+  // count-only passes, or tiny beside the rest, which puts the targets outside the sampled
+  // brackets.
   if (!clstat_test::has_fp64()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
@@ -272,8 +273,8 @@ TEST_CASE("order_weighted.types_weights_and_async") {
   CHECK(order::weighted_quantiles(ctx(), xl.data(), w.data(), n, p, 1) == reference(xl, w, p, 1));
   CHECK(order::weighted_median(ctx(), xi.data(), w.data(), n) == reference(xi, w, {0.5}, 1)[0]);
   {
-    // Enough integers that the host splits the bracket's copy (equal steps of key), and floats
-    // away from zero (equal steps of value).
+    // Enough values that the host splits the bracket's copy, in equal steps of key: integers, and
+    // floats away from zero (steps of value are only for an interval across zero).
     const std::size_t big = 1u << 20;
     std::vector<std::int32_t> bi(big);
     std::vector<float> bf(big);

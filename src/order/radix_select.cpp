@@ -96,7 +96,7 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // CPUs, whose scattered reads cost them far more. Five quantiles of 2^24 doubles, PoCL 5 on
   // 16 Xeon cores, twice each: 19.9 and 20.5 ms with sixteen, 17.9 and 17.1 with four, 19.0 and
   // 18.7 with one (the median, one target, keeps 65536: 5.0 ms, 6.0 with 16384).
-  sample2_multi_ = gpu ? 16 : 4;
+  sample2_multi_ = ::clstat::detail::tuned(t, "order.sample2_multi", gpu ? 16 : 4);
   // Passes enqueued behind the device plan before the host looks: a pass the plan no longer
   // needs still costs its launches, a pass it needs and lacks a look. The median and k-th of
   // 2^27 values (normal, uniform, a two-component mixture; float, double, int64) on an H100

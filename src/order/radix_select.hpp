@@ -141,7 +141,7 @@ class RadixSelect final : public Selector<T> {
   std::size_t filter_blocks_ = 0;
   std::size_t sample_batch_ = 1;  // select_sample2's loads before counting (SAMPLE_BATCH)
   std::size_t sample2_groups_ = 0;  // select_sample2's groups; 0: the GPU constants
-  std::size_t sample2_multi_ = 16;  // the second sample's size for spread targets, in sample2_'s
+  std::size_t sample2_multi_ = 16;  // the second sample's size for spread targets, in sample2_'s (order.sample2_multi)
   std::size_t planned_passes_ = 2;  // passes enqueued behind a device plan (order.planned_passes)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)
