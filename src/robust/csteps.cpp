@@ -14,6 +14,7 @@
 #include "order/keys.hpp"
 #include "order/sharded_select.hpp"
 #include "order/sort_values.hpp"
+#include "runtime/host_result.hpp"
 #include "runtime/launch.hpp"
 
 namespace clstat::robust::detail {
@@ -302,7 +303,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
     // 1. The fits with a bracket (Bracket): one pass for all of them, then each process's counts
     //    and copies, and the copies ranked here, the same on every process.
     std::vector<std::size_t> bk, inside(kc, 0);
-    std::vector<char> picked(kc, 0), hit(kc, 0);
+    std::vector<char> picked(kc, 0), used(kc, 0), hit(kc, 0);
     for (std::size_t k = 0; k < kc; ++k) {
       tau[k] = n;
       if (!active[k]) {
@@ -310,6 +311,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
         picked[k] = 1;
       } else if (bracketing && br[k].usable()) {
         bk.push_back(k);
+        used[k] = 1;
       }
     }
     if (!bk.empty()) {
@@ -322,7 +324,7 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
       // A process's part: below and inside for every fit, then the copies of each bracketed fit.
       const auto got = ac.parts([&] {
         std::vector<cl_uint> c(2 * kc, 0);
-        std::vector<double> v(bk.size() * cap);
+        auto v = ::clstat::detail::host_array<double>(bk.size() * cap);  // the reads overwrite it
         if (n > 0)
           cl_guard(op, *ci, [&] {
             const cl_uint zero = 0;
@@ -376,10 +378,8 @@ Runs run_full(const Context& ctx, const Design& d, std::size_t h, std::vector<do
         thr[k] = order::detail::from_key<double>(sel.select({h - 1})[0]);
       }
     }
-    for (std::size_t k = 0; k < kc; ++k) {
-      const bool used = std::find(bk.begin(), bk.end(), k) != bk.end();
-      if (active[k]) br[k].update(thr[k], used, inside[k], hit[k] != 0);
-    }
+    for (std::size_t k = 0; k < kc; ++k)
+      if (active[k]) br[k].update(thr[k], used[k] != 0, inside[k], hit[k] != 0);
     gram();
     // More ties at t than the h-subset takes: lower rows first, so the processes' ties in rank
     // order, each taking its lowest rows.

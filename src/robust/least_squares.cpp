@@ -94,7 +94,8 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   // rows: at 10^7 rows of 10 that copy was 800 MB of new pages, the largest host cost of the
   // LTS fit's reweighting (150 ms on the H100 machine). The products are those of the copy, bit
   // for bit: the same blocks, expressions and order.
-  const auto block_rows = [&](std::size_t first, std::size_t last, std::vector<double>& av, std::vector<double>& bv) {
+  using Rows = ::clstat::detail::HostArray<double>;  // every element written before it is read
+  const auto block_rows = [&](std::size_t first, std::size_t last, Rows& av, Rows& bv) {
     av.resize((last - first) * p);
     bv.resize(last - first);
     for (std::size_t r = first; r < last; ++r) {
@@ -110,7 +111,7 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
       std::vector<Eigen::VectorXd> part(blocks, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(len)));
       each_block([&](std::size_t blk, std::size_t first, std::size_t last) {
         if (last <= first) return;
-        std::vector<double> av, bv;
+        Rows av, bv;
         block_rows(first, last, av, bv);
         const auto rows_b = static_cast<Eigen::Index>(last - first);
         const Eigen::Map<const RowMat> ab(av.data(), rows_b, static_cast<Eigen::Index>(p));
