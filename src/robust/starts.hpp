@@ -22,6 +22,8 @@ struct Starts {
 /// `count` random p-subsets of `rows` (design rows), start i drawn from Philox stream
 /// (seed, stream, first + i). A singular subset grows by random rows of `rows` until its least
 /// squares fit has full rank (robustbase's FAST-LTS) when `extend`, else it is marked invalid.
+/// Runs on the host's threads (d is only read), with the same starts on any number of them;
+/// O(count q^3).
 Starts random_starts(const Design& d, const std::vector<std::uint32_t>& rows, std::size_t count, std::uint64_t seed,
                      std::uint32_t stream, std::uint64_t first, bool extend);
 
