@@ -356,6 +356,7 @@ std::string common_options(const detail::ContextImpl& ctx, const Plan& p, const 
   o += " -DDIM=" + std::to_string(p.d) + " -DKERN=" + std::to_string(p.kern) + " -DFORM=" + (p.radial ? "1" : "0") +
        " -DDOT=" + (p.dot ? "1" : "0") + " -DWEIGHTED=" + (p.weighted ? "1" : "0") +
        " -DNATIVE_EXP=" + ((!p.dbl && ctx.tuning.native_exp) ? "1" : "0") +
+       " -DNV_PTX=" + ((!p.dbl && ctx.tuning.ptx) ? "1" : "0") +
        " -DSUBNORMAL_ZERO=" + (ctx.info().type == DeviceType::cpu ? "1" : "0") +
        " -DSSTRIDE=" + std::to_string(p.sample_stride()) + " -DVEC=" + (p.vec ? "1" : "0") +
        " -DCDF=" + (p.cdf ? "1" : "0");

@@ -33,6 +33,12 @@ std::string lower(std::string s) {
 // fp32 for one term in 8 where the dimension loop shares the FMA pipes (d = 2 1831 -> 2230, d = 6
 // 1203 -> 1492, d = 14 767 -> 849, full H d = 16 955 -> 1017), not at d = 1, where two in 8 cost
 // (3049 -> 2949 in kde()'s wall time), nor at d = 30 and 62 (228 -> 202, 100 -> 85).
+// With NVIDIA's one-instruction ex2 (NV_PTX, cl/kde/kde_shapes.clh) the 1-d fp32 pair costs three
+// issue slots beside its exp2, so one term in 8 on the FMA pipes pays there too; the f32 d1 and d16
+// rows were then re-measured on an H100 with one-off kernel timings (kernel time, Gpairs/s):
+// d1 at n = m = 2^20, 256 x 4 points with every exp2 native 3828, one in 8: 4113, 512 x 4 with
+// 8 steps unrolled 4294 (1024 x 4: 4331, but a 2^18 problem halves it to one point per item);
+// d16 full H at 2^17, 256 x 2 with one in 8 (the old row) 1022, 128 x 4 with 8 steps and none 1203.
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
 // (the runs' logs, in git history: `git show a10d6fa:bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log`
 // for d1, `...-kde-tune-vec.log` for d4 and d16 with vector rows); the others keep registers per work-item bounded as d
@@ -48,8 +54,8 @@ void kde_defaults(Tuning& t, bool gpu) {
   };
   // d1 keeps the difference form: it costs the same as the expanded square at d = 1 and its fp32
   // error does not grow as h shrinks against the data's spread (`git show 9796294:bench/results/2026-11-22-h100-nvidia-kde.log`).
-  static const Row nv[] = {{"f32.d1", 3, 256, 4, 512, 4, 0, 0},           {"f32.d4", 3, 256, 1, 512, 4, 1, 1, 2, 1},
-                           {"f32.d16", 3, 256, 2, 256, 4, 1, 1, 1, 1},     {"f32.d64", 3, 64, 1, 256, 4, 1, 0},
+  static const Row nv[] = {{"f32.d1", 3, 512, 4, 512, 8, 0, 0, 1, 1},     {"f32.d4", 3, 256, 1, 512, 4, 1, 1, 2, 1},
+                           {"f32.d16", 3, 128, 4, 256, 8, 1, 1, 1, 0},     {"f32.d64", 3, 64, 1, 256, 4, 1, 0},
                            {"f64.d1", 3, 256, 2, 256, 8, 0, 0, 2, 8},      {"f64.d4", 3, 128, 2, 256, 4, 1, 0, 2, 8},
                            {"f64.d16", 3, 64, 2, 256, 1, 1, 0, 2, 8},      {"f64.d64", 3, 64, 1, 256, 4, 1, 0, 2, 8}};
   static const Row cpu[] = {{"f32.d1", 4, 8, 2, 256, 1, 0, 0},  {"f32.d4", 4, 8, 2, 256, 1, 0, 0},
@@ -90,6 +96,7 @@ Tuning default_tuning(const DeviceInfo& info, const std::map<std::string, std::s
   const std::string vendor = lower(info.vendor + " " + info.platform_name);
   if (info.type == DeviceType::gpu && vendor.find("nvidia") != std::string::npos) {
     t.reduce_wg = 256, t.pair_wg = 128, t.points_wg = 128, t.points_rows = 4, t.native_exp = true;
+    t.ptx = true;
     t.source = "nvidia-gpu";
   } else if (info.type == DeviceType::gpu &&
              (vendor.find("amd") != std::string::npos || vendor.find("advanced micro") != std::string::npos)) {

@@ -16,6 +16,8 @@ struct Tuning {
   std::size_t points_wg = 128;        // pairwise-points work-group size
   std::size_t points_rows = 4;        // targets per work-item in pairwise-points
   bool native_exp = false;            // fp32 exp through native_exp2 in pair functions
+  bool ptx = false;                   // the device's compiler takes inline NVIDIA PTX (NVIDIA's
+                                      // OpenCL): the KDE's fp32 Gaussian uses its one-instruction ex2
   std::size_t pair_batch_tiles = 1u << 16;  // tiles per pairwise launch (a power of two: any
                                             // power of two gives the same canonical tree)
   std::string source = "default";     // which table entry supplied the values
