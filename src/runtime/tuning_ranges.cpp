@@ -43,7 +43,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.filter_items", {1, 64, false}},          // and loads per step
       {"order.filter_blocks_per_cu", {0, 64, false}},  // CPU shape of the bracket pass (0: off)
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
-      {"order.sample2_multi", {1, 64, false}},  // its size for spread targets, in order.sample2's
+      {"order.sample2_multi", {1, 64, false}},  // its least size for spread targets, in order.sample2's
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
       {"order.rows_items", {1, 32, true}},       // keys a work-item of select_rows aims to hold
       {"order.weighted_items", {1, 32, false}},  // a GPU work-item's elements a round of the weighted pass
