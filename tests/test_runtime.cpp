@@ -133,6 +133,11 @@ TEST_CASE("runtime.tuning_summary") {
   const std::string s = ctx().tuning_summary();
   CHECK(s.find("reduce_wg=") != std::string::npos);
   CHECK(s.find("native_exp=") != std::string::npos);
+  // Inline PTX (the KDE's one-instruction exp2) only where NVIDIA's OpenCL compiles the kernels.
+  const auto& info = ctx().info();
+  const bool nvidia = info.type == clstat::DeviceType::gpu &&
+                      (info.vendor + " " + info.platform_name).find("NVIDIA") != std::string::npos;
+  CHECK(s.find(nvidia ? "ptx=1" : "ptx=0") != std::string::npos);
   CHECK(clstat_test::tuned_ctx({{"reduce.wg", 64}}).tuning_summary().find("reduce_wg=64") != std::string::npos);
   // A value that cannot work is refused by name, never run (a reduction of groups of 1 never ends).
   CHECK_THROWS_WITH_AS(clstat_test::tuned_ctx({{"reduce.wg", 1}}), doctest::Contains("reduce.wg = 1"),

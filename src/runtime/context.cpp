@@ -102,7 +102,8 @@ std::string Context::tuning_summary() const {
   const auto& t = impl()->tuning;
   return t.source + " reduce_wg=" + std::to_string(t.reduce_wg) + " pair_wg=" + std::to_string(t.pair_wg) +
          " points_wg=" + std::to_string(t.points_wg) + " points_rows=" + std::to_string(t.points_rows) +
-         " native_exp=" + (t.native_exp ? "1" : "0") + " tuning_file_entries=" + std::to_string(t.file_entries);
+         " native_exp=" + (t.native_exp ? "1" : "0") + " ptx=" + (t.ptx ? "1" : "0") +
+         " tuning_file_entries=" + std::to_string(t.file_entries);
 }
 
 void Context::inject_launch_failure(std::uint64_t after, int cl_code) const {
