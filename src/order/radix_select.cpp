@@ -302,7 +302,7 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
   // would still hold more than 3/4 of the copy cap (cap_, n / 8), the sample doubles until they
   // fit, up to n / 16: past the cap the copies are cut and the selection falls back to passes
   // over all the data. Sixteen spread quantiles at a CPU's four times hold about 13.5% of the
-  // data: of 2^24 doubles on 2 cores (PoCL 3.1) they took 500 to 620 ms, 140 to 160 at sixteen
+  // data: of 2^24 doubles on 2 cores (PoCL 3.1) they took 500 to 620 ms, 125 to 155 at sixteen
   // times; five quantiles (2.5%) and a GPU's sixteen (6.7%) keep their sample.
   std::uint64_t s2w = K > 1 ? sample2_multi_ * sample2_ : sample2_;
   auto held = [&](std::uint64_t s) {

@@ -37,7 +37,8 @@ std::string lower(std::string s) {
 // issue slots beside its exp2, so one term in 8 on the FMA pipes pays there too; the f32 d1 and d16
 // rows were then re-measured on an H100 with one-off kernel timings (kernel time, Gpairs/s):
 // d1 at n = m = 2^20, 256 x 4 points with every exp2 native 3828, one in 8: 4113, 512 x 4 with
-// 8 steps unrolled 4294 (1024 x 4: 4331, but a 2^18 problem halves it to one point per item);
+// 8 steps unrolled 4294 (1024 x 4: 4331, but a 2^18 problem halves it to one point per item),
+// with one group per compute unit at least (fill), so that 2^18 runs 512 x 2 (3905 in the suite);
 // d16 full H at 2^17, 256 x 2 with one in 8 (the old row) 1022, 128 x 4 with 8 steps and none 1203.
 // The NVIDIA rows for f32 d1, d4 and d16 are what `clstat-bench --tune kde` chose on an H100
 // (the runs' logs, in git history: `git show a10d6fa:bench/results/2026-11-22-h100-nvidia-kde-tune-partial-2e18.log`
