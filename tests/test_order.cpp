@@ -237,6 +237,16 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     check_ks(x, sets[0], order::Method::radix, c);
     check_ks(x, sets[1], order::Method::radix, c);
   }
+  {
+    // A second sample of 1024 keys leaves brackets past the copy cap, so it doubles: five
+    // quantiles fit at 32768 keys, sixteen not even at n / 16 (their copies are cut and the plain
+    // passes answer).
+    INFO("order.sample2 = 1024");
+    const clstat::Context c = clstat_test::tuned_ctx({{"order.sample2", 1024}, {"order.sample2_multi", 1}});
+    const auto x = clstat_ref::order_data<T>("mixture2", n, seed);
+    check_ks(x, sets[0], order::Method::radix, c);
+    check_ks(x, sets[1], order::Method::radix, c);
+  }
   if constexpr (std::is_floating_point_v<T>) {
     // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
     // whose brackets overflow the copies' room at this n): the copies were sorted by
