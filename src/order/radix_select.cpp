@@ -313,6 +313,15 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
   if (K > 1)
     while (2 * s2w <= n_ / 16 && held(s2w) > 0.75 * static_cast<double>(cap_)) s2w *= 2;
   const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(s2w, n_ / 16));
+  // Where even n / 16 samples leave them past 3/4 of the cap (sixteen spread quantiles of fewer
+  // than about 2^23 keys: 27% of n at 2^20), the cap grows to hold them, up to n / 2: the passes
+  // after the bracket pass then read the copies instead of all the data.
+  if (K > 1) {
+    const double need = held(s2) / 0.75;
+    if (need > static_cast<double>(cap_))
+      cap_ = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::ceil(need)), n_ / 2, 1ull << 26,
+                                      ctx_->info().max_alloc_bytes / sizeof(Key)});
+  }
   spec_host_.clear();
   for (std::size_t k = 0; k < slots.size(); ++k)
     spec_host_.insert(spec_host_.end(), {slots[k].first, slots[k].second, margin_of(ps[k], static_cast<double>(s1_)),
