@@ -247,6 +247,14 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     check_ks(x, sets[0], order::Method::radix, c);
     check_ks(x, sets[1], order::Method::radix, c);
   }
+  {
+    // No second sample: the first sample's brackets, whatever the factor (nothing to double).
+    INFO("order.sample2 = 0");
+    const clstat::Context c = clstat_test::tuned_ctx({{"order.sample2", 0}});
+    const auto x = clstat_ref::order_data<T>("mixture2", n, seed);
+    check_ks(x, sets[0], order::Method::radix, c);
+    check_ks(x, sets[1], order::Method::radix, c);
+  }
   if constexpr (std::is_floating_point_v<T>) {
     // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
     // whose brackets overflow the copies' room at this n): the copies were sorted by

@@ -193,9 +193,15 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   const auto K = static_cast<unsigned>(clusters.size());
   // NBR: each bracket costs a compare per key, so exactly K (a program variant per K).
   const unsigned nbr = K;
-  enqueue_sample(clusters);
   // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n: sixteen spread quantiles copy about
-  // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8.
+  // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8. Where even
+  // n / 16 samples leave them past 3/4 of it (sixteen spread quantiles of fewer than about 2^23
+  // keys: 27% of n at 2^20), the cap grows to hold them, up to n / 2: the passes after this one
+  // then read the copies instead of all the data.
+  const double need = enqueue_sample(clusters) / 0.75;
+  if (need > static_cast<double>(cap_))
+    cap_ = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::ceil(need)), n_ / 2, 1ull << 26,
+                                    ctx_->info().max_alloc_bytes / sizeof(Key)});
   multi_ = Brackets{};
   cl::Buffer dest = ::clstat::detail::scratch(q_, RadixScratch::candidates, cap_ * sizeof(Key));
   // The row: nbr counts of the keys below each merged bracket, nbr of the keys inside it, then
@@ -286,7 +292,7 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
 }
 
 template <class T>
-void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots) {
+double RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots) {
   const auto K = static_cast<cl_uint>(slots.size());
   // A target's sample rank is binomial: 5 standard deviations either side (plus two for the
   // rounding) miss it with probability below 1e-6, and a miss only costs the plain passes.
@@ -310,18 +316,9 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
     for (double p : ps) f += 2.0 * static_cast<double>(margin_of(p, static_cast<double>(s))) / static_cast<double>(s);
     return f * static_cast<double>(n_);
   };
-  if (K > 1)
+  if (K > 1 && s2w > 0)  // (order.sample2 = 0: no second sample, nothing to double)
     while (2 * s2w <= n_ / 16 && held(s2w) > 0.75 * static_cast<double>(cap_)) s2w *= 2;
   const auto s2 = static_cast<cl_uint>(std::min<std::uint64_t>(s2w, n_ / 16));
-  // Where even n / 16 samples leave them past 3/4 of the cap (sixteen spread quantiles of fewer
-  // than about 2^23 keys: 27% of n at 2^20), the cap grows to hold them, up to n / 2: the passes
-  // after the bracket pass then read the copies instead of all the data.
-  if (K > 1) {
-    const double need = held(s2) / 0.75;
-    if (need > static_cast<double>(cap_))
-      cap_ = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::ceil(need)), n_ / 2, 1ull << 26,
-                                      ctx_->info().max_alloc_bytes / sizeof(Key)});
-  }
   spec_host_.clear();
   for (std::size_t k = 0; k < slots.size(); ++k)
     spec_host_.insert(spec_host_.end(), {slots[k].first, slots[k].second, margin_of(ps[k], static_cast<double>(s1_)),
@@ -373,6 +370,7 @@ void RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t, s
     k3.setArg(3, spec);
     ::clstat::detail::launch(q_, k3, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp);
   });
+  return held(s2 > 0 ? s2 : s1_);  // without a second sample, the first sample's brackets
 }
 
 template <class T>

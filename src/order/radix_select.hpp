@@ -81,7 +81,8 @@ class RadixSelect final : public Selector<T> {
   void run_planned(const std::vector<std::uint64_t>& sorted_hint);
   bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
   // Samples the bracket of ranks {r_lo, r_hi} of each slot (at most kMaxBrackets) into its slot.
-  void enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots);
+  // Returns the keys the slots' brackets are expected to hold at most (their margins' span).
+  double enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots);
   // `plan`: the device plan the pass's select_sum then makes in its last group (0 none, 1 the
   // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass).
   // `nbr` > 1: the bracket pass against the brackets of `plen` slots (NBR in the kernel).
