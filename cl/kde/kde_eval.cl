@@ -33,7 +33,8 @@
 // index modulo 8 (CHUNK is a multiple of 8), so the bits stay independent of the launch shape.
 //
 // Options: DIM, KERN, FORM, DOT (Gaussian expanded square), WEIGHTED, LOO (skip j == i by global
-// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, EXP_POLY, VEC, SSTRIDE, LANES (simd).
+// index), VARIANT, WG, PPT, TILE, CHUNK, UNROLL, NATIVE_EXP, NV_PTX (kde_shapes.clh), EXP_POLY,
+// VEC, SSTRIDE, LANES (simd).
 #include "kde_shapes.clh"
 #include "compensated.clh"
 
