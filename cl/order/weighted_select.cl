@@ -30,11 +30,13 @@
 // weighted_sample gathers a strided sample of (key, weight) for the host's first brackets.
 //
 // Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch: 1, 2, 4 or
-// 8, the fewest that hold the call's, since every value updates 2 NB + 1 accumulators),
-// FROM_KEYS (1: the input is candidate keys and their q, not values and weights), CHUNKED (1 on
-// CPUs: each work-item reads one contiguous block, where a GPU's work-items stride through the
-// data so that neighbours read neighbouring elements), GITEMS (a GPU work-item's elements a
-// round, loaded together).
+// 8, the fewest that hold the call's: the interval search costs 2 NB compares a value, and the
+// sums 2 NB + 1 local columns a work-item), FROM_KEYS (1: the input is candidate keys and their
+// q, not values and weights), GITEMS (a work-item's elements a round, loaded together).
+// Work-items stride through the data, neighbours reading neighbouring elements, on CPUs too:
+// PoCL runs a group's work-items as vector loops. (A CPU form in which each work-item read a
+// contiguous block and appended its candidates with a global atomic each took 126 ms for the
+// weighted median of 2^24 doubles on 16 Xeon cores, PoCL 5; this form 27 ms.)
 // Rounding: none. Every sum is of integers; a weight's only rounding is its truncation in 2.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "order_keys.clh"
@@ -47,23 +49,13 @@
 #endif
 #define NI (2 * NB + 1)
 
-#if CHUNKED
-#define FOR_EACH(i, n)                                                                   \
-  const ulong per_item = ((n) + get_global_size(0) - 1) / get_global_size(0);            \
-  const ulong first_item = min((ulong)(n), per_item * get_global_id(0));                \
-  const ulong end_item = min((ulong)(n), first_item + per_item);                        \
-  for (ulong i = first_item; i < end_item; ++i)
-#else
-#define FOR_EACH(i, n) for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
-#endif
-
 // The maximum weight (as the bits of a non-negative double, whose unsigned order is the
 // numeric order) and the count of weights that are negative, NaN or infinite, per group.
 __kernel void weight_check(__global const double* w, ulong off, ulong n, __global ulong* part) {
   __local ulong mx[WG], bad[WG];
   const uint l = get_local_id(0);
   ulong m = 0, b = 0;
-  FOR_EACH(i, n) {
+  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {
     const double v = w[off + i];
     if (!(v >= 0.0) || isinf(v)) ++b;
     else m = max(m, as_ulong(v));
@@ -147,17 +139,6 @@ inline uint interval_of(skey k, __constant ulong* meta, uint nb) {
   return idx;
 }
 
-// Adds q to interval idx's 128-bit sum and count. Predicated updates keep the accumulators in
-// registers (an indexed private array spills).
-#define ACCUMULATE(idx, q)                             \
-  for (uint j = 0; j < NI; ++j) {                      \
-    const ulong a_ = j == (idx) ? (q).x : 0;           \
-    const ulong t_ = lo[j] + a_;                       \
-    hi[j] += (j == (idx) ? (q).y : 0) + (t_ < a_);     \
-    lo[j] = t_;                                        \
-    cnt[j] += j == (idx);                              \
-  }
-
 // meta holds 4 ulongs a bracket: lo and hi (keys, inclusive), then the first slot and the
 // capacity of its candidate region. part receives, per group, NI x (sum lo word, sum carry
 // word, count), then the NaN count, the weights that are negative, NaN or infinite, those past
@@ -169,36 +150,22 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, doub
                                  __global uint* ccount) {
   __local ulong r0[WG], r1[WG], r2[WG];
   const uint l = get_local_id(0);
-  ulong lo[NI], hi[NI];
-  uint cnt[NI];
+  // A work-item keeps its sums in its own column of local memory (interval j at j WG + l): one
+  // update a value. Sums in predicated registers cost every interval's 128-bit add a value and
+  // spilled at NB = 8 (weighted median of 2^27 doubles on an H200: the first pass 1.58 -> 1.17
+  // ms, the candidates' 0.45 -> 0.20 ms). 43.5 KB at NB = 8 and WG = 128; no other work-item
+  // touches the column, so no atomics and no barriers until the sums.
+  __local ulong alo[NI * WG], ahi[NI * WG];
+  __local uint acnt[NI * WG];
   for (uint j = 0; j < NI; ++j) {
-    lo[j] = 0;
-    hi[j] = 0;
-    cnt[j] = 0;
+    alo[j * WG + l] = 0;
+    ahi[j * WG + l] = 0;
+    acnt[j * WG + l] = 0;
   }
   ulong nans = 0, bad = 0, over = 0, wmax = 0;
-#if CHUNKED
-  // A CPU's work-item appends each candidate with an atomic of its own: few contend.
-  FOR_EACH(i, n) {
-    skey k = 0;
-    ulong2 q = (ulong2)(0, 0);
-    uint idx = NI;
-    READ_ELEMENT(i)
-    // Brackets of capacity 0 only count (no atomic for every value in them).
-    if (idx < NI && (idx & 1u) && meta[4 * (idx >> 1) + 3] > 0) {
-      const uint b = idx >> 1;
-      const uint slot = atomic_inc(&ccount[b]);
-      if (slot < meta[4 * b + 3]) {
-        ckey[meta[4 * b + 2] + slot] = k;
-        cq[meta[4 * b + 2] + slot] = q;
-      }
-    }
-    ACCUMULATE(idx, q)
-  }
-#else
-  // On a GPU a bracket may hold millions of values (a sampled weighted quantile is uncertain by
-  // about sqrt(sum w^2) / sum w): one global atomic each serialised them (2^27 doubles: 18.6 ms
-  // on the H100, 37 times the median). So the group's work-items take local slots, and one
+  // A bracket may hold millions of values (a sampled weighted quantile is uncertain by about
+  // sqrt(sum w^2) / sum w): one global atomic each serialised them (2^27 doubles: 18.6 ms on
+  // the H100, 37 times the median). So the group's work-items take local slots, and one
   // atomic a bracket and a round reserves the group's run of global slots. A round reads GITEMS
   // elements a work-item (element start + u WG + l: neighbours read neighbours), all loaded
   // before its two barriers: with one a round, each warp had one load of x and w in flight
@@ -250,16 +217,23 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, doub
       }
     }
 #pragma unroll
-    for (uint u = 0; u < GITEMS; ++u) ACCUMULATE(is[u], qs[u])
+    for (uint u = 0; u < GITEMS; ++u) {
+      const uint at = is[u] * WG + l;
+      if (is[u] < NI) {
+        const ulong t = alo[at] + qs[u].x;
+        ahi[at] += qs[u].y + (t < qs[u].x);
+        alo[at] = t;
+        ++acnt[at];
+      }
+    }
   }
-#endif
   // The group's sums, interval by interval, by a fixed tree (128-bit: the carry of the lo words
   // goes to the hi words).
   __global ulong* out = part + get_group_id(0) * (3 * NI + 4);
   for (uint j = 0; j < NI; ++j) {
-    r0[l] = lo[j];
-    r1[l] = hi[j];
-    r2[l] = cnt[j];
+    r0[l] = alo[j * WG + l];
+    r1[l] = ahi[j * WG + l];
+    r2[l] = acnt[j * WG + l];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint h = WG / 2; h > 0; h >>= 1) {
       if (l < h) {

@@ -131,18 +131,8 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
 
 template <class T>
 void RadixSelect<T>::wait(cl::Event& e) {
-  if (!spin_) {
-    e.wait();
-    return;
-  }
-  // The NVIDIA driver's blocking wait sleeps; polling the status answers tens of microseconds
-  // sooner, and a median waits three or four times.
-  ::clstat::detail::queue_of(q_).flush();
-  for (;;) {
-    const cl_int s = e.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-    if (s == CL_COMPLETE) return;
-    if (s < 0) throw Error(s, kOp, ctx_->device_name());
-  }
+  // A median waits three or four times: GPUs poll (wait_event).
+  ::clstat::detail::cl_guard(kOp, *ctx_, [&] { ::clstat::detail::wait_event(::clstat::detail::queue_of(q_), e, spin_); });
 }
 
 template <class T>

@@ -38,17 +38,17 @@ class WeightedSelect {
       : q_(q), ci_(q.context().impl()), x_(x.raw().impl()->buffer), w_(w.raw().impl()->buffer), off_(off), n_(n),
         op_(op) {
     const bool cpu = ci_->info().type == DeviceType::cpu;
-    // GITEMS: a GPU work-item's elements a round of the interval pass (order.weighted_items).
+    poll_ = ci_->info().type == DeviceType::gpu;  // (wait_event)
+    // GITEMS: a work-item's elements a round of the interval pass (order.weighted_items).
     // H100, weighted median of 2^27 doubles, items x groups a compute unit: 1 x 4 (the old
     // shape) 7.58 ms wall, 4.40 ms in kernels; 4 x 16 6.24 and 2.70; 8 x 4 6.26 and 3.10; 16 x 4
     // 8.07 and 5.03 (registers).
     base_ = build::base_options(*ci_, true, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>()) +
-            " -DCHUNKED=" + (cpu ? "1" : "0") +
             " -DGITEMS=" + std::to_string(::clstat::detail::tuned(ci_->tuning, "order.weighted_items", 4));
-    // A CPU runs a group per core, each work-item on a block of its own; a GPU wants several
-    // groups per compute unit to hide its memory latency (order.weighted_groups_per_cu).
+    // A GPU wants several groups per compute unit to hide its memory latency; PoCL runs a group's
+    // work-items as loops on one core (order.weighted_groups_per_cu).
     groups_ = std::max<std::size_t>(
-        1, (cpu ? 1 : ::clstat::detail::tuned(ci_->tuning, "order.weighted_groups_per_cu", 16)) * ci_->info().compute_units);
+        1, ::clstat::detail::tuned(ci_->tuning, "order.weighted_groups_per_cu", cpu ? 1 : 16) * ci_->info().compute_units);
   }
 
   WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
@@ -113,6 +113,7 @@ class WeightedSelect {
   Variant built_[2][4];
   std::size_t groups_ = 1;
   int s_ = 0;
+  bool poll_ = false;  // poll the waits: a call waits once a pass
 };
 
 template <class T>
@@ -137,7 +138,7 @@ int WeightedSelect<T>::scale() {
   k.setArg(3, part);
   launch(q_, k, cl::NDRange(groups_ * wg), cl::NDRange(wg), {}, op_);
   std::vector<cl_ulong> h(2 * groups_);
-  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
+  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data(), poll_);
   std::uint64_t mx = 0, bad = 0;
   for (std::size_t g = 0; g < groups_; ++g) {
     mx = std::max<std::uint64_t>(mx, h[2 * g]);
@@ -247,7 +248,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   cl_uint found[kNB];
   // One wait for both reads: the queue is in order.
   cq.enqueueReadBuffer(count, CL_FALSE, 0, sizeof found, found);
-  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data());
+  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data(), poll_);
   const std::size_t used = 2 * br.size() + 1;
   p.sum.assign(used, 0);
   p.count.assign(used, 0);
@@ -316,7 +317,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   std::vector<Key> keys(m);
   std::vector<double> wts(m);
   cq.enqueueReadBuffer(sk, CL_FALSE, 0, m * sizeof(Key), keys.data());  // one wait for both
-  read_wait(cq, sw, 0, m * sizeof(double), wts.data());
+  read_wait(cq, sw, 0, m * sizeof(double), wts.data(), poll_);
   std::vector<std::pair<Key, double>> smp;
   for (std::size_t i = 0; i < m; ++i) {
     if (wts[i] >= 0 && std::isfinite(wts[i])) sample_max = std::max(sample_max, wts[i]);
@@ -404,7 +405,7 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       std::vector<cl_ulong> w(2 * src.n);
       if (src.n) {
         cq.enqueueReadBuffer(src.keys, CL_FALSE, src.start * sizeof(Key), src.n * sizeof(Key), k.data());
-        read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data());  // both
+        read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data(), poll_);  // both
       }
       std::vector<std::pair<Key, u128>> e(src.n);
       for (std::size_t i = 0; i < src.n; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};

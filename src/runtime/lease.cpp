@@ -250,13 +250,25 @@ cl::Buffer staged_write(const Queue& q, const cl::Buffer& dst, const void* src, 
   return dst;
 }
 
+void wait_event(const cl::CommandQueue& q, const cl::Event& e, bool poll) {
+  q.flush();
+  if (!poll) {
+    e.wait();
+    return;
+  }
+  for (;;) {
+    const cl_int s = e.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+    if (s == CL_COMPLETE) return;
+    if (s < 0) throw cl::Error(s, "clWaitForEvents");
+  }
+}
+
 void read_wait(const cl::CommandQueue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,
-               void* dst) {
+               void* dst, bool poll) {
   if (bytes == 0) return;
   cl::Event ev;
   q.enqueueReadBuffer(src, CL_FALSE, byte_offset, bytes, dst, nullptr, &ev);
-  q.flush();
-  ev.wait();
+  wait_event(q, ev, poll);
 }
 
 void write_wait(const cl::CommandQueue& q, const cl::Buffer& dst, std::size_t byte_offset, std::size_t bytes,

@@ -117,10 +117,18 @@ cl::Buffer staged(const Queue& q, E which, const void* src, std::size_t bytes) {
 /// event. On NVIDIA a blocking transfer held up the other host threads' commands: 8 threads making
 /// kernel-and-read calls on 8 queues took as long as the 64 calls one after another (0.84x to
 /// 1.06x), and 2.1x to 6x less with this (H100, calls of 0.15 to 1 ms).
+/// With `poll` (GPUs), the wait polls the read's status (wait_event).
 void read_wait(const cl::CommandQueue& q, const cl::Buffer& src, std::size_t byte_offset, std::size_t bytes,
-               void* dst);
+               void* dst, bool poll = false);
 void write_wait(const cl::CommandQueue& q, const cl::Buffer& dst, std::size_t byte_offset, std::size_t bytes,
                 const void* src);
+
+/// Flushes q and waits for e, one of its commands. With `poll` it polls e's status instead of the
+/// driver's blocking wait: NVIDIA's OpenCL sleeps there and answers 100 us or more after the
+/// command ends, which a selection that waits once a pass pays every pass. For GPUs only: on a
+/// CPU device the polling thread takes a core from the kernels. Raises cl::Error with e's status
+/// when the command failed.
+void wait_event(const cl::CommandQueue& q, const cl::Event& e, bool poll);
 
 /// Device-buffer forms whose kernels read from element 0: `bytes` of `src` from `byte_offset`,
 /// which is src itself at offset 0, else a copy in q's scratch `which` (enqueued after `deps`,
