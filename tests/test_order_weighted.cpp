@@ -41,10 +41,15 @@ std::vector<double> reference(const std::vector<T>& x, const std::vector<double>
     W = t;
   }
   W += comp;
+  // Past the last cumulative weight (t = W, which the compensated W can pass by an ulp): the last
+  // value of positive weight (zero weights are never chosen).
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < e.size(); ++i)
+    if (e[i].second > 0) last = i;
   auto at = [&](long double t) {
     for (std::size_t i = 0; i < e.size(); ++i)
       if (cum[i] >= t && cum[i] > 0) return static_cast<double>(e[i].first);
-    return static_cast<double>(e.back().first);
+    return static_cast<double>(e[last].first);
   };
   std::vector<double> out;
   for (double p : probs) {
@@ -201,6 +206,52 @@ TEST_CASE("order_weighted.random_data_every_path") {
         if (type == 1) CHECK(got[i] == want[i]);
         else CHECK(std::fabs(got[i] - want[i]) <= 1e-12 * (1 + std::fabs(want[i])));
       }
+    }
+  }
+}
+
+TEST_CASE("order_weighted.one_cluster_device_bracket") {
+  // One probability (the median, a quantile of type 7) of 2^20 values or more: the bracket from
+  // the device's two samples, with no host round trip before the first pass. Near the ends too,
+  // on sorted and spiked data, sparse weights (the first sample holds none: the scale then comes
+  // from all the weights), one weight 2^60 times the rest (past the sample's scale), heavy-tailed
+  // weights (a wider bracket), and float and int32 values.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> nd;
+  std::exponential_distribution<double> ex(1.0);
+  const std::size_t n = (1u << 20) + 17;
+  enum Layout { random, sorted, spike, sparse, huge, heavy };
+  for (Layout layout : {random, sorted, spike, sparse, huge, heavy}) {
+    INFO("layout " << static_cast<int>(layout));
+    std::vector<double> x(n), w(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      x[i] = nd(g);
+      w[i] = layout == heavy ? std::exp(3 * nd(g)) : ex(g);
+    }
+    if (layout == sorted) std::sort(x.begin(), x.end());
+    if (layout == spike)
+      for (std::size_t i = 0; i < n; i += 3) x[i] = 1e-3;
+    if (layout == sparse) {
+      std::fill(w.begin(), w.end(), 0.0);
+      for (int i = 0; i < 40; ++i) w[g() % n] = 1 + ex(g);
+    }
+    if (layout == huge) w[g() % n] = 0x1p60;
+    for (const auto& [p, type] : std::vector<std::pair<double, int>>{{0.5, 1}, {0.3, 7}, {1e-3, 1}, {0.999, 7}}) {
+      INFO("p = " << p << " type " << type);
+      const double want = reference(x, w, {p}, type)[0];
+      const double got = order::weighted_quantiles(ctx(), x.data(), w.data(), n, {p}, type)[0];
+      if (type == 1) CHECK(got == want);
+      else CHECK(std::fabs(got - want) <= 1e-12 * (1 + std::fabs(want)));
+    }
+    if (layout == random) {
+      std::vector<float> xf(x.begin(), x.end());
+      std::vector<std::int32_t> xi(n);
+      for (std::size_t i = 0; i < n; ++i) xi[i] = static_cast<std::int32_t>(std::lround(1000 * x[i]));
+      CHECK(order::weighted_median(ctx(), xf.data(), w.data(), n) == reference(xf, w, {0.5}, 1)[0]);
+      CHECK(order::weighted_median(ctx(), xi.data(), w.data(), n) == reference(xi, w, {0.5}, 1)[0]);
     }
   }
 }

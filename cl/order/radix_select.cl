@@ -849,17 +849,6 @@ void select_sum(__global const uint* partials, uint groups, uint row, uint bins,
 #ifndef S1
 #define S1 1024
 #endif
-inline uint sample_hash(uint t) {
-  uint h = t * 2654435761u;
-  h ^= h >> 15;
-  h *= 2246822519u;
-  h ^= h >> 13;
-  return h;
-}
-// Sample t's position in its stretch [t * stretch, (t + 1) * stretch): the hash scaled by a
-// multiply, not reduced by a 64-bit modulo, whose division cost a CPU 40 to 90 cycles a sample
-// and GPUs a long emulated sequence. Exact for stretch < 2^32 (n < 2^48 with s2 >= 2^16).
-inline ulong sample_at(uint t, uint h, ulong stretch) { return (ulong)t * stretch + (((ulong)h * stretch) >> 32); }
 // The shift that maps offsets within [lo, hi] to at most SAMPLE_BINS buckets (as plan_shift).
 inline uint sample_shift(skey lo, skey hi) { return lo < hi ? plan_shift(lo, hi) : 0; }
 
@@ -898,38 +887,9 @@ inline void sample_end_body(__global skey* bracket, __global volatile const uint
   const skey lo = bracket[0], hi = bracket[1];
   const uint shift = sample_shift(lo, hi);
   const uint nbins = lo < hi ? (uint)min((skey)SAMPLE_BINS, ((hi - lo) >> shift) + 1) : 0;
-  const uint per = (nbins + G - 1) / G;
-  const uint b0 = min(l * per, nbins), b1 = min(b0 + per, nbins);
-  uint sum = 0;
-  for (uint b = b0; b < b1; ++b) sum += h[1 + b];
-  part[l] = sum;
-  if (l == 0) {
-    edge[0] = lo;
-    edge[1] = hi;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (l == 0) {  // exclusive prefix sums of the runs, after the keys below
-    uint acc = h[0];
-    for (uint t = 0; t < G; ++t) {
-      const uint v = part[t];
-      part[t] = acc;
-      acc += v;
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
   const long slo = (long)((ulong)s2 * r_lo / n) - (long)margin2;
   const long shi = (long)((ulong)s2 * r_hi / n) + 1 + (long)margin2;
-  uint acc = part[l];
-  for (uint b = b0; b < b1; ++b) {
-    const uint c = h[1 + b];
-    if (slo >= (long)acc && slo < (long)(acc + c)) edge[0] = lo + ((skey)b << shift);
-    if (shi >= (long)acc && shi < (long)(acc + c)) {
-      const skey top = (((skey)b + 1) << shift) - 1;
-      edge[1] = top >= hi - lo ? hi : lo + top;
-    }
-    acc += c;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  bracket_from_buckets(h + 1, nbins, h[0], lo, hi, shift, slo, shi, part, edge, l, G);
   if (l == 0) {
     bracket[0] = edge[0];
     bracket[1] = edge[1];

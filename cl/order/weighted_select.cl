@@ -3,10 +3,12 @@
 //
 // Algorithm. A weighted quantile is the smallest key v whose cumulative weight C(v), the summed
 // weight of the values <= v, reaches a target T. The host finds it by bracketing:
-// 1. The scale s = 78 - ilogb(m), m the largest weight of the host's strided sample (below): 16
-//    bits of room for larger weights the sample missed. For small inputs, where the sample holds
-//    no positive weight, and where a weight does not fit (step 2), s = 94 - ilogb(max w) from all
-//    weights (weight_check reads them once, with how many are negative, NaN or infinite).
+// 1. The scale s = 78 - ilogb(m), m the largest weight of the first sample: 16 bits of room for
+//    larger weights the sample missed. The sample is the host's strided one (weighted_sample) for
+//    spread targets, the device's stratified one (weighted_sample1) for one cluster of targets.
+//    For small inputs, where the sample holds no positive weight, and where a weight does not fit
+//    (step 2), s = 94 - ilogb(max w) from all weights (weight_check reads them once, with how many
+//    are negative, NaN or infinite).
 // 2. Every weight becomes the integer q = floor(w 2^s), so each q is below 2^95 and a sum of fewer
 //    than 2^32 of them is exact in 128 bits (a lo and a hi word). weighted_intervals also counts
 //    the weights that are negative, NaN or infinite and those that do not fit (w 2^s >= 2^95: the
@@ -27,7 +29,9 @@
 //    interval into NB ranges (equal steps of value for floats, of key for integers) and repeats 3
 //    over the candidates, copying every range's in the same pass (or, counting only, over the
 //    data).
-// weighted_sample gathers a strided sample of (key, weight) for the host's first brackets.
+// The first brackets: for spread targets the host's, from weighted_sample's strided sample of
+// (key, weight); for one cluster of targets on 2^20 values or more the device's, from two samples
+// (weighted_sample1 and weighted_sample2), with no host round trip before the first pass.
 //
 // Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch: 1, 2, 4 or
 // 8, the fewest that hold the call's: the interval search costs 2 NB compares a value, and the
@@ -39,6 +43,7 @@
 // weighted median of 2^24 doubles on 16 Xeon cores, PoCL 5; this form 27 ms.)
 // Rounding: none. Every sum is of integers; a weight's only rounding is its truncation in 2.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#include "last_group.clh"
 #include "order_keys.clh"
 
 #ifndef NB
@@ -48,6 +53,12 @@
 #define GITEMS 4
 #endif
 #define NI (2 * NB + 1)
+
+// The pass's parameters, `meta`: 4 ulongs a bracket for up to META_NB brackets (see
+// weighted_intervals), then the scale s (a signed int in a ulong) at META_S.
+#define META_NB 8
+#define META_S (4 * META_NB)
+#define NO_SCALE 0x7fffffff  // s from a sample that held no positive weight: the host decides
 
 // The maximum weight (as the bits of a non-negative double, whose unsigned order is the
 // numeric order) and the count of weights that are negative, NaN or infinite, per group.
@@ -76,6 +87,175 @@ __kernel void weight_check(__global const double* w, ulong off, ulong n, __globa
   }
 }
 
+// The one-cluster bracket on the device (the targets within 2% of each other in probability, as
+// a median or one quantile of type 7), so that the first pass needs no host round trip and its
+// bracket is about sqrt(S2 / WS1) = 32 times narrower than WS1 samples give:
+// weighted_sample1 (one group) sorts WS1 (key, weight) pairs from stratified positions and takes
+// the keys where the sample's cumulative weight reaches p_lo - d1 and p_hi + d1 of its total,
+// d1 = 5 sqrt(p (1 - p) + 1 / WS1) spread + 2 / WS1 with spread = sqrt(sum w^2) / sum w (the
+// host's margin for its own sample, at 5 standard deviations: the wider first bracket only costs
+// resolution below); weighted_sample2 (many groups) then reads s2 more samples and sums their
+// weights, rounded to 1/1024 of the first sample's largest weight (clamped there: an estimate),
+// below the first bracket and in 4096 buckets of its key range (interval_shift), and the group
+// that finishes last makes the bracket the buckets where the cumulative weight reaches p_lo - d2
+// and p_hi + d2 of the total, d2 the same margin at 4 standard deviations for s2 samples. It
+// writes the first pass's meta: the bracket, its slots from 0 to `cap`, and s = 78 - ilogb(the
+// first sample's largest weight) (NO_SCALE when it held none). A target outside the bracket costs
+// the host's exact fallbacks, not a wrong answer: the pass's interval sums show where it lies.
+// wb: [0] lo, [1] hi of the first bracket, [2] the largest weight's bits, [3] spread's bits;
+// hist (uint): [0] the weight below the first bracket, [1] the total, [2 + b] bucket b.
+#define WS1 1024
+#define WBINS 4096
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void weighted_sample1(__global const elem_t* x, __global const double* w, ulong off, ulong n, double p_lo,
+                      double p_hi, __global ulong* wb, __global uint* hist) {
+  __local skey key[WS1];
+  __local double wt[WS1];
+  __local double r1[WG], r2[WG];
+  __local ulong mx[WG];
+  __local skey edge[2];
+  const uint l = get_local_id(0);
+  const ulong stretch = n / WS1;  // (the host takes this path for n >= 2^20 only)
+  ulong m = 0;
+  for (uint t = l; t < WS1; t += WG) {
+    const ulong at = off + sample_at(t, sample_hash(t), stretch);
+    const elem_t v = x[at];
+    const double wi = w[at];
+    const int ok = wi >= 0.0 && !isinf(wi);  // (false for NaN)
+    if (ok) m = max(m, as_ulong(wi));
+    const int use = ok && !is_nan_elem(v);
+    key[t] = use ? to_key(v) : KEY_MAX;
+    wt[t] = use ? wi : 0.0;
+  }
+  mx[l] = m;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Pairs sorted by key (bitonic_sort_local's network, the weight moving with its key).
+  for (uint size = 2; size <= WS1; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
+      for (uint t = l; t < WS1 / 2; t += WG) {
+        const uint i = 2 * t - (t & (stride - 1)), j = i + stride;
+        const skey a = key[i], b = key[j];
+        if ((a > b) == ((i & size) == 0)) {
+          key[i] = b;
+          key[j] = a;
+          const double u = wt[i];
+          wt[i] = wt[j];
+          wt[j] = u;
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+  // Each work-item's run of WS1 / WG sorted pairs: its sums, then the runs' prefix in order.
+  const uint per = WS1 / WG, a0 = l * per;
+  double s1 = 0, s2 = 0;
+  for (uint i = a0; i < a0 + per; ++i) {
+    s1 += wt[i];
+    s2 += wt[i] * wt[i];
+  }
+  r1[l] = s1;
+  r2[l] = s2;
+  if (l == 0) {
+    edge[0] = 0;
+    edge[1] = ELEM_KIND <= 1 ? KEY_MAX - 1 : KEY_MAX;  // (the host's top key: below the NaNs')
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {
+    double acc = 0, q2 = 0;
+    ulong big = 0;
+    for (uint t = 0; t < WG; ++t) {
+      const double v = r1[t];
+      r1[t] = acc;
+      acc += v;
+      q2 += r2[t];
+      big = max(big, mx[t]);
+    }
+    r2[0] = acc;
+    r2[1] = acc > 0 ? sqrt(q2) / acc : 0.0;
+    mx[0] = big;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const double total = r2[0], spread = r2[1];
+  const double d_lo = 5 * sqrt(p_lo * (1 - p_lo) + 1.0 / WS1) * spread + 2.0 / WS1;
+  const double d_hi = 5 * sqrt(p_hi * (1 - p_hi) + 1.0 / WS1) * spread + 2.0 / WS1;
+  const double t_lo = (p_lo - d_lo) * total, t_hi = (p_hi + d_hi) * total;
+  double c = r1[l];
+  for (uint i = a0; i < a0 + per; ++i) {
+    const double before = c;
+    c += wt[i];
+    // The first pair whose cumulative weight reaches each threshold (one work-item finds each).
+    if (p_lo - d_lo > 0 && before < t_lo && c >= t_lo) edge[0] = key[i];
+    if (p_hi + d_hi < 1 && before < t_hi && c >= t_hi) edge[1] = key[i];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {
+    wb[0] = edge[0];
+    wb[1] = max(edge[0], edge[1]);
+    wb[2] = mx[0];
+    wb[3] = as_ulong(spread);
+  }
+  for (uint b = l; b < WBINS + 2; b += WG) hist[b] = 0;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void weighted_sample2(__global const elem_t* x, __global const double* w, ulong off, ulong n, uint s2, double p_lo,
+                      double p_hi, __global const ulong* wb, __global uint* hist, __global uint* done,
+                      __global ulong* meta, ulong cap) {
+  __local uint rb[WG], rt[WG];
+  __local skey edge[2];
+  __local int last;
+  const uint l = get_local_id(0);
+  const skey lo1 = (skey)wb[0], hi1 = (skey)wb[1];
+  const double wmax = as_double(wb[2]);
+  const uint shift = interval_shift(lo1, hi1, 12);
+  const double scale = wmax > 0 ? 1024.0 / wmax : 0.0;
+  const ulong stretch = n / s2;
+  uint below = 0, tot = 0;
+  for (uint t = get_global_id(0); t < s2; t += get_global_size(0)) {
+    const ulong at = off + sample_at(t, sample_hash(t ^ 0x9e3779b9u), stretch);
+    const elem_t v = x[at];
+    const double wi = w[at];
+    if (!(wi >= 0.0) || isinf(wi) || is_nan_elem(v)) continue;
+    const uint q = (uint)fmin(wi * scale + 0.5, 1024.0);
+    const skey k = to_key(v);
+    tot += q;
+    if (k < lo1) below += q;
+    else if (k <= hi1 && q) atomic_add(&hist[2 + (uint)((k - lo1) >> shift)], q);
+  }
+  rb[l] = below;
+  rt[l] = tot;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      rb[l] += rb[l + h];
+      rt[l] += rt[l + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) {
+    if (rb[0]) atomic_add(&hist[0], rb[0]);
+    if (rt[0]) atomic_add(&hist[1], rt[0]);
+  }
+  if (!finished_last(done, &last)) return;
+  // The last group: the buckets that hold the thresholds.
+  __global volatile const uint* h = (__global volatile const uint*)hist;
+  const uint nbins = lo1 < hi1 ? (uint)min((skey)WBINS, ((hi1 - lo1) >> shift) + 1) : 0;
+  const double spread = as_double(wb[3]) * sqrt((double)WS1 / (double)s2);
+  const double d_lo = 4 * sqrt(p_lo * (1 - p_lo) + 1.0 / s2) * spread + 2.0 / s2;
+  const double d_hi = 4 * sqrt(p_hi * (1 - p_hi) + 1.0 / s2) * spread + 2.0 / s2;
+  const double total = (double)h[1];
+  bracket_from_buckets(h + 2, nbins, h[0], lo1, hi1, shift, (long)floor((p_lo - d_lo) * total),
+                       (long)floor((p_hi + d_hi) * total), rb, edge, l, WG);
+  if (l == 0) {
+    meta[0] = edge[0];
+    meta[1] = edge[1];
+    meta[2] = 0;
+    meta[3] = cap;
+    meta[META_S] = wmax > 0 ? (ulong)(long)(78 - ilogb(wmax)) : (ulong)NO_SCALE;
+    *done = 0;
+  }
+}
+
 // m values spread evenly over [0, n): element (i n) / m for i < m.
 __kernel void weighted_sample(__global const elem_t* x, __global const double* w, ulong off, ulong n, uint m,
                               __global skey* key, __global double* weight) {
@@ -87,10 +267,13 @@ __kernel void weighted_sample(__global const elem_t* x, __global const double* w
   weight[i] = w[at];
 }
 
+// 2^e as a double for e in [-1022, 1023], built exactly (ldexp is a library call on some CPUs).
+inline double pow2(int e) { return as_double((ulong)(e + 1023) << 52); }
+
 // floor(v) as (lo, hi) words, for v = w 2^s in [0, 2^95) (the caller counts the others and gives
-// 0 for them). The host passes 2^s as two double factors f1 f2, whose products are exact wherever
-// v reaches 1 (an intermediate that underflows belongs to a weight whose v is far below 1, where
-// floor gives 0 anyway): ldexp is a library call on some CPUs.
+// 0 for them). 2^s is applied as two double factors 2^(s/2) 2^(s - s/2), whose products are exact
+// wherever v reaches 1 (an intermediate that underflows belongs to a weight whose v is far below
+// 1, where floor gives 0 anyway).
 inline ulong2 fixed_weight(double v) {
   if (v < 0x1p63) return (ulong2)((ulong)v, 0);  // truncation is floor for v >= 0
   const ulong bits = as_ulong(v);
@@ -145,11 +328,13 @@ inline uint interval_of(skey k, __constant ulong* meta, uint nb) {
 // 2^95 at this s, and the largest weight's bits (of the values' weights, NaN values included).
 // ccount[b] counts the values found in bracket b (the copy is complete when it is at most the
 // capacity). The candidates' order within a region is unspecified: the host selects by key.
-__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, double f1, double f2, __constant ulong* meta, uint nb,
+__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulong* meta, uint nb,
                                  __global ulong* part, __global skey* ckey, __global ulong2* cq,
                                  __global uint* ccount) {
   __local ulong r0[WG], r1[WG], r2[WG];
   const uint l = get_local_id(0);
+  const int s = (int)(long)meta[META_S];
+  const double f1 = pow2(s == NO_SCALE ? 0 : s / 2), f2 = pow2(s == NO_SCALE ? 0 : s - s / 2);
   // A work-item keeps its sums in its own column of local memory (interval j at j WG + l): one
   // update a value. Sums in predicated registers cost every interval's 128-bit add a value and
   // spilled at NB = 8 (weighted median of 2^27 doubles on an H200: the first pass 1.58 -> 1.17

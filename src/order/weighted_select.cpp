@@ -19,12 +19,18 @@ namespace clstat::order::detail {
 namespace {
 
 constexpr unsigned kNB = 8;                      // the most brackets a pass takes (NB 1, 2, 4, 8)
+constexpr std::size_t kMetaWords = 4 * kNB + 1;  // the pass's meta: the brackets, then s (META_S)
+constexpr int kNoScale = 0x7fffffff;             // NO_SCALE: the device's sample held no weight
+constexpr std::uint64_t kDeviceBracketMin = 1u << 20;  // the one-cluster device bracket from this n
 constexpr std::size_t kSample = 16384;           // the first brackets' sample
-constexpr std::uint64_t kHost = 32768;           // candidates the host selects among itself
+// Candidates the host selects among itself. Its selection by halves of 11500 candidates took
+// about half a millisecond after the last pass (weighted median of 2^27 doubles on an H200): a
+// pass that leaves an eighth of them costs less.
+constexpr std::uint64_t kHost = 4096;
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
 // Candidates live in scratch of three roles (the part): 0 the first pass's, which every target
 // reads, then 1 and 2 in turn as a target's passes narrow them (a pass reads one, writes the other).
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights };
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -49,6 +55,10 @@ class WeightedSelect {
     // work-items as loops on one core (order.weighted_groups_per_cu).
     groups_ = std::max<std::size_t>(
         1, ::clstat::detail::tuned(ci_->tuning, "order.weighted_groups_per_cu", cpu ? 1 : 16) * ci_->info().compute_units);
+    // The device bracket's second sample (weighted_sample2; at most 2^20, whose rounded weights
+    // then sum below 2^31): fewer on CPUs, whose scattered reads cost them more.
+    sample2_ = std::min<std::size_t>(::clstat::detail::tuned(ci_->tuning, "order.weighted_sample2", cpu ? 1u << 18 : 1u << 20),
+                                     1u << 20);
   }
 
   WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
@@ -72,12 +82,18 @@ class WeightedSelect {
     double wmax = 0;                       // the largest weight
     cl::Buffer ckey, cq;                   // candidates, bracket b's from start[b]
     std::vector<std::uint64_t> start;
+    Bracket made{};                        // the device's bracket (pass with device_meta)
   };
 
   int scale();
   std::vector<Bracket> first_brackets(const std::vector<double>& approx, double& sample_max);
+  // The one-cluster bracket and s made on the device (weighted_sample1/2) into the meta of the
+  // first pass, which then runs with no host round trip; pass() reads them back.
+  void device_bracket(double p_lo, double p_hi, std::uint64_t cap);
   void raise_bad(std::uint64_t bad) const;
-  Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0);
+  // With `device_meta`, the bracket (one, br's capacity) and s come from the device
+  // (device_bracket): the pass returns the bracket in `made` and sets s_.
+  Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0, bool device_meta = false);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
   Key max_key() const { return std::is_floating_point_v<T> ? Key(~Key(0) - 1) : Key(~Key(0)); }
@@ -112,7 +128,9 @@ class WeightedSelect {
   std::string base_;
   Variant built_[2][4];
   std::size_t groups_ = 1;
+  std::size_t sample2_ = 0;
   int s_ = 0;
+  std::vector<cl_ulong> meta_host_;  // the pass's meta while its write is in flight
   bool poll_ = false;  // poll the waits: a call waits once a pass
 };
 
@@ -191,10 +209,11 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
 
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
 template <class T>
-typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br, int role) {
+typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br, int role,
+                                                         bool device_meta) {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   Pass p;
-  std::vector<cl_ulong> meta(4 * kNB, 0);
+  std::vector<cl_ulong> meta(kMetaWords, 0);
   std::uint64_t slots = 0;
   p.start.resize(br.size());
   for (std::size_t b = 0; b < br.size(); ++b) {
@@ -205,6 +224,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.start[b] = slots;
     slots += br[b].cap;
   }
+  meta[4 * kNB] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
   // Candidates go to the scratch of `role` (reused call after call: an allocation of the first
   // bracket's 10^7 slots a call cost more than the pass); a count-only pass copies nothing.
   if (slots == 0) {
@@ -225,28 +245,33 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const std::size_t per = src.raw ? 16 : 64;
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
-  cl::Buffer mbuf = ::clstat::detail::staged(q_, WeightedScratch::meta, meta.data(), meta.size() * sizeof(cl_ulong));
+  // The meta by a non-blocking write from meta_host_, which lives until the pass's wait below,
+  // and the counts zeroed on the device: a staged copy and a write from the host cost 90 and 150
+  // us of host time a pass (PoCL 3.1, 2 cores), when the queue had emptied.
+  cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
+  if (!device_meta) {
+    meta_host_ = meta;
+    cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta_host_.data());
+  }
   cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 4) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
-  static const cl_uint zero[kNB] = {};
-  cq.enqueueWriteBuffer(count, CL_FALSE, 0, sizeof zero, zero);
+  cq.enqueueFillBuffer(count, cl_uint{0}, 0, kNB * sizeof(cl_uint));
   cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
   k.setArg(0, src.raw ? x_ : src.keys);
   k.setArg(1, src.raw ? w_ : src.q);
   k.setArg(2, static_cast<cl_ulong>(src.raw ? off_ : src.start));
   k.setArg(3, static_cast<cl_ulong>(n));
-  k.setArg(4, std::ldexp(1.0, s_ / 2));
-  k.setArg(5, std::ldexp(1.0, s_ - s_ / 2));
-  k.setArg(6, mbuf);
-  k.setArg(7, static_cast<cl_uint>(br.size()));
-  k.setArg(8, part);
-  k.setArg(9, p.ckey);
-  k.setArg(10, p.cq);
-  k.setArg(11, count);
+  k.setArg(4, mbuf);
+  k.setArg(5, static_cast<cl_uint>(br.size()));
+  k.setArg(6, part);
+  k.setArg(7, p.ckey);
+  k.setArg(8, p.cq);
+  k.setArg(9, count);
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
   std::vector<cl_ulong> h(groups * (3 * ni + 4));
   cl_uint found[kNB];
-  // One wait for both reads: the queue is in order.
+  // One wait for the reads: the queue is in order.
+  if (device_meta) cq.enqueueReadBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
   cq.enqueueReadBuffer(count, CL_FALSE, 0, sizeof found, found);
   read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data(), poll_);
   const std::size_t used = 2 * br.size() + 1;
@@ -266,6 +291,10 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.wmax = std::max(p.wmax, m);
   }
   p.found.assign(found, found + br.size());
+  if (device_meta) {
+    p.made = Bracket{static_cast<Key>(meta[0]), static_cast<Key>(meta[1]), br[0].cap};
+    s_ = static_cast<int>(static_cast<std::int64_t>(meta[4 * kNB]));
+  }
   return p;
 }
 
@@ -492,15 +521,68 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_range(Key lo, Key hi,
 }
 
 template <class T>
+void WeightedSelect<T>::device_bracket(double p_lo, double p_hi, std::uint64_t cap) {
+  const Variant& var = variant(false, 1);
+  ::clstat::detail::BuiltProgram& prog = *var.prog;
+  const std::size_t wg = var.wg;
+  cl::Buffer wb = ::clstat::detail::scratch(q_, WeightedScratch::sample_bracket, 4 * sizeof(cl_ulong));
+  cl::Buffer hist = ::clstat::detail::scratch(q_, WeightedScratch::sample_hist, (4096 + 2) * sizeof(cl_uint));
+  cl::Kernel k1 = build::kernel(prog, "weighted_sample1", q_.index());
+  k1.setArg(0, x_);
+  k1.setArg(1, w_);
+  k1.setArg(2, static_cast<cl_ulong>(off_));
+  k1.setArg(3, static_cast<cl_ulong>(n_));
+  k1.setArg(4, p_lo);
+  k1.setArg(5, p_hi);
+  k1.setArg(6, wb);
+  k1.setArg(7, hist);
+  launch(q_, k1, cl::NDRange(wg), cl::NDRange(wg), {}, op_);
+  cl::Kernel k2 = build::kernel(prog, "weighted_sample2", q_.index());
+  k2.setArg(0, x_);
+  k2.setArg(1, w_);
+  k2.setArg(2, static_cast<cl_ulong>(off_));
+  k2.setArg(3, static_cast<cl_ulong>(n_));
+  k2.setArg(4, static_cast<cl_uint>(sample2_));
+  k2.setArg(5, p_lo);
+  k2.setArg(6, p_hi);
+  k2.setArg(7, wb);
+  k2.setArg(8, hist);
+  k2.setArg(9, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::sample_done, sizeof(cl_uint)));
+  k2.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong)));
+  k2.setArg(11, static_cast<cl_ulong>(cap));
+  // Four samples a work-item: the scattered reads are latency-bound, and a group's sums and its
+  // two atomics are paid per group.
+  const std::size_t groups = std::max<std::size_t>(1, sample2_ / (4 * wg));
+  launch(q_, k2, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
+}
+
+template <class T>
 WeightedOutcome<T> WeightedSelect<T>::run(const std::vector<double>& approx, const WeightedTargets& targets,
                                           const Options& o) {
   // The scale from the sample's largest weight, with 16 bits of room (weights up to 2^16 times it
   // fit: the largest of n exponential weights is about ln(n / 16384) times the sample's), checked
   // by the pass itself: a weight past 2^95 at that scale repeats the pass with the true maximum's.
-  double sample_max = 0;
-  const auto br = first_brackets(approx, sample_max);
-  s_ = sample_max > 0 ? 78 - std::ilogb(sample_max) : scale();
-  Pass p = pass(Source{}, br);
+  // Targets within 2% of each other in probability (a median, a quantile of type 7) on 2^20
+  // values or more take the device's bracket and sample, the others the host's.
+  const auto [pmin, pmax] = std::minmax_element(approx.begin(), approx.end());
+  const bool on_device = n_ >= kDeviceBracketMin && !approx.empty() && *pmax - *pmin <= 0.02 && sample2_ > 0;
+  std::vector<Bracket> br;
+  Pass p;
+  if (on_device) {
+    const std::uint64_t cap = std::min<std::uint64_t>(n_ / 32, ci_->info().max_alloc_bytes / sizeof(cl_ulong2));
+    device_bracket(*pmin, *pmax, cap);
+    p = pass(Source{}, {Bracket{Key(0), Key(0), cap}}, 0, true);
+    br.assign(1, p.made);
+    if (s_ == kNoScale) {  // the sample held no positive weight: the scale from all of them
+      s_ = scale();
+      p = pass(Source{}, br);
+    }
+  } else {
+    double sample_max = 0;
+    br = first_brackets(approx, sample_max);
+    s_ = sample_max > 0 ? 78 - std::ilogb(sample_max) : scale();
+    p = pass(Source{}, br);
+  }
   raise_bad(p.bad);
   if (p.over > 0) {
     s_ = 94 - std::ilogb(p.wmax);
