@@ -1,9 +1,9 @@
 // Internal: exact weighted selection on one queue (kernels and algorithm in
 // cl/order/weighted_select.cl). The smallest key whose cumulative weight reaches each target,
-// the weights summed as integers: each weight w becomes q = floor(w 2^s), s = 94 - ilogb(m) with m
-// the largest sampled (or, where needed, largest) weight, and every sum of fewer than 2^32 of them
-// is exact in 128 bits, so the answer does not depend on the device or on how
-// the work is split.
+// the weights summed as integers: each weight w becomes q = floor(w 2^s), s = 78 - ilogb(m) with m
+// the largest weight of the first sample (or, where none is positive or a weight would not fit,
+// 94 - ilogb(the largest weight)), and every sum of fewer than 2^32 of them is exact in 128 bits,
+// so the answer does not depend on the device or on how the work is split.
 #pragma once
 
 #include <cstdint>
