@@ -129,23 +129,12 @@ void weighted_sample1(__global const elem_t* x, __global const double* w, ulong 
   }
   mx[l] = m;
   barrier(CLK_LOCAL_MEM_FENCE);
-  // Pairs sorted by key (bitonic_sort_local's network, the weight moving with its key).
-  for (uint size = 2; size <= WS1; size <<= 1) {
-    for (uint stride = size >> 1; stride > 0; stride >>= 1) {
-      for (uint t = l; t < WS1 / 2; t += WG) {
-        const uint i = 2 * t - (t & (stride - 1)), j = i + stride;
-        const skey a = key[i], b = key[j];
-        if ((a > b) == ((i & size) == 0)) {
-          key[i] = b;
-          key[j] = a;
-          const double u = wt[i];
-          wt[i] = wt[j];
-          wt[j] = u;
-        }
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-  }
+  // Pairs sorted by key, the weight moving with its key.
+  BITONIC_SORT_LOCAL(key, WS1, l, {
+    const double u = wt[i];
+    wt[i] = wt[j];
+    wt[j] = u;
+  })
   // Each work-item's run of WS1 / WG sorted pairs: its sums, then the runs' prefix in order.
   const uint per = WS1 / WG, a0 = l * per;
   double s1 = 0, s2 = 0;

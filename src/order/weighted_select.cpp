@@ -55,10 +55,9 @@ class WeightedSelect {
     // work-items as loops on one core (order.weighted_groups_per_cu).
     groups_ = std::max<std::size_t>(
         1, ::clstat::detail::tuned(ci_->tuning, "order.weighted_groups_per_cu", cpu ? 1 : 16) * ci_->info().compute_units);
-    // The device bracket's second sample (weighted_sample2; at most 2^20, whose rounded weights
-    // then sum below 2^31): fewer on CPUs, whose scattered reads cost them more.
-    sample2_ = std::min<std::size_t>(::clstat::detail::tuned(ci_->tuning, "order.weighted_sample2", cpu ? 1u << 18 : 1u << 20),
-                                     1u << 20);
+    // The device bracket's second sample (weighted_sample2; at most 2^20, the tunable's range,
+    // whose rounded weights then sum below 2^31): fewer on CPUs, whose scattered reads cost more.
+    sample2_ = ::clstat::detail::tuned(ci_->tuning, "order.weighted_sample2", cpu ? 1u << 18 : 1u << 20);
   }
 
   WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
@@ -130,7 +129,7 @@ class WeightedSelect {
   std::size_t groups_ = 1;
   std::size_t sample2_ = 0;
   int s_ = 0;
-  std::vector<cl_ulong> meta_host_;  // the pass's meta while its write is in flight
+  std::vector<cl_ulong> meta_host_;  // the pass's meta while its transfer is in flight
   bool poll_ = false;  // poll the waits: a call waits once a pass
 };
 
@@ -213,7 +212,10 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
                                                          bool device_meta) {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   Pass p;
-  std::vector<cl_ulong> meta(kMetaWords, 0);
+  // The meta is written from (or, made on the device, read into) meta_host_, which outlives the
+  // transfer: the pass waits below.
+  std::vector<cl_ulong>& meta = meta_host_;
+  meta.assign(kMetaWords, 0);
   std::uint64_t slots = 0;
   p.start.resize(br.size());
   for (std::size_t b = 0; b < br.size(); ++b) {
@@ -245,14 +247,11 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const std::size_t per = src.raw ? 16 : 64;
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
-  // The meta by a non-blocking write from meta_host_, which lives until the pass's wait below,
-  // and the counts zeroed on the device: a staged copy and a write from the host cost 90 and 150
-  // us of host time a pass (PoCL 3.1, 2 cores), when the queue had emptied.
+  // The meta by a plain non-blocking write and the counts zeroed on the device: a staged copy and
+  // a write from the host cost 90 and 150 us of host time a pass (PoCL 3.1, 2 cores), when the
+  // queue had emptied.
   cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
-  if (!device_meta) {
-    meta_host_ = meta;
-    cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta_host_.data());
-  }
+  if (!device_meta) cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
   cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 4) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
   cq.enqueueFillBuffer(count, cl_uint{0}, 0, kNB * sizeof(cl_uint));
