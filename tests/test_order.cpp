@@ -544,27 +544,47 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
                                   : static_cast<double>(s[m / 2 - 1]) / 2 + static_cast<double>(s[m / 2]) / 2;
         CHECK(med[r] == doctest::Approx(want).epsilon(1e-15));
         CHECK(med[r] == order::median(ctx(), row.data(), row.size()));
+        // Many ranks a row (the kernel's histogram, with the NaN keys above its range).
+        const std::vector<std::uint64_t> ks{1, 2, m / 3, m / 2, m / 2 + 1, m};
+        const auto kth = order::kth_smallest_rows(ctx(), x.data() + r * cols, 1, cols, ks, omit);
+        for (std::size_t j = 0; j < ks.size(); ++j) CHECK(same_bits(kth[j], s[ks[j] - 1]));
       }
       CHECK(std::isnan(med[2]));
     }
   }
 }
 
-TEST_CASE_TEMPLATE("order.rows_group_width_changes_no_bits", T, float, std::int64_t) {
-  // order.rows_items sets how wide the rows kernel's groups are (32 to 256 work-items for these
-  // rows): the values are exact, so every width gives the same bits.
+TEST_CASE_TEMPLATE("order.rows_forms_and_widths_change_no_bits", T, float, std::int64_t) {
+  // The rows kernels come in two forms, a work-group a row (order.rows_seq = 0, the default on
+  // GPUs; order.rows_items sets its width: 32 to 256 work-items for these rows) and a work-item a
+  // row (order.rows_seq = 1, the default on CPUs): the values are exact, so every form and width
+  // gives the same bits, for quantiles (with a NaN row under omit) and for top_k with its columns.
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   const std::size_t rows = 9, cols = 1000;
-  const auto x = clstat_ref::order_data<T>("mixture1", rows * cols, seed);
+  auto x = clstat_ref::order_data<T>("mixture1", rows * cols, seed);
+  if constexpr (std::is_floating_point_v<T>) x[2 * cols + 17] = std::numeric_limits<T>::quiet_NaN();
+  for (std::size_t i = 5 * cols; i < 6 * cols; i += 2) x[i] = static_cast<T>(i % 3);  // ties
+  order::Options omit;
+  omit.nan = order::NanPolicy::omit;
   const std::vector<double> probs{0.01, 0.3, 0.5, 0.99};
-  const auto want = order::quantiles_rows(ctx(), x.data(), rows, cols, probs, 7);
-  for (std::size_t items : {1, 4, 32}) {
-    INFO("order.rows_items " << items);
-    const auto got = order::quantiles_rows(clstat_test::tuned_ctx({{"order.rows_items", items}}), x.data(), rows, cols,
-                                           probs, 7);
+  const std::map<std::string, std::size_t> base{{"order.rows_seq", 0}};
+  const auto want = order::quantiles_rows(clstat_test::tuned_ctx(base), x.data(), rows, cols, probs, 7, omit);
+  const auto top = order::top_k_rows(clstat_test::tuned_ctx(base), x.data(), rows, cols, 25, true, omit);
+  for (const std::map<std::string, std::size_t>& tuning :
+       std::vector<std::map<std::string, std::size_t>>{{{"order.rows_seq", 0}, {"order.rows_items", 1}},
+                                                       {{"order.rows_seq", 0}, {"order.rows_items", 4}},
+                                                       {{"order.rows_seq", 0}, {"order.rows_items", 32}},
+                                                       {{"order.rows_seq", 1}}}) {
+    INFO("order.rows_seq " << tuning.at("order.rows_seq") << ", order.rows_items "
+                           << (tuning.count("order.rows_items") ? tuning.at("order.rows_items") : 16));
+    const auto c = clstat_test::tuned_ctx(tuning);
+    const auto got = order::quantiles_rows(c, x.data(), rows, cols, probs, 7, omit);
     for (std::size_t i = 0; i < want.size(); ++i) CHECK(same_bits(got[i], want[i]));
+    const auto t = order::top_k_rows(c, x.data(), rows, cols, 25, true, omit);
+    CHECK(t.values == top.values);
+    CHECK(t.indices == top.indices);
   }
 }
 

@@ -1,8 +1,9 @@
 // Batched order statistics: one selection per row of a row-major matrix. Rows of up to 32 keys a
-// work-item are selected by a work-group each, every row in one launch that reads the matrix
-// once (cl/order/select_rows.cl); rows with NaNs come back with their NaN counts, for the host to
-// apply the NaN policy (under omit, a second launch over just those rows). Longer rows use the
-// single-array selection row by row.
+// work-item are selected by a work-group each (cl/order/select_rows.cl), or on CPUs by a
+// work-item each (cl/order/select_rows_seq.cl), every row in one launch that reads the matrix
+// once; rows with NaNs come back with their NaN counts, for the host to apply the NaN policy
+// (under omit, a second launch over just those rows). Longer rows use the single-array selection
+// row by row.
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
@@ -52,22 +53,38 @@ std::string rows_shape(std::size_t w, const void* cols) {
   return " -DRITEMS=" + std::to_string(items) + " -DLOG2_WG=" + std::to_string(lg);
 }
 
-// The program of cl/order/select_rows.cl for rows of `cols` keys, and in `chosen` its group's
-// width; null when such rows are too long for it (more than kMaxRowItems keys a work-item).
-// The group: cols / order.rows_items work-items, a power of two from 32 to 256 (fewer for a
-// device that takes fewer), each holding RITEMS keys. A narrower group pays less for each
-// barrier of a search and leaves room for more groups at once; a wider one holds longer rows.
+// The program of the rows kernels for rows of `cols` keys, and in `chosen` its group's width;
+// null when such rows are too long for it. Either form has the kernels select_rows and
+// top_k_rows_gather with the same arguments and results:
+// - cl/order/select_rows_seq.cl, a work-item per row, where order.rows_seq is 1 (the default
+//   on CPUs) and the row's keys fit the device's local memory (at most kMaxRowItems * 256);
+// - cl/order/select_rows.cl otherwise: cols / order.rows_items work-items a row, a power of two
+//   from 32 to 256 (fewer for a device that takes fewer), each holding RITEMS keys (at most
+//   kMaxRowItems). A narrower group pays less for each barrier of a search and leaves room for
+//   more groups at once; a wider one holds longer rows.
 template <class T>
 std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::ContextImpl& ci, std::size_t cols,
                                                              const std::string& op, std::size_t& chosen) {
+  const std::string opt =
+      build::base_options(ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>());
+  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
+  const bool cpu = ci.info().type == DeviceType::cpu;
+  if (::clstat::detail::tuned(ci.tuning, "order.rows_seq", cpu ? 1 : 0)) {
+    std::size_t cap = 64;  // a power of two, so that few programs serve all widths
+    while (cap < cols) cap *= 2;
+    if (cap <= kMaxRowItems * 256 && cap * sizeof(key_t<T>) <= ci.info().local_mem_bytes / 2) {
+      ::clstat::detail::cl_guard(op, ci, [&] {
+        prog = build::program(ci, "order/select_rows_seq", opt + " -DCAP=" + std::to_string(cap));
+      });
+      chosen = 1;
+      return prog;
+    }
+  }
   const std::size_t aim = ::clstat::detail::tuned(ci.tuning, "order.rows_items", 16);
   std::size_t wg = 32;
   while (wg < 256 && wg * aim < cols) wg *= 2;
   wg = std::min<std::size_t>(wg, ci.info().max_work_group_size);
   if (cols > kMaxRowItems * wg) return nullptr;
-  const std::string opt =
-      build::base_options(ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>());
-  std::shared_ptr<::clstat::detail::BuiltProgram> prog;
   ::clstat::detail::cl_guard(op, ci, [&] {
     prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &cols);
   });
