@@ -228,17 +228,6 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     const auto x = clstat_ref::order_data<T>(d, n, seed);
     for (const auto& ks : sets) check_ks(x, ks, order::Method::radix);
   }
-  // Both finishes of the brackets' copies, on any device: interval passes (order.brackets_seq =
-  // 0, GPUs' default) and introselect a work-item a bracket (1, CPUs').
-  for (std::size_t s : {0u, 1u}) {
-    INFO("order.brackets_seq = " << s);
-    const clstat::Context c = clstat_test::tuned_ctx({{"order.brackets_seq", s}});
-    for (const char* d : {"mixture2", "equal", "outliers"}) {
-      INFO(d);
-      const auto x = clstat_ref::order_data<T>(d, n, seed ^ s);
-      for (const auto& ks : sets) check_ks(x, ks, order::Method::radix, c);
-    }
-  }
   // The spread targets' second sample (order.sample2_multi) at one, and at sixteen (a GPU's
   // default; a CPU's, four, ran above there).
   for (std::size_t m : {1u, 16u}) {
@@ -268,9 +257,8 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
   }
   if constexpr (std::is_floating_point_v<T>) {
     // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
-    // whose brackets overflow the copies' room at this n): the copies were finished by
-    // select_finish_iv (or, on CPUs, select_brackets), and the plain passes (a miss's fallback)
-    // did not run.
+    // whose brackets overflow the copies' room at this n): the copies were sorted by
+    // select_finish_iv, and the plain passes (a miss's fallback) did not run.
     const auto x = clstat_ref::order_data<T>("uniform", n, seed);
     for (std::size_t i : {0, 2, 3, 4}) {
       INFO("set " << i);
@@ -279,8 +267,7 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
       check_ks(x, sets[i], order::Method::radix);
       ctx().set_profiling(false);
       const auto rec = ctx().take_profile();
-      CHECK(std::any_of(rec.begin(), rec.end(),
-                        [](const auto& r) { return r.kernel == "select_finish_iv" || r.kernel == "select_brackets"; }));
+      CHECK(std::any_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish_iv"; }));
       CHECK(std::none_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish"; }));
     }
   }

@@ -127,10 +127,6 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   sample2_groups_ = gpu ? 0 : 2 * std::max<std::size_t>(1, info.compute_units);
   filter_blocks_ = ::clstat::detail::tuned(t, "order.filter_blocks_per_cu", gpu ? 0 : 4) *
                    std::max<std::size_t>(1, info.compute_units);
-  // CPUs: spread targets' brackets by introselect, a work-item each (select_brackets_seq.cl).
-  // Five quantiles of 2^24 doubles, PoCL 5 on 16 Xeon cores: the two interval passes over the
-  // 420 000 copies took 5.8 of the call's 15 ms.
-  seq_brackets_ = ::clstat::detail::tuned(t, "order.brackets_seq", gpu ? 0 : 1) != 0;
 }
 
 template <class T>
@@ -251,7 +247,6 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
   // One interval job per bracket that holds targets: its keys' ranks among the copies start
   // at the copies below it.
   std::vector<Job> jobs;
-  std::vector<std::uint64_t> at;  // each job's first copy in bracket order
   std::vector<std::size_t> sub;  // the targets ranked among the copies
   for (std::size_t t = 0; t < ranks.size(); ++t) {
     const std::uint64_t r = ranks[t];
@@ -267,17 +262,12 @@ bool RadixSelect<T>::select_from_brackets(const std::vector<std::uint64_t>& rank
     }
     if (jobs.empty() || jobs.back().prefix != b.lo[i]) {
       jobs.push_back(Job{b.lo[i], b.upto[i] - b.below[i], {}, {}, b.hi[i]});
-      at.push_back(before[i]);
     }
     jobs.back().targets.push_back(sub.size());
     jobs.back().rank.push_back(r - b.below[i]);
     sub.push_back(t);
   }
   if (sub.empty()) return true;
-  if (seq_brackets_) {
-    finish_brackets_seq(jobs, at, sub, out);
-    return true;
-  }
   std::vector<Key> got(sub.size());
   Descent d;
   d.jobs = std::move(jobs);
@@ -617,40 +607,6 @@ std::vector<typename RadixSelect<T>::Key> RadixSelect<T>::select(const std::vect
       ranks, n_, kMaxJobs, kOp,
       [&](const std::vector<std::uint64_t>& sorted, std::vector<Key>& out) { return answer_from_plan(sorted, out); },
       [&](const std::vector<std::uint64_t>& br, std::vector<Key>& out) { select_batch(br, out); });
-}
-
-template <class T>
-void RadixSelect<T>::finish_brackets_seq(const std::vector<Job>& jobs, const std::vector<std::uint64_t>& at,
-                                         const std::vector<std::size_t>& sub, std::vector<Key>& out) {
-  ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
-    const std::string o =
-        build::base_options(*ctx_, std::is_same_v<T, double>, kOp) + " -DELEM_KIND=" + std::to_string(elem_kind<T>());
-    auto prog = build::program(*ctx_, "order/select_brackets_seq", o);
-    // {lo, hi, at, first rank} a job, then the ranks within each job, in sub's order.
-    std::vector<cl_ulong> spec;
-    std::vector<cl_uint> ranks;
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      spec.insert(spec.end(), {static_cast<cl_ulong>(jobs[j].prefix), static_cast<cl_ulong>(jobs[j].hi),
-                               static_cast<cl_ulong>(at[j]), static_cast<cl_ulong>(ranks.size())});
-      for (std::uint64_t r : jobs[j].rank) ranks.push_back(static_cast<cl_uint>(r));
-    }
-    // The sentinel: where the last job's copies end, and the number of ranks.
-    spec.insert(spec.end(), {0, 0, static_cast<cl_ulong>(at.back() + jobs.back().count), static_cast<cl_ulong>(ranks.size())});
-    const cl::Buffer sb = ::clstat::detail::staged(q_, RadixScratch::jobs, spec.data(), spec.size() * sizeof(cl_ulong));
-    const cl::Buffer rb = ::clstat::detail::staged(q_, RadixScratch::job_rank, ranks.data(), ranks.size() * sizeof(cl_uint));
-    const cl::Buffer ob = ::clstat::detail::scratch(q_, RadixScratch::job_out, ranks.size() * sizeof(Key));
-    cl::Kernel k = build::kernel(*prog, "select_brackets", q_.index());
-    k.setArg(0, candidates(0));
-    k.setArg(1, static_cast<cl_ulong>(multi_.written));
-    k.setArg(2, sb);
-    k.setArg(3, rb);
-    k.setArg(4, candidates(1));
-    k.setArg(5, ob);
-    ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size()), cl::NDRange(1), {}, kOp);
-    std::vector<Key> got(ranks.size());
-    ::clstat::detail::read_wait(::clstat::detail::queue_of(q_), ob, 0, got.size() * sizeof(Key), got.data());
-    for (std::size_t i = 0; i < sub.size(); ++i) out[sub[i]] = got[i];
-  });
 }
 
 template <class T>

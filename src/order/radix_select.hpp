@@ -144,13 +144,6 @@ class RadixSelect final : public Selector<T> {
   std::size_t sample2_groups_ = 0;  // select_sample2's groups; 0: the GPU constants
   std::size_t sample2_multi_ = 16;  // the second sample's size for spread targets, in sample2_'s (order.sample2_multi)
   std::size_t planned_passes_ = 2;  // passes enqueued behind a device plan (order.planned_passes)
-  // Spread targets' brackets finished a work-item each (select_brackets_seq.cl), not by interval
-  // passes (order.brackets_seq: CPUs).
-  bool seq_brackets_ = false;
-  // The brackets' finish a work-item each: jobs (of select_from_brackets) whose copies start at
-  // at[j] in the copies' bracket order; the answers to out[sub[i]].
-  void finish_brackets_seq(const std::vector<Job>& jobs, const std::vector<std::uint64_t>& at,
-                           const std::vector<std::size_t>& sub, std::vector<Key>& out);
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
