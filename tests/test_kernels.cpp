@@ -64,6 +64,7 @@ std::vector<Variant> representative() {
       if ((kind == 1) != dbl) continue;
       for (const char* shape : {"-DWG=64 -DLOG2_WG=6 -DRITEMS=1", "-DWG=256 -DLOG2_WG=8 -DRITEMS=16"})
         v.push_back({"order/select_rows", std::string(shape) + " -DELEM_KIND=" + std::to_string(kind), dbl});
+      v.push_back({"order/select_rows_seq", "-DCAP=8192 -DELEM_KIND=" + std::to_string(kind), dbl});
     }
     if (dbl) v.push_back({"robust/mcd_distances", "-DMAXP=32", true});
     if (dbl) v.push_back({"robust/mcd_distances", "-DMAXP=32 -DQ=9 -DWG=128 -DTILE=32 -DCH=1024 -DNACC=1", true});
