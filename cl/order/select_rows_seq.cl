@@ -15,7 +15,6 @@
 // 2048 keys from its L1 cache in microseconds.
 // Results are the keys of the ranks asked for: exact, and the same as select_rows.cl's.
 // Options: ELEM_KIND (order_keys.clh), CAP (the longest row, keys of local memory a group).
-#define WG 1  // (order_keys.clh's local sort, unused here, is written for a group)
 #include "order_keys.clh"
 
 #define FIXMAX 64

@@ -114,6 +114,13 @@ class WeightedSelect {
     }
     return b;
   }
+  // Arguments 0 to 3 of the kernels that read the input: values, weights, offset, n.
+  void input_args(cl::Kernel& k) const {
+    k.setArg(0, x_);
+    k.setArg(1, w_);
+    k.setArg(2, static_cast<cl_ulong>(off_));
+    k.setArg(3, static_cast<cl_ulong>(n_));
+  }
   // [lo, hi] as at most kNB sorted disjoint ranges that cover it: equal steps of value for a
   // floating-point interval across zero whose ends are within 2^10 in size, of key otherwise.
   std::vector<Bracket> split(Key lo, Key hi) const;
@@ -334,10 +341,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   cl::Buffer sk = ::clstat::detail::scratch(q_, WeightedScratch::sample_keys, m * sizeof(Key));
   cl::Buffer sw = ::clstat::detail::scratch(q_, WeightedScratch::sample_weights, m * sizeof(double));
   cl::Kernel k = build::kernel(*variant(false, 1).prog, "weighted_sample", q_.index());
-  k.setArg(0, x_);
-  k.setArg(1, w_);
-  k.setArg(2, static_cast<cl_ulong>(off_));
-  k.setArg(3, static_cast<cl_ulong>(n_));
+  input_args(k);
   k.setArg(4, static_cast<cl_uint>(m));
   k.setArg(5, sk);
   k.setArg(6, sw);
@@ -527,20 +531,14 @@ void WeightedSelect<T>::device_bracket(double p_lo, double p_hi, std::uint64_t c
   cl::Buffer wb = ::clstat::detail::scratch(q_, WeightedScratch::sample_bracket, 4 * sizeof(cl_ulong));
   cl::Buffer hist = ::clstat::detail::scratch(q_, WeightedScratch::sample_hist, (4096 + 2) * sizeof(cl_uint));
   cl::Kernel k1 = build::kernel(prog, "weighted_sample1", q_.index());
-  k1.setArg(0, x_);
-  k1.setArg(1, w_);
-  k1.setArg(2, static_cast<cl_ulong>(off_));
-  k1.setArg(3, static_cast<cl_ulong>(n_));
+  input_args(k1);
   k1.setArg(4, p_lo);
   k1.setArg(5, p_hi);
   k1.setArg(6, wb);
   k1.setArg(7, hist);
   launch(q_, k1, cl::NDRange(wg), cl::NDRange(wg), {}, op_);
   cl::Kernel k2 = build::kernel(prog, "weighted_sample2", q_.index());
-  k2.setArg(0, x_);
-  k2.setArg(1, w_);
-  k2.setArg(2, static_cast<cl_ulong>(off_));
-  k2.setArg(3, static_cast<cl_ulong>(n_));
+  input_args(k2);
   k2.setArg(4, static_cast<cl_uint>(sample2_));
   k2.setArg(5, p_lo);
   k2.setArg(6, p_hi);
