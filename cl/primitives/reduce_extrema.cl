@@ -78,26 +78,28 @@ inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
 
 // The CPUs' form (reduce.rows = 1), with reduce_slots.clh's slots a work-item: the work-item walks
 // rows of its ROW_SLOTS contiguous slots, keeping each slot's least and greatest value and the row
-// they came from in four flat arrays, updated by a compare and a select per element. The loop over
-// the slots is then SIMD (with merge()'s branches on empty states and NaNs in the loop, PoCL left
-// it scalar: 16% of a 16-core CPU's copy bandwidth for doubles). Within a slot rows come in index
+// they came from, updated by a compare and a select per element. Within a slot rows come in index
 // order, so a strict compare keeps the first of equal values, and a NaN, once held, is never
 // replaced: the slot's state is the one state_add gives, and the merge after it, which does not
 // depend on the grouping, the one of every other form.
 #ifdef REAL_DOUBLE
 typedef ulong row_t;  // lanes as wide as the values', so compares and selects stay in one vector
+typedef ulong8 rowv;
+#define vload_rowv vload8
+#define vstore_rowv vstore8
 #else
 typedef uint row_t;
+typedef uint16 rowv;
+#define vload_rowv vload16
+#define vstore_rowv vstore16
 #endif
-// Rows 0 .. whole - 1 of this work-item's slots into mn, mx and the rows rn, rx they came from:
-// a slot's value is replaced where TN (TX) holds for the element v (vnan: whether it is a NaN);
-// EXTRA runs for every element v, row 0's included.
-#define EXT_ROWS(TN, TX, EXTRA)                                  \
+// Rows 0 .. whole - 1 of this work-item's slots into mn, mx and the rows rn, rx they came from,
+// with the NaN rules (taken only when the vector pass below saw a NaN): a slot's value is replaced
+// where TN (TX) holds for the element v (vnan: whether it is a NaN).
+#define EXT_ROWS(TN, TX)                                         \
   for (uint b = 0; b < ROW_SLOTS; ++b) {                         \
-    const real v = x[s0 + b];                                    \
-    mn[b] = mx[b] = v;                                           \
+    mn[b] = mx[b] = x[s0 + b];                                   \
     rn[b] = rx[b] = 0;                                           \
-    EXTRA                                                        \
   }                                                              \
   for (ulong r = 1; r < whole; ++r) {                            \
     __global const real* row = x + r * P + s0;                   \
@@ -111,9 +113,67 @@ typedef uint row_t;
       rn[b] = tn ? rr : rn[b];                                   \
       mx[b] = tx ? v : mx[b];                                    \
       rx[b] = tx ? rr : rx[b];                                   \
-      EXTRA                                                      \
     }                                                            \
   }
+// First without NaN rules, in vectors: a compare with a NaN is false, so none enters, and an
+// element costs two compares, four selects and the NaN test; RV slots' states stay in registers
+// for eight rows at a time. (A row at a time over arrays of states, which PoCL left scalar, ran
+// at 41% of a 16-core CPU's copy bandwidth for doubles; with the rules' extra tests, 24%.) Only if
+// a NaN was seen do the rows go again, with the rules. Returns whether one was.
+#define EXT_LANE_UPDATE(r)                                       \
+  {                                                              \
+    const realv v = vload_rv(0, x + (r) * P + s0 + j);           \
+    const rowv rr = (rowv)((row_t)(r));                          \
+    const maskv ln = v < a, gx = v > z;                          \
+    a = select(a, v, ln);                                        \
+    ra = select(ra, rr, as_rowv(ln));                            \
+    z = select(z, v, gx);                                        \
+    rz = select(rz, rr, as_rowv(gx));                            \
+    nan |= isnan(v);                                             \
+  }
+#ifdef REAL_DOUBLE
+#define as_rowv as_ulong8
+#else
+#define as_rowv as_uint16
+#endif
+// Rows [r, r + count) of the work-item's slots into mn, mx, rn, rx, RV slots at a time.
+inline maskv ext_rows_block(__global const real* x, ulong s0, ulong r, uint count, ulong P, real* mn,
+                            real* mx, row_t* rn, row_t* rx) {
+  maskv nan = (maskv)0;
+  for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
+    realv a = vload_rv(0, mn + j), z = vload_rv(0, mx + j);
+    rowv ra = vload_rowv(0, rn + j), rz = vload_rowv(0, rx + j);
+    if (count == 8) {
+#pragma unroll
+      for (uint u = 0; u < 8; ++u) EXT_LANE_UPDATE(r + u)
+    } else {
+      for (uint u = 0; u < count; ++u) EXT_LANE_UPDATE(r + u)
+    }
+    vstore_rv(a, 0, mn + j);
+    vstore_rv(z, 0, mx + j);
+    vstore_rowv(ra, 0, rn + j);
+    vstore_rowv(rz, 0, rx + j);
+  }
+  return nan;
+}
+
+inline int ext_rows_vector(__global const real* x, ulong s0, ulong whole, ulong P, real* mn, real* mx,
+                           row_t* rn, row_t* rx) {
+  maskv nan = (maskv)0;
+  for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
+    const realv v = vload_rv(0, x + s0 + j);
+    vstore_rv(v, 0, mn + j);
+    vstore_rv(v, 0, mx + j);
+    vstore_rowv((rowv)0, 0, rn + j);
+    vstore_rowv((rowv)0, 0, rx + j);
+    nan |= isnan(v);
+  }
+  ulong r = 1;
+  for (; r + 8 <= whole; r += 8) nan |= ext_rows_block(x, s0, r, 8, P, mn, mx, rn, rx);
+  if (r < whole) nan |= ext_rows_block(x, s0, r, (uint)(whole - r), P, mn, mx, rn, rx);
+  return any(nan);
+}
+
 __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
                           __global extrema_t* out, ulong ld) {
   const ulong s0 = get_global_id(0) * ROW_SLOTS;
@@ -126,14 +186,8 @@ __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P
   if (whole > 0) {
     real mn[ROW_SLOTS], mx[ROW_SLOTS];
     row_t rn[ROW_SLOTS], rx[ROW_SLOTS];
-    // First without NaN rules: a compare with a NaN is false, so none enters, and the loop is
-    // two compares, four selects and the NaN test an element (the rules' extra tests made it 24% of
-    // a 16-core CPU's copy bandwidth for doubles). Only if a NaN was seen do the rows go again
-    // with the rules.
-    int anynan = 0;
-    EXT_ROWS(v < mn[b], v > mx[b], anynan |= isnan(v);)
-    if (anynan) {
-      EXT_ROWS(v < mn[b] || (vnan && !isnan(mn[b])), v > mx[b] || (vnan && !isnan(mx[b])), )
+    if (ROW_SLOTS % RV != 0 || ext_rows_vector(x, s0, whole, P, mn, mx, rn, rx)) {
+      EXT_ROWS(v < mn[b] || (vnan && !isnan(mn[b])), v > mx[b] || (vnan && !isnan(mx[b])))
     }
     for (uint b = 0; b < ROW_SLOTS; ++b) {
       extrema_t e;

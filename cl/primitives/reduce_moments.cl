@@ -63,4 +63,57 @@ inline moments_t state_add8(moments_t a, const real* v, ulong i, ulong P) {
 #define STATE_ADD8 state_add8
 #define STATE moments_t
 #define ELEMENT(v) (v)
+#define ROWS_CUSTOM
 #include "reduce_slots.clh"
+
+// The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RV slots' means and
+// M2 in two registers, each lane state_add8 and merge in the same order, so the same bits. Every
+// slot of the block loop has 8 g elements before block g, so merge's counts, its fraction and its
+// empty-state branch are the same for all lanes and computed once.
+__kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
+                          __global moments_t* out, ulong ld) {
+  const ulong s0 = get_global_id(0) * ROW_SLOTS;
+  x += offset + get_global_id(1) * ld;
+  out += get_global_id(1) * get_global_size(0);
+  real M[ROW_SLOTS], Q[ROW_SLOTS];
+  const ulong whole = rows_whole_blocks(n, P);
+  for (ulong g = 0; g < whole; ++g) {
+    __global const real* blk = x + 8 * g * P + s0;
+    const real fb = RC(8.0) / (real)(8 * (g + 1));  // merge's b.n / n
+    const real fa = (real)(8 * g) * fb;              // and a.n times it
+    for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
+      realv v[8];
+      realv s = (realv)RC(0.0);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        v[u] = vload_rv(0, blk + u * P + j);
+        s += v[u];
+      }
+      const realv mb = s * RC(0.125);
+      realv qb = (realv)RC(0.0);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        const realv d = v[u] - mb;
+        qb += d * d;
+      }
+      if (g == 0) {
+        vstore_rv(mb, 0, M + j);
+        vstore_rv(qb, 0, Q + j);
+      } else {
+        const realv ma = vload_rv(0, M + j), delta = mb - ma;
+        vstore_rv(ma + delta * fb, 0, M + j);
+        vstore_rv((vload_rv(0, Q + j) + qb) + delta * delta * fa, 0, Q + j);
+      }
+    }
+  }
+  moments_t st[ROW_SLOTS];
+  for (uint b = 0; b < ROW_SLOTS; ++b) {
+    st[b] = identity();
+    if (whole > 0) {
+      st[b].mean = M[b];
+      st[b].m2 = Q[b];
+      st[b].n = 8 * whole;
+    }
+  }
+  out[get_global_id(0)] = rows_finish(st, x, 8 * whole, s0, n, P, pa, pb);
+}

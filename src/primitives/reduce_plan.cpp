@@ -187,8 +187,7 @@ Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>
     // then reduce_pass per row while a row has more than one state. PoCL 3.1, 2 cores, 4096 x 4096:
     // sum_rows 8.5 ms (floats) and 4.3 ms (doubles) against 12.6 and 13.0 with a work-group a
     // row; moments_rows took 22.2 and 15.4 ms against 11.2 and 15.3, so moments keep the groups.
-    const bool sums = std::is_same<State, CSumState<T>>::value;
-    if (sums && detail::tuned(ctx->tuning, "reduce.rows", ctx->info().type == DeviceType::cpu ? 1 : 0) != 0) {
+    if (detail::tuned(ctx->tuning, "reduce.rows", ctx->info().type == DeviceType::cpu ? 1 : 0) != 0) {
       std::uint64_t count = (P + RS - 1) / RS;  // states per row
       // States ping-pong between two scratch buffers; the last pass writes `out`.
       const ReduceScratch pong[2] = {ReduceScratch::next, ReduceScratch::rows_next};
