@@ -420,9 +420,13 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     const std::uint64_t size = kind == Kind::planned ? n_ : m;
     const std::size_t groups = kind == Kind::filter ? filter_groups_ : groups_;
     const bool blocks = wide && filter_blocks_ > 0;
+    // CPUs: the passes over copied keys as contiguous blocks too (select_hist_blocks), at least
+    // 2048 keys a block.
+    const bool key_blocks = from_keys && (kind == Kind::plain || kind == Kind::interval) && filter_blocks_ > 0;
     G = static_cast<std::size_t>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(groups, (size + per_group - 1) / per_group)));
     if (blocks) G = filter_blocks_;
+    if (key_blocks) G = static_cast<std::size_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(filter_blocks_, (m + 2047) / 2048)));
     const unsigned nb = static_cast<unsigned>(jobs.size()) << bits;
     const unsigned row = nb + 2;
     cl::Buffer partials = ::clstat::detail::scratch(q_, RadixScratch::partials, G * row * sizeof(cl_uint));
@@ -443,7 +447,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
       // Non-blocking: jobs_host_ outlives the wait at the end of this pass.
       cq.enqueueWriteBuffer(jobsb, CL_FALSE, 0, jobs.size() * sizeof(Key), jobs_host_.data());
     }
-    cl::Kernel k = build::kernel(*prog, blocks ? "select_filter_blocks" : "select_hist", qi);
+    cl::Kernel k = build::kernel(*prog, blocks ? "select_filter_blocks" : key_blocks ? "select_hist_blocks" : "select_hist", qi);
     k.setArg(0, x_);
     k.setArg(1, static_cast<cl_ulong>(offset_));
     k.setArg(2, from_keys ? src : x_);
@@ -462,7 +466,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     k.setArg(15, bracket);
     k.setArg(16, jobs.front().prefix);
     k.setArg(17, planb);
-    if (blocks)
+    if (blocks || key_blocks)
       ::clstat::detail::launch(q_, k, cl::NDRange(G), cl::NDRange(1), {}, kOp);
     else
       ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, kOp);
