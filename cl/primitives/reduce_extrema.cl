@@ -186,7 +186,12 @@ __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P
   if (whole > 0) {
     real mn[ROW_SLOTS], mx[ROW_SLOTS];
     row_t rn[ROW_SLOTS], rx[ROW_SLOTS];
-    if (ROW_SLOTS % RV != 0 || ext_rows_vector(x, s0, whole, P, mn, mx, rn, rx)) {
+#if ROW_SLOTS % RV == 0
+    const int rules = ext_rows_vector(x, s0, whole, P, mn, mx, rn, rx);
+#else
+    const int rules = 1;
+#endif
+    if (rules) {
       EXT_ROWS(v < mn[b] || (vnan && !isnan(mn[b])), v > mx[b] || (vnan && !isnan(mx[b])))
     }
     for (uint b = 0; b < ROW_SLOTS; ++b) {

@@ -183,10 +183,10 @@ Future<std::vector<State>> reduce_each_row_async(const Queue& q, const Buffer<T>
     auto prog = build::program_for_wg(*ctx, kind.source, options, "reduce_slots", ctx->tuning.reduce_wg, wg);
     cl::Buffer out = detail::scratch(q, ReduceScratch::states, rows * sizeof(State));
     Event ev;
-    // CPUs, sums: reduce_rows over each row (a work-item walks ROW_SLOTS slots, SIMD across them),
-    // then reduce_pass per row while a row has more than one state. PoCL 3.1, 2 cores, 4096 x 4096:
-    // sum_rows 8.5 ms (floats) and 4.3 ms (doubles) against 12.6 and 13.0 with a work-group a
-    // row; moments_rows took 22.2 and 15.4 ms against 11.2 and 15.3, so moments keep the groups.
+    // CPUs: reduce_rows over each row (a work-item walks ROW_SLOTS slots, SIMD across them), then
+    // reduce_pass per row while a row has more than one state. PoCL 3.1, 2 cores, 4096 x 4096:
+    // sum_rows 4.2 ms (floats) and 6.0 ms (doubles) against 12.6 and 13.0 with a work-group a row,
+    // moments_rows 6.7 and 6.0-7.1 ms against 13.6-15.1 and 19.5-21.5.
     if (detail::tuned(ctx->tuning, "reduce.rows", ctx->info().type == DeviceType::cpu ? 1 : 0) != 0) {
       std::uint64_t count = (P + RS - 1) / RS;  // states per row
       // States ping-pong between two scratch buffers; the last pass writes `out`.
