@@ -98,6 +98,15 @@ CLSTAT_CLONES float native_exp2_sum_f(const float* x, int n, int reps) {
   return s;
 }
 
+// A slice read once: eight 64-bit integer sums, which the compiler may vectorise and reorder
+// freely (floating-point sums it may not), so the loop is bound by the loads alone.
+CLSTAT_CLONES std::uint64_t read_sum(const std::uint64_t* p, std::size_t n) {
+  std::uint64_t s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (std::size_t i = 0; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) s[k] += p[i + k];
+  return s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+}
+
 volatile double sink;  // keeps the results alive
 
 }  // namespace
@@ -117,6 +126,13 @@ clstat::Ceilings measure_host_ceilings() {
     });
     h.copy_gbs = 2.0 * static_cast<double>(slice * T) / s * 1e-9;
     sink = dst[bytes / 2];
+    // read: the same slices, each summed by its thread
+    const double r = best_of(5, [&] {
+      return on_all(T, [&](unsigned t) {
+        sink = static_cast<double>(read_sum(reinterpret_cast<const std::uint64_t*>(src.get() + t * slice), slice / 8));
+      });
+    });
+    h.read_gbs = static_cast<double>(slice * T) / r * 1e-9;
   }
   const long iters = 1 << 20;
   const double s32 = best_of(5, [&] { return on_all(T, [&](unsigned t) { sink = fma_chains<float>(iters, float(t)); }); });
@@ -140,6 +156,7 @@ clstat::Ceilings measure_host_ceilings() {
 
 clstat::Ceilings with_host(clstat::Ceilings c, const clstat::Ceilings& h) {
   c.copy_gbs = std::max(c.copy_gbs, h.copy_gbs);
+  c.read_gbs = std::max(c.read_gbs, h.read_gbs);
   c.fp32_fma_gflops = std::max(c.fp32_fma_gflops, h.fp32_fma_gflops);
   if (c.fp64_fma_gflops > 0) c.fp64_fma_gflops = std::max(c.fp64_fma_gflops, h.fp64_fma_gflops);
   c.exp32_gps = std::max(c.exp32_gps, h.exp32_gps);

@@ -47,15 +47,15 @@ void print_table(const DeviceReport& d) {
             << " | tuning " << d.tuning << "\n";
   std::cout << std::fixed << std::setprecision(1);
   if (c.copy_gbs > 0)  // (the mpi suite measures none: its rows compare processes)
-    std::cout << "   ceilings: copy " << c.copy_gbs << " GB/s, fp32 FMA "
+    std::cout << "   ceilings: copy " << c.copy_gbs << " GB/s, read " << c.read_gbs << " GB/s, fp32 FMA "
               << c.fp32_fma_gflops << " GFLOP/s, fp64 FMA " << c.fp64_fma_gflops << " GFLOP/s, exp32 "
               << c.exp32_gps << " G/s, native_exp2 " << c.native_exp32_gps << " G/s, exp64 " << c.exp64_gps << " G/s\n";
   if (d.host_ceilings.copy_gbs > 0) {
     const auto& k = d.device_ceilings;
     const auto& h = d.host_ceilings;
-    std::cout << "   (the higher of the OpenCL kernels': copy " << k.copy_gbs << ", fp32 " << k.fp32_fma_gflops << ", fp64 "
+    std::cout << "   (the higher of the OpenCL kernels': copy " << k.copy_gbs << ", read " << k.read_gbs << ", fp32 " << k.fp32_fma_gflops << ", fp64 "
               << k.fp64_fma_gflops << ", exp32 " << k.exp32_gps << ", exp64 " << k.exp64_gps
-              << "; and native code on the host's cores: copy " << h.copy_gbs << ", fp32 " << h.fp32_fma_gflops
+              << "; and native code on the host's cores: copy " << h.copy_gbs << ", read " << h.read_gbs << ", fp32 " << h.fp32_fma_gflops
               << ", fp64 " << h.fp64_fma_gflops << ", exp32 " << h.exp32_gps << ", exp64 " << h.exp64_gps << ")\n";
   }
   std::cout << std::left << std::setw(11) << "suite" << std::setw(26) << "workload" << std::setw(5) << "prec"

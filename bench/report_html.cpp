@@ -177,7 +177,7 @@ class Page {
 
   void devices_table(std::ostringstream& o) const {
     o << "<h2>Devices</h2><table><tr><th>device</th><th>platform</th><th>driver</th><th>compute units</th>"
-         "<th>copy GB/s</th><th>fp32 FMA GFLOP/s</th><th>fp64 FMA GFLOP/s</th><th>exp32 G/s</th>"
+         "<th>copy GB/s</th><th>read GB/s</th><th>fp32 FMA GFLOP/s</th><th>fp64 FMA GFLOP/s</th><th>exp32 G/s</th>"
          "<th>native exp2 G/s</th><th>exp64 G/s</th><th>tuning</th><th>runs</th></tr>\n";
     for (const auto& s : series_) {
       const Json& d = *s.dev;
@@ -185,7 +185,7 @@ class Page {
       o << "<tr><td><span style=\"color:" << s.colour << "\">&#9632;</span> " << xml_escape(s.label) << "</td><td>"
         << xml_escape(str(d, "platform")) << "</td><td>" << xml_escape(str(d, "driver")) << "</td><td class=\"num\">"
         << num(d, "compute_units") << "</td>";
-      for (const char* k : {"copy_gbs", "fp32_fma_gflops", "fp64_fma_gflops", "exp32_gps", "native_exp32_gps", "exp64_gps"})
+      for (const char* k : {"copy_gbs", "read_gbs", "fp32_fma_gflops", "fp64_fma_gflops", "exp32_gps", "native_exp32_gps", "exp64_gps"})
         o << "<td class=\"num\">" << sig(num(c, k), 4) << "</td>";
       std::string runs;
       for (const auto& r : s.runs) runs += (runs.empty() ? "" : ", ") + r;

@@ -26,7 +26,7 @@ Json stats(const Stats& s) { return Json{{"median", s.median}, {"min", s.min}, {
 
 namespace {
 Json ceilings_json(const clstat::Ceilings& c) {
-  return Json{{"copy_gbs", c.copy_gbs},         {"fp32_fma_gflops", c.fp32_fma_gflops},
+  return Json{{"copy_gbs", c.copy_gbs},         {"read_gbs", c.read_gbs}, {"fp32_fma_gflops", c.fp32_fma_gflops},
               {"fp64_fma_gflops", c.fp64_fma_gflops}, {"exp32_gps", c.exp32_gps},
               {"native_exp32_gps", c.native_exp32_gps}, {"exp64_gps", c.exp64_gps}};
 }

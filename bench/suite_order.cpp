@@ -127,8 +127,8 @@ void weighted_median_row(const Context& ctx, const clstat::Ceilings& c, const Or
   Row r{"order", "weighted median radix normal", "f64", n};
   r.work = static_cast<double>(n) * 16;
   r.unit = "GB/s";
-  r.ceiling_name = "copy";
-  r.ceiling = c.copy_gbs;
+  r.ceiling_name = "read";
+  r.ceiling = c.read_gbs;
   double got = 0;
   time_order(ctx, r, o.repeats,
              [&] { got = clstat::order::weighted_quantiles_async(q, dx, dw, 0, n, {0.5}, 1).get()[0]; });
@@ -175,8 +175,8 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
         Row r{"order", std::string("median ") + mname + dist, prec<T>(), n};
         r.work = static_cast<double>(n) * sizeof(T);
         r.unit = "GB/s";
-        r.ceiling_name = "copy";
-        r.ceiling = c.copy_gbs;
+        r.ceiling_name = "read";
+        r.ceiling = c.read_gbs;
         clstat::order::Options opt;
         opt.method = m;
         double got = 0;
@@ -210,8 +210,8 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
         Row r{"order", "quantiles x" + std::to_string(probs.size()) + " radix " + dist, prec<T>(), n};
         r.work = static_cast<double>(n) * sizeof(T);
         r.unit = "GB/s";
-        r.ceiling_name = "copy";
-        r.ceiling = c.copy_gbs;
+        r.ceiling_name = "read";
+        r.ceiling = c.read_gbs;
         std::vector<T> got;
         time_order(ctx, r, o.repeats, [&] { got = clstat::order::kth_smallest_async(q, dev, 0, n, ks).get(); });
         const auto want = reference(x, n, ks);
@@ -227,8 +227,8 @@ void medians_for(const Context& ctx, const clstat::Ceilings& c, const OrderBench
       Row k{"order", "kth k=n/10 radix " + dist, prec<T>(), n};
       k.work = static_cast<double>(n) * sizeof(T);
       k.unit = "GB/s";
-      k.ceiling_name = "copy";
-      k.ceiling = c.copy_gbs;
+      k.ceiling_name = "read";
+      k.ceiling = c.read_gbs;
       time_order(ctx, k, o.repeats, [&] { got = clstat::order::kth_smallest_async(q, dev, 0, n, {n / 10}).get(); });
       k.check = "== std::sort's";
       k.pass = same_bits(got.at(0), reference(x, n, {n / 10})[0]);

@@ -76,8 +76,8 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
     Row r{"reduce", "sum", prec<T>(), n};
     r.work = static_cast<double>(n) * sizeof(T);
     r.unit = "GB/s";
-    r.ceiling_name = "copy";
-    r.ceiling = c.copy_gbs;
+    r.ceiling_name = "read";
+    r.ceiling = c.read_gbs;
     T got{};
     time_row(ctx, r, o.repeats, [&] { got = clstat::sum_async(q, dev, 0, n).get(); },
              [&] { clstat::sum(ctx, x.data(), n); });
@@ -94,8 +94,8 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
       Row s{"reduce", name, prec<T>(), n};
       s.work = static_cast<double>(n) * sizeof(T);
       s.unit = "GB/s";
-      s.ceiling_name = "copy";
-      s.ceiling = c.copy_gbs;
+      s.ceiling_name = "read";
+      s.ceiling = c.read_gbs;
       time_row(ctx, s, o.repeats, dev_run, nullptr);
       s.check = "none (see tests)";
       rows.push_back(s);
@@ -111,8 +111,8 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
       Row s{"reduce", std::string(name) + " 4096 x 4096", prec<T>(), R * C};
       s.work = static_cast<double>(R * C) * sizeof(T);
       s.unit = "GB/s";
-      s.ceiling_name = "copy";
-      s.ceiling = c.copy_gbs;
+      s.ceiling_name = "read";
+      s.ceiling = c.read_gbs;
       time_row(ctx, s, o.repeats, dev_run, nullptr);
       s.check = "rows 0 and 4095 == the single call on each row, bit for bit";
       s.pass = check();
@@ -151,8 +151,8 @@ void reductions_for(const Context& ctx, const clstat::Ceilings& c, const Options
     Row qr{"reduce", "quantiles_rows 65536 x 2048, 5 probs", prec<T>(), QR * QC};
     qr.work = static_cast<double>(QR * QC) * sizeof(T);
     qr.unit = "GB/s";
-    qr.ceiling_name = "copy";
-    qr.ceiling = c.copy_gbs;
+    qr.ceiling_name = "read";
+    qr.ceiling = c.read_gbs;
     std::vector<double> qv;
     time_row(ctx, qr, o.repeats, [&] { qv = clstat::order::quantiles_rows_async(q, dev, 0, QR, QC, probs).get(); },
              nullptr);

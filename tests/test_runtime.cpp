@@ -170,6 +170,7 @@ TEST_CASE("runtime.tuning_summary") {
 TEST_CASE("runtime.measure_ceilings") {
   const Ceilings c = measure_ceilings(ctx(), std::size_t(1) << 20, 1);
   CHECK(c.copy_gbs > 0);
+  CHECK(c.read_gbs > 0);
   CHECK(c.fp32_fma_gflops > 0);
   CHECK(c.exp32_gps > 0);
   CHECK(c.native_exp32_gps > 0);

@@ -12,6 +12,18 @@ __kernel void copy_real4(__global const float4* restrict src, __global float4* r
   dst[i] = src[i];
 }
 
+// Sixteen 16-byte vectors per work-item, a grid-stride apart (adjacent work-items read adjacent
+// vectors, on a GPU and in PoCL's work-group loops alike), summed; the sum is written only if it
+// is impossible (the buffer holds ones), so nothing but reads reaches memory and no read can be
+// dropped.
+__kernel void read_real4(__global const float4* restrict src, __global float4* restrict dst) {
+  const size_t i = get_global_id(0), G = get_global_size(0);
+  float4 s = src[i];
+#pragma unroll
+  for (int k = 1; k < 16; ++k) s += src[i + k * G];
+  if (s.x < 0.0f) dst[i] = s;
+}
+
 // 4 chains x ITERS x 2 FMA (flops = 16 * ITERS per work-item).
 __kernel void fma_rate(__global real* out, real a, real b) {
   real x0 = (real)get_global_id(0), x1 = x0 + RC(1.0), x2 = x0 + RC(2.0), x3 = x0 + RC(3.0);

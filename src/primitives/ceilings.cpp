@@ -88,6 +88,11 @@ Ceilings measure_ceilings(const Context& ctx, std::size_t copy_bytes, int repeat
         cp.setArg(0, src);
         cp.setArg(1, dst);
         c.copy_gbs = 2.0 * static_cast<double>(bytes) / best_seconds(q, cp, n, local, repeats) * 1e-9;
+        cl::Kernel rd = build::kernel(*prog, "read_real4", q.index());
+        rd.setArg(0, src);
+        rd.setArg(1, dst);
+        const std::size_t rg = std::max<std::size_t>(local, n / 16 / local * local);  // 16 vectors each
+        c.read_gbs = static_cast<double>(rg * 16 * 16) / best_seconds(q, rd, rg, local, repeats) * 1e-9;
       }
     }
     return c;
