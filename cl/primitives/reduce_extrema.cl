@@ -116,15 +116,15 @@ typedef uint16 rowv;
     }                                                            \
   }
 // First without NaN rules, in vectors: a compare with a NaN is false, so none enters, and an
-// element costs two compares, four selects and the NaN test; RV slots' states stay in registers
+// element costs two compares, four selects and the NaN test; RSIMD slots' states stay in registers
 // for eight rows at a time. (A row at a time over arrays of states, which PoCL left scalar, ran
 // at 41% of a 16-core CPU's copy bandwidth for doubles; with the rules' extra tests, 24%.) Only if
 // a NaN was seen do the rows go again, with the rules. Returns whether one was.
 #define EXT_LANE_UPDATE(r)                                       \
   {                                                              \
-    const realv v = vload_rv(0, x + (r) * P + s0 + j);           \
+    const rsimd v = vload_rsimd(0, x + (r) * P + s0 + j);           \
     const rowv rr = (rowv)((row_t)(r));                          \
-    const maskv ln = v < a, gx = v > z;                          \
+    const rsimd_mask ln = v < a, gx = v > z;                          \
     a = select(a, v, ln);                                        \
     ra = select(ra, rr, as_rowv(ln));                            \
     z = select(z, v, gx);                                        \
@@ -136,12 +136,12 @@ typedef uint16 rowv;
 #else
 #define as_rowv as_uint16
 #endif
-// Rows [r, r + count) of the work-item's slots into mn, mx, rn, rx, RV slots at a time.
-inline maskv ext_rows_block(__global const real* x, ulong s0, ulong r, uint count, ulong P, real* mn,
+// Rows [r, r + count) of the work-item's slots into mn, mx, rn, rx, RSIMD slots at a time.
+inline rsimd_mask ext_rows_block(__global const real* x, ulong s0, ulong r, uint count, ulong P, real* mn,
                             real* mx, row_t* rn, row_t* rx) {
-  maskv nan = (maskv)0;
-  for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
-    realv a = vload_rv(0, mn + j), z = vload_rv(0, mx + j);
+  rsimd_mask nan = (rsimd_mask)0;
+  for (uint j = 0; j + RSIMD <= ROW_SLOTS; j += RSIMD) {
+    rsimd a = vload_rsimd(0, mn + j), z = vload_rsimd(0, mx + j);
     rowv ra = vload_rowv(0, rn + j), rz = vload_rowv(0, rx + j);
     if (count == 8) {
 #pragma unroll
@@ -149,8 +149,8 @@ inline maskv ext_rows_block(__global const real* x, ulong s0, ulong r, uint coun
     } else {
       for (uint u = 0; u < count; ++u) EXT_LANE_UPDATE(r + u)
     }
-    vstore_rv(a, 0, mn + j);
-    vstore_rv(z, 0, mx + j);
+    vstore_rsimd(a, 0, mn + j);
+    vstore_rsimd(z, 0, mx + j);
     vstore_rowv(ra, 0, rn + j);
     vstore_rowv(rz, 0, rx + j);
   }
@@ -159,11 +159,11 @@ inline maskv ext_rows_block(__global const real* x, ulong s0, ulong r, uint coun
 
 inline int ext_rows_vector(__global const real* x, ulong s0, ulong whole, ulong P, real* mn, real* mx,
                            row_t* rn, row_t* rx) {
-  maskv nan = (maskv)0;
-  for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
-    const realv v = vload_rv(0, x + s0 + j);
-    vstore_rv(v, 0, mn + j);
-    vstore_rv(v, 0, mx + j);
+  rsimd_mask nan = (rsimd_mask)0;
+  for (uint j = 0; j + RSIMD <= ROW_SLOTS; j += RSIMD) {
+    const rsimd v = vload_rsimd(0, x + s0 + j);
+    vstore_rsimd(v, 0, mn + j);
+    vstore_rsimd(v, 0, mx + j);
     vstore_rowv((rowv)0, 0, rn + j);
     vstore_rowv((rowv)0, 0, rx + j);
     nan |= isnan(v);
@@ -186,7 +186,7 @@ __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P
   if (whole > 0) {
     real mn[ROW_SLOTS], mx[ROW_SLOTS];
     row_t rn[ROW_SLOTS], rx[ROW_SLOTS];
-#if ROW_SLOTS % RV == 0
+#if ROW_SLOTS % RSIMD == 0
     const int rules = ext_rows_vector(x, s0, whole, P, mn, mx, rn, rx);
 #else
     const int rules = 1;

@@ -66,7 +66,7 @@ inline moments_t state_add8(moments_t a, const real* v, ulong i, ulong P) {
 #define ROWS_CUSTOM
 #include "reduce_slots.clh"
 
-// The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RV slots' means and
+// The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RSIMD slots' means and
 // M2 in two registers, each lane state_add8 and merge in the same order, so the same bits. Every
 // slot of the block loop has 8 g elements before block g, so merge's counts, its fraction and its
 // empty-state branch are the same for all lanes and computed once.
@@ -81,28 +81,28 @@ __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P
     __global const real* blk = x + 8 * g * P + s0;
     const real fb = RC(8.0) / (real)(8 * (g + 1));  // merge's b.n / n
     const real fa = (real)(8 * g) * fb;              // and a.n times it
-    for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
-      realv v[8];
-      realv s = (realv)RC(0.0);
+    for (uint j = 0; j + RSIMD <= ROW_SLOTS; j += RSIMD) {
+      rsimd v[8];
+      rsimd s = (rsimd)RC(0.0);
 #pragma unroll
       for (int u = 0; u < 8; ++u) {
-        v[u] = vload_rv(0, blk + u * P + j);
+        v[u] = vload_rsimd(0, blk + u * P + j);
         s += v[u];
       }
-      const realv mb = s * RC(0.125);
-      realv qb = (realv)RC(0.0);
+      const rsimd mb = s * RC(0.125);
+      rsimd qb = (rsimd)RC(0.0);
 #pragma unroll
       for (int u = 0; u < 8; ++u) {
-        const realv d = v[u] - mb;
+        const rsimd d = v[u] - mb;
         qb += d * d;
       }
       if (g == 0) {
-        vstore_rv(mb, 0, M + j);
-        vstore_rv(qb, 0, Q + j);
+        vstore_rsimd(mb, 0, M + j);
+        vstore_rsimd(qb, 0, Q + j);
       } else {
-        const realv ma = vload_rv(0, M + j), delta = mb - ma;
-        vstore_rv(ma + delta * fb, 0, M + j);
-        vstore_rv((vload_rv(0, Q + j) + qb) + delta * delta * fa, 0, Q + j);
+        const rsimd ma = vload_rsimd(0, M + j), delta = mb - ma;
+        vstore_rsimd(ma + delta * fb, 0, M + j);
+        vstore_rsimd((vload_rsimd(0, Q + j) + qb) + delta * delta * fa, 0, Q + j);
       }
     }
   }

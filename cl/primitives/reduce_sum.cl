@@ -19,7 +19,9 @@
 #define ROWS_CUSTOM
 #include "reduce_slots.clh"
 
-// The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RV slots' sums and
+inline rsimd transform_v(rsimd x, real c) { return TRANSFORM_EXPR(x, c, (rsimd)RC(0.0)); }
+
+// The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RSIMD slots' sums and
 // compensations in two registers, each lane the TwoSum of compensated.clh in the same order, so
 // the same bits. PoCL 3.1, 2 cores, 2^25 doubles: 8.4 ms with the loop over an array of states.
 __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
@@ -32,18 +34,18 @@ __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P
   const ulong whole = rows_whole_blocks(n, P);
   for (ulong g = 0; g < whole; ++g) {
     __global const real* blk = x + 8 * g * P + s0;
-    for (uint j = 0; j + RV <= ROW_SLOTS; j += RV) {
-      realv s = vload_rv(0, S + j), c = vload_rv(0, C + j);
+    for (uint j = 0; j + RSIMD <= ROW_SLOTS; j += RSIMD) {
+      rsimd s = vload_rsimd(0, S + j), c = vload_rsimd(0, C + j);
 #pragma unroll
       for (int u = 0; u < 8; ++u) {
-        const realv v = transform_v(vload_rv(0, blk + u * P + j), pa);
-        const realv t = s + v;
-        const realv bp = t - s;
+        const rsimd v = transform_v(vload_rsimd(0, blk + u * P + j), pa);
+        const rsimd t = s + v;
+        const rsimd bp = t - s;
         c += (s - (t - bp)) + (v - bp);
         s = t;
       }
-      vstore_rv(s, 0, S + j);
-      vstore_rv(c, 0, C + j);
+      vstore_rsimd(s, 0, S + j);
+      vstore_rsimd(c, 0, C + j);
     }
   }
   STATE st[ROW_SLOTS];
