@@ -229,18 +229,19 @@ int main(int argc, char** argv) {
     };
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
-      // Seconds each suite took at the default sizes, with its peers: on the slower of the
-      // CI-sized machines seen (2 cores of an AMD EPYC, PoCL 3.1, 2026-11-27; a Xeon with AVX-512
-      // took 0.6 times as long) and on an H100 (bench/results/, 2026-11-24). Other machines
-      // differ; this is to say "minutes" or "an hour" before a run starts, not a measurement.
+      // Seconds each suite took at the default sizes, with its peers: on a CI-sized machine (2
+      // cores of an AMD EPYC, PoCL 3.1, 2026-11-28, PoCL's kernel cache empty, as on a first run:
+      // compiling is about half of the order suite's time then) and on an H100 (bench/results/,
+      // 2026-11-24). Other machines differ; this is to say "minutes" or "an hour" before a run
+      // starts, not a measurement.
       struct Typical {
         const char* suite;
         double cpu_s, gpu_s;
       };
-      static const Typical typical[] = {{"reduce", 9, 14},     {"pairwise", 9, 30},  {"kde", 46, 175},
-                                        {"bandwidth", 19, 17}, {"stable", 38, 70},   {"stable-law", 10, 120},
-                                        {"order", 84, 325},    {"grid", 18, 17},     {"runtime", 31, 20},
-                                        {"robust", 10, 140},   {"python", 41, 180},  {"stable-fit", 100, 300}};
+      static const Typical typical[] = {{"reduce", 27, 14},    {"pairwise", 7, 30},  {"kde", 44, 175},
+                                        {"bandwidth", 26, 17}, {"stable", 37, 70},   {"stable-law", 10, 120},
+                                        {"order", 116, 325},   {"grid", 18, 17},     {"runtime", 26, 20},
+                                        {"robust", 35, 140},   {"python", 38, 180},  {"stable-fit", 100, 300}};
       double seconds = 0;
       for (const auto& t : typical)
         if (want(t.suite)) {
