@@ -85,11 +85,13 @@ inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
 #ifdef REAL_DOUBLE
 typedef ulong row_t;  // lanes as wide as the values', so compares and selects stay in one vector
 typedef ulong8 rowv;
+#define as_rowv as_ulong8
 #define vload_rowv vload8
 #define vstore_rowv vstore8
 #else
 typedef uint row_t;
 typedef uint16 rowv;
+#define as_rowv as_uint16
 #define vload_rowv vload16
 #define vstore_rowv vstore16
 #endif
@@ -115,30 +117,22 @@ typedef uint16 rowv;
       rx[b] = tx ? rr : rx[b];                                   \
     }                                                            \
   }
-// First without NaN rules, in vectors: a compare with a NaN is false, so none enters, and an
-// element costs two compares, four selects and the NaN test; RSIMD slots' states stay in registers
-// for eight rows at a time. (A row at a time over arrays of states, which PoCL left scalar, ran
-// at 41% of a 16-core CPU's copy bandwidth for doubles; with the rules' extra tests, 24%.) Only if
-// a NaN was seen do the rows go again, with the rules. Returns whether one was.
-#define EXT_LANE_UPDATE(r)                                       \
-  {                                                              \
-    const rsimd v = vload_rsimd(0, x + (r) * P + s0 + j);           \
-    const rowv rr = (rowv)((row_t)(r));                          \
-    const rsimd_mask ln = v < a, gx = v > z;                          \
-    a = select(a, v, ln);                                        \
-    ra = select(ra, rr, as_rowv(ln));                            \
-    z = select(z, v, gx);                                        \
-    rz = select(rz, rr, as_rowv(gx));                            \
-    nan |= isnan(v);                                             \
+// One row r of RSIMD slots from j into the registers a, z (least, greatest), ra, rz (their rows)
+// and nan (the NaN lanes seen), without NaN rules: a compare with a NaN is false, so none enters.
+#define EXT_LANE_UPDATE(r)                                   \
+  {                                                          \
+    const rsimd v = vload_rsimd(0, x + (r) * P + s0 + j);    \
+    const rowv rr = (rowv)((row_t)(r));                      \
+    const rsimd_mask ln = v < a, gx = v > z;                 \
+    a = select(a, v, ln);                                    \
+    ra = select(ra, rr, as_rowv(ln));                        \
+    z = select(z, v, gx);                                    \
+    rz = select(rz, rr, as_rowv(gx));                        \
+    nan |= isnan(v);                                         \
   }
-#ifdef REAL_DOUBLE
-#define as_rowv as_ulong8
-#else
-#define as_rowv as_uint16
-#endif
 // Rows [r, r + count) of the work-item's slots into mn, mx, rn, rx, RSIMD slots at a time.
 inline rsimd_mask ext_rows_block(__global const real* x, ulong s0, ulong r, uint count, ulong P, real* mn,
-                            real* mx, row_t* rn, row_t* rx) {
+                                  real* mx, row_t* rn, row_t* rx) {
   rsimd_mask nan = (rsimd_mask)0;
   for (uint j = 0; j + RSIMD <= ROW_SLOTS; j += RSIMD) {
     rsimd a = vload_rsimd(0, mn + j), z = vload_rsimd(0, mx + j);
@@ -157,6 +151,11 @@ inline rsimd_mask ext_rows_block(__global const real* x, ulong s0, ulong r, uint
   return nan;
 }
 
+// The rows 0 .. whole - 1 first without NaN rules, in vectors: an element costs two compares, four
+// selects and the NaN test, and RSIMD slots' states stay in registers for eight rows at a time. (A
+// row at a time over arrays of states, which PoCL left scalar, ran at 41% of a 16-core CPU's copy
+// bandwidth for doubles; with the rules' extra tests, 24%.) Returns whether a NaN was seen: then
+// the rows go again, with the rules (EXT_ROWS).
 inline int ext_rows_vector(__global const real* x, ulong s0, ulong whole, ulong P, real* mn, real* mx,
                            row_t* rn, row_t* rx) {
   rsimd_mask nan = (rsimd_mask)0;
@@ -176,9 +175,7 @@ inline int ext_rows_vector(__global const real* x, ulong s0, ulong whole, ulong 
 
 __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
                           __global extrema_t* out, ulong ld) {
-  const ulong s0 = get_global_id(0) * ROW_SLOTS;
-  x += offset + get_global_id(1) * ld;
-  out += get_global_id(1) * get_global_size(0);
+  ROWS_START;
   extrema_t st = identity();
   // Rows in which every slot of this work-item has its element: r P + s0 + ROW_SLOTS - 1 < n.
   const ulong whole = (s0 + ROW_SLOTS <= P && s0 + ROW_SLOTS <= n) ? (n - s0 - ROW_SLOTS) / P + 1 : 0;

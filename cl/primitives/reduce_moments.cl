@@ -72,9 +72,7 @@ inline moments_t state_add8(moments_t a, const real* v, ulong i, ulong P) {
 // empty-state branch are the same for all lanes and computed once.
 __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
                           __global moments_t* out, ulong ld) {
-  const ulong s0 = get_global_id(0) * ROW_SLOTS;
-  x += offset + get_global_id(1) * ld;
-  out += get_global_id(1) * get_global_size(0);
+  ROWS_START;
   real M[ROW_SLOTS], Q[ROW_SLOTS];
   const ulong whole = rows_whole_blocks(n, P);
   for (ulong g = 0; g < whole; ++g) {

@@ -23,12 +23,11 @@ inline rsimd transform_v(rsimd x, real c) { return TRANSFORM_EXPR(x, c, (rsimd)R
 
 // The CPUs' form (reduce_slots.clh's reduce_rows), its block loop in vectors: RSIMD slots' sums and
 // compensations in two registers, each lane the TwoSum of compensated.clh in the same order, so
-// the same bits. PoCL 3.1, 2 cores, 2^25 doubles: 8.4 ms with the loop over an array of states.
+// the same bits. PoCL 3.1, 2 cores, 2^25 doubles: 8.4 ms with the loop over an array of states,
+// 6.8 to 7.1 ms with this one.
 __kernel void reduce_rows(__global const real* x, ulong offset, ulong n, ulong P, real pa, real pb,
                           __global STATE* out, ulong ld) {
-  const ulong s0 = get_global_id(0) * ROW_SLOTS;
-  x += offset + get_global_id(1) * ld;
-  out += get_global_id(1) * get_global_size(0);
+  ROWS_START;
   real S[ROW_SLOTS], C[ROW_SLOTS];
   for (uint b = 0; b < ROW_SLOTS; ++b) S[b] = C[b] = RC(0.0);
   const ulong whole = rows_whole_blocks(n, P);
