@@ -58,20 +58,29 @@ void print_table(const DeviceReport& d) {
               << "; and native code on the host's cores: copy " << h.copy_gbs << ", read " << h.read_gbs << ", fp32 " << h.fp32_fma_gflops
               << ", fp64 " << h.fp64_fma_gflops << ", exp32 " << h.exp32_gps << ", exp64 " << h.exp64_gps << ")\n";
   }
-  std::cout << std::left << std::setw(11) << "suite" << std::setw(26) << "workload" << std::setw(5) << "prec"
+  // The workload and peer columns are as wide as their longest entry, so no row runs into the next column.
+  auto vs_peer = [](const Row& r) {
+    return r.peer_throughput > 0 ? std::to_string(r.throughput / r.peer_throughput).substr(0, 6) + "x " + r.peer
+                                 : std::string("-");
+  };
+  std::size_t name_w = 26, peer_w = 12;
+  for (const Row& r : d.rows) {
+    name_w = std::max(name_w, r.name.size() + 1);
+    peer_w = std::max(peer_w, vs_peer(r).size() + 1);
+  }
+  const auto nw = static_cast<int>(name_w), pw = static_cast<int>(peer_w);
+  std::cout << std::left << std::setw(11) << "suite" << std::setw(nw) << "workload" << std::setw(5) << "prec"
             << std::right << std::setw(11) << "n" << std::setw(12) << "kernel ms" << std::setw(8) << "spread"
             << std::setw(11) << "wall ms" << std::setw(12) << "throughput" << std::setw(10) << "unit"
-            << std::setw(9) << "of ceil" << std::setw(12) << "vs peer" << "  check\n";
+            << std::setw(9) << "of ceil" << std::setw(pw) << "vs peer" << "  check\n";
   for (const Row& r : d.rows) {
-    std::cout << std::left << std::setw(11) << r.suite << std::setw(26) << r.name << std::setw(5) << r.precision
+    std::cout << std::left << std::setw(11) << r.suite << std::setw(nw) << r.name << std::setw(5) << r.precision
               << std::right << std::setw(11) << r.n << std::setw(12) << std::setprecision(4) << r.kernel_ms.median
               << std::setw(7) << std::setprecision(1) << 100 * r.kernel_ms.spread << "%" << std::setw(11)
               << std::setprecision(3) << r.wall_ms.median << std::setw(12) << std::defaultfloat << std::setprecision(4)
               << r.throughput << std::fixed
               << std::setw(10) << r.unit << std::setw(8) << std::setprecision(1) << 100 * r.fraction << "%"
-              << std::setw(12)
-              << (r.peer_throughput > 0 ? std::to_string(r.throughput / r.peer_throughput).substr(0, 6) + "x " + r.peer
-                                        : std::string("-"))
+              << std::setw(pw) << vs_peer(r)
               << "  " << (r.pass ? "ok " : "FAIL ") << r.check << " " << std::scientific << std::setprecision(2)
               << r.error << std::fixed << "\n";
   }

@@ -53,49 +53,55 @@ TEST_CASE_TEMPLATE("reduce.extrema", T, float, double) {
   if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
   const auto seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  std::mt19937_64 g(seed);
-  for (std::size_t n : k_sizes) {
-    // Few distinct values, so ties are everywhere: the first occurrence must win.
-    std::vector<T> x(n);
-    for (auto& v : x) v = static_cast<T>(static_cast<int>(g() % 17) - 8);
-    std::size_t imin = 0, imax = 0;
-    for (std::size_t i = 1; i < n; ++i) {
-      if (x[i] < x[imin]) imin = i;
-      if (x[i] > x[imax]) imax = i;
+  // Both first-stage forms on this device: a work-item a slot (the GPUs', which folds a slot by
+  // plain compares and again by the NaN rules when it holds a NaN) and rows of slots (the CPUs').
+  for (std::size_t rows : {0, 1}) {
+    const Context c = clstat_test::tuned_ctx({{"reduce.rows", rows}});
+    INFO("reduce.rows " << rows);
+    std::mt19937_64 g(seed);
+    for (std::size_t n : k_sizes) {
+      // Few distinct values, so ties are everywhere: the first occurrence must win.
+      std::vector<T> x(n);
+      for (auto& v : x) v = static_cast<T>(static_cast<int>(g() % 17) - 8);
+      std::size_t imin = 0, imax = 0;
+      for (std::size_t i = 1; i < n; ++i) {
+        if (x[i] < x[imin]) imin = i;
+        if (x[i] > x[imax]) imax = i;
+      }
+      const auto e = extrema(c, x.data(), n);
+      INFO("n " << n);
+      CHECK(e.min == x[imin]);
+      CHECK(e.max == x[imax]);
+      CHECK(e.argmin == imin);
+      CHECK(e.argmax == imax);
+      if (n > 2) {
+        // NaN wins both, at its first index.
+        const std::size_t a = g() % n, b = g() % n;
+        x[a] = x[b] = std::numeric_limits<T>::quiet_NaN();
+        const auto en = extrema(c, x.data(), n);
+        CHECK(std::isnan(en.min));
+        CHECK(std::isnan(en.max));
+        CHECK(en.argmin == std::min(a, b));
+        CHECK(en.argmax == std::min(a, b));
+      }
     }
-    const auto e = extrema(ctx(), x.data(), n);
-    INFO("n " << n);
-    CHECK(e.min == x[imin]);
-    CHECK(e.max == x[imax]);
-    CHECK(e.argmin == imin);
-    CHECK(e.argmax == imax);
-    if (n > 2) {
-      // NaN wins both, at its first index.
-      const std::size_t a = g() % n, b = g() % n;
-      x[a] = x[b] = std::numeric_limits<T>::quiet_NaN();
-      const auto en = extrema(ctx(), x.data(), n);
-      CHECK(std::isnan(en.min));
-      CHECK(std::isnan(en.max));
-      CHECK(en.argmin == std::min(a, b));
-      CHECK(en.argmax == std::min(a, b));
+    std::vector<T> same(1000, T(2.5));
+    const auto e = extrema(c, same.data(), same.size());
+    CHECK(e.argmin == 0);
+    CHECK(e.argmax == 0);
+    // Infinities are values like any other: the first of equal ones wins, at any length.
+    for (std::size_t n : {std::size_t(1000), std::size_t(1) << 22}) {
+      std::vector<T> inf(n, std::numeric_limits<T>::infinity());
+      const auto ei = extrema(c, inf.data(), n);
+      CHECK(ei.argmin == 0);
+      CHECK(ei.argmax == 0);
+      const std::size_t lo = n / 3, hi = n - 5;
+      inf[lo] = inf[hi] = -std::numeric_limits<T>::infinity();
+      const auto em = extrema(c, inf.data(), n);
+      CHECK(em.min == -std::numeric_limits<T>::infinity());
+      CHECK(em.argmin == lo);
+      CHECK(em.argmax == 0);
     }
-  }
-  std::vector<T> same(1000, T(2.5));
-  const auto e = extrema(ctx(), same.data(), same.size());
-  CHECK(e.argmin == 0);
-  CHECK(e.argmax == 0);
-  // Infinities are values like any other: the first of equal ones wins, at any length.
-  for (std::size_t n : {std::size_t(1000), std::size_t(1) << 22}) {
-    std::vector<T> inf(n, std::numeric_limits<T>::infinity());
-    const auto ei = extrema(ctx(), inf.data(), n);
-    CHECK(ei.argmin == 0);
-    CHECK(ei.argmax == 0);
-    const std::size_t lo = n / 3, hi = n - 5;
-    inf[lo] = inf[hi] = -std::numeric_limits<T>::infinity();
-    const auto em = extrema(ctx(), inf.data(), n);
-    CHECK(em.min == -std::numeric_limits<T>::infinity());
-    CHECK(em.argmin == lo);
-    CHECK(em.argmax == 0);
   }
 }
 

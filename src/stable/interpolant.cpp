@@ -157,9 +157,14 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
     std::size_t at = 0;
     bool halves_too = false;  // its pass evaluated its halves after it
   };
+  auto fresh = [](int cell, int depth, int j, double parent_miss) {
+    Piece p{};
+    p.cell = cell, p.depth = depth, p.j = j, p.parent_miss = parent_miss;
+    return p;
+  };
   std::vector<std::vector<Piece>> leaves(static_cast<std::size_t>(cells));
   std::vector<Piece> pending;
-  for (int k = 0; k < cells; ++k) pending.push_back({k, 0, 0, {}});
+  for (int k = 0; k < cells; ++k) pending.push_back(fresh(k, 0, 0, HUGE_VAL));
   // One piece's check at offset o of the round's values: done (a leaf, recorded) or to be halved.
   auto settle = [&](Piece& p, const NodeValues& v, std::size_t o, double* miss) {
     p.rec.assign(k_piece, 0.0);
@@ -183,9 +188,8 @@ Table build(double alpha, double beta, bool s1_coordinate, double rel, std::size
     leaves[static_cast<std::size_t>(p.cell)].push_back(std::move(p));
     return true;
   };
-  auto halves = [](const Piece& p, double miss) {
-    return std::array<Piece, 2>{Piece{p.cell, p.depth + 1, 2 * p.j, {}, miss},
-                                Piece{p.cell, p.depth + 1, 2 * p.j + 1, {}, miss}};
+  auto halves = [&](const Piece& p, double miss) {
+    return std::array<Piece, 2>{fresh(p.cell, p.depth + 1, 2 * p.j, miss), fresh(p.cell, p.depth + 1, 2 * p.j + 1, miss)};
   };
   auto nodes = [&](const Piece& p, std::vector<double>& z) {
     const double width = std::ldexp(1.0, -p.depth), a = -S + p.cell + p.j * width, h = 0.5 * width;
