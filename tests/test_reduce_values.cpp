@@ -53,8 +53,8 @@ TEST_CASE_TEMPLATE("reduce.extrema", T, float, double) {
   if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
   const auto seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  // Both first-stage forms on this device: a work-item a slot (the GPUs', which folds a slot by
-  // plain compares and again by the NaN rules when it holds a NaN) and rows of slots (the CPUs').
+  // Both first-stage forms on this device: a work-item a slot (the GPUs') and rows of slots (the
+  // CPUs', which fold without the NaN rules first and again with them when a NaN was seen).
   for (std::size_t rows : {0, 1}) {
     const Context c = clstat_test::tuned_ctx({{"reduce.rows", rows}});
     INFO("reduce.rows " << rows);
