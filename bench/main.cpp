@@ -230,18 +230,17 @@ int main(int argc, char** argv) {
     {  // steps: the ceilings, tuning and each suite asked for, on every device
       std::size_t per_device = 1 + (tune == "kde" ? 1 : 0);
       // Seconds each suite took at the default sizes, with its peers: on a CI-sized machine (2
-      // cores of an AMD EPYC, PoCL 3.1, 2026-11-28, PoCL's kernel cache empty, as on a first run:
-      // compiling is about half of the order suite's time then) and on an H100 (bench/results/,
-      // 2026-11-24). Other machines differ; this is to say "minutes" or "an hour" before a run
-      // starts, not a measurement.
+      // cores of an AMD EPYC, PoCL 3.1, 2026-11-29, PoCL's kernel cache empty, as on a first run)
+      // and on an H100 (bench/results/, 2026-11-24). Other machines differ; this is to say
+      // "minutes" or "an hour" before a run starts, not a measurement.
       struct Typical {
         const char* suite;
         double cpu_s, gpu_s;
       };
-      static const Typical typical[] = {{"reduce", 27, 14},    {"pairwise", 7, 30},  {"kde", 44, 175},
-                                        {"bandwidth", 26, 17}, {"stable", 37, 70},   {"stable-law", 10, 120},
-                                        {"order", 116, 325},   {"grid", 18, 17},     {"runtime", 26, 20},
-                                        {"robust", 35, 140},   {"python", 38, 180},  {"stable-fit", 100, 300}};
+      static const Typical typical[] = {{"reduce", 15, 14},    {"pairwise", 7, 30},  {"kde", 36, 175},
+                                        {"bandwidth", 22, 17}, {"stable", 35, 70},   {"stable-law", 9, 120},
+                                        {"order", 66, 325},    {"grid", 17, 17},     {"runtime", 27, 20},
+                                        {"robust", 27, 140},   {"python", 33, 180},  {"stable-fit", 100, 300}};
       double seconds = 0;
       for (const auto& t : typical)
         if (want(t.suite)) {
