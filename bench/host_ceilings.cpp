@@ -154,7 +154,7 @@ clstat::Ceilings measure_host_ceilings() {
   return h;
 }
 
-clstat::Ceilings with_host(clstat::Ceilings c, const clstat::Ceilings& h) {
+clstat::Ceilings higher(clstat::Ceilings c, const clstat::Ceilings& h) {
   c.copy_gbs = std::max(c.copy_gbs, h.copy_gbs);
   c.read_gbs = std::max(c.read_gbs, h.read_gbs);
   c.fp32_fma_gflops = std::max(c.fp32_fma_gflops, h.fp32_fma_gflops);

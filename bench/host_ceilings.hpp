@@ -17,7 +17,8 @@ namespace bench {
 /// degree-6 polynomial, as CPU drivers build native_exp2).
 clstat::Ceilings measure_host_ceilings();
 
-/// c with each rate raised to the host's where the host's is higher (for CPU devices).
-clstat::Ceilings with_host(clstat::Ceilings c, const clstat::Ceilings& host);
+/// Each rate the higher of a's and b's (a device's and its host's, or two measurements of one
+/// device); a rate a leaves at 0 (no fp64) stays 0.
+clstat::Ceilings higher(clstat::Ceilings a, const clstat::Ceilings& b);
 
 }  // namespace bench

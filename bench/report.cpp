@@ -41,6 +41,21 @@ void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool
   r.ceiling = dbl ? c.exp64_gps : native ? std::max(c.native_exp32_gps, c.exp32_gps) : c.exp32_gps;
 }
 
+void rebase_fractions(DeviceReport& d) {
+  const auto& c = d.ceilings;
+  for (Row& r : d.rows) {
+    double v = -1;
+    if (r.ceiling_name == "read") v = c.read_gbs;
+    else if (r.ceiling_name == "copy") v = c.copy_gbs;
+    else if (r.ceiling_name == "exp32") v = c.exp32_gps;
+    else if (r.ceiling_name == "native_exp2") v = std::max(c.native_exp32_gps, c.exp32_gps);
+    else if (r.ceiling_name == "exp64") v = c.exp64_gps;
+    if (v < 0) continue;
+    r.ceiling = v;
+    r.fraction = v > 0 ? r.throughput / v : 0;
+  }
+}
+
 void print_table(const DeviceReport& d) {
   const auto& c = d.ceilings;
   std::cout << "\n== " << d.info.label() << " | " << d.info.platform_name << " | driver " << d.info.driver_version

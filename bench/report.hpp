@@ -57,8 +57,6 @@ struct DeviceReport {
   std::vector<Row> rows;
 };
 
-/// Sets r's ceiling to the exp rate its kernels use: exp64 for double, native_exp2 for float where
-/// the context's tuning enables it, else exp32.
 /// Calls body(b, begin, end) for the blocks [b 2^16, min(n, (b + 1) 2^16)) of 0..n, on all host
 /// cores. A body that seeds its generator with b makes data that does not depend on the machine.
 void for_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t, std::size_t)>& body);
@@ -68,7 +66,13 @@ void for_blocks(std::size_t n, const std::function<void(std::size_t, std::size_t
 /// profiled kernel's start to the last one's end; none when it ran no clstat kernel).
 void time_device_and_wall(const clstat::Context& ctx, Row& r, int repeats, const std::function<void()>& run);
 
+/// Sets r's ceiling to the exp rate its kernels use: exp64 for double, native_exp2 for float where
+/// the context's tuning enables it, else exp32.
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r);
+
+/// Sets each row's ceiling (read, copy, exp32, native_exp2, exp64; rows compared with anything
+/// else keep theirs) to d.ceilings' rate of that name, and its fraction to throughput / ceiling.
+void rebase_fractions(DeviceReport& d);
 
 /// v with `digits` digits after the point ("1.94"), for the check texts.
 std::string fixed(double v, int digits);
