@@ -51,10 +51,9 @@ inline extrema_t state_add(extrema_t a, real x, ulong i) {
 // empty): equal values and NaNs keep a's, so no index compare and no branches. merge's general
 // rules here, once per eight elements, held f32 to 78% of the H200's read bandwidth and f64 to
 // 87% (first stage alone, 2^27 values: 3450 -> 3760-3820 GB/s f32, 3885 -> 4280 f64, where the
-// sum reads at 4250 and 4450). On the H200 and H100 (132 multiprocessors) the first stage's 2^18
-// work-items are resident in one wave only at 32 registers or fewer: forms that found the index
-// after fmin / fmax over a block took 40 to 54 and ran at 2150-3400 GB/s, though a state of the
-// values alone (fmin / fmax, 28 registers) reads at the sum's rate.
+// sum reads at 4250 and 4450). A block's least and greatest by fmin / fmax, with the index found
+// after, was no faster for f32 (3385-3464 GB/s), though a state of the values alone reads at the
+// sum's rate: what f32 lacks is in finding the indices.
 inline extrema_t merge_later(extrema_t a, extrema_t b) {
   const int empty = a.imin == EMPTY;  // (imin and imax are empty together)
   const int tn = empty || (!isnan(a.vmin) && (isnan(b.vmin) || b.vmin < a.vmin));
