@@ -1,6 +1,7 @@
-// clstat-bench: measures each selected device's ceilings, then clstat's workloads on it, and
-// reports median / min / spread of kernel time (event profiling), wall time with transfers,
-// throughput and the fraction of the device's own ceiling.
+// clstat-bench: measures each selected device's ceilings, then clstat's workloads on it, then the
+// ceilings again (each rate the higher of the two), and reports median / min / spread of kernel
+// time (event profiling), wall time with transfers, throughput and the fraction of the device's
+// own ceiling.
 //
 //   clstat-bench [--device all|SPEC] [--suite all|LIST] (LIST: comma-separated ceilings,reduce,pairwise,kde,bandwidth,stable,stable-law,stable-fit,order,robust,grid,runtime,python,scaling)
 //                [--tune kde|group]
