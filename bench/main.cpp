@@ -264,21 +264,20 @@ int main(int argc, char** argv) {
       o.pair_max_log2 = pair_log2 > 0 ? pair_log2 : (cpu ? 14 : 17);
       bench::DeviceReport rep;
       rep.info = d.info();
-      // The ceilings, measured before the suites and (measure_ceilings_of, below) again after them.
-      auto measure_ceilings_of = [&] {
-        rep.device_ceilings = rep.device_ceilings.copy_gbs > 0
-                                  ? bench::higher(rep.device_ceilings, clstat::measure_ceilings(ctx))
-                                  : clstat::measure_ceilings(ctx);
+      // The ceilings, measured before the suites and (again = true, below) after them, each rate
+      // the higher of the two measurements.
+      auto measure_ceilings_of = [&](bool again) {
+        const clstat::Ceilings m = clstat::measure_ceilings(ctx);
+        rep.device_ceilings = again ? bench::higher(rep.device_ceilings, m) : m;
         rep.ceilings = rep.device_ceilings;
         if (cpu) {  // the driver's micro-kernels can understate the cores: take the higher rate
-          rep.host_ceilings = rep.host_ceilings.copy_gbs > 0
-                                  ? bench::higher(rep.host_ceilings, bench::measure_host_ceilings())
-                                  : bench::measure_host_ceilings();
+          const clstat::Ceilings h = bench::measure_host_ceilings();
+          rep.host_ceilings = again ? bench::higher(rep.host_ceilings, h) : h;
           rep.ceilings = bench::higher(rep.device_ceilings, rep.host_ceilings);
         }
       };
       header(d, "ceilings");
-      measure_ceilings_of();
+      measure_ceilings_of(false);
       if (tune == "kde") {
         header(d, "tuning KDE");
         for (auto& r : bench::tune_kde(ctx, rep.ceilings, o.repeats, tune_classes)) rep.rows.push_back(r);
@@ -381,7 +380,7 @@ int main(int argc, char** argv) {
         // ceilings are measured again, each rate the higher of the two, and every row's fraction
         // is taken against them.
         header(d, "ceilings again");
-        measure_ceilings_of();
+        measure_ceilings_of(true);
         bench::rebase_fractions(rep);
       }
       for (const auto& r : rep.rows) all_pass = all_pass && r.pass;

@@ -34,22 +34,32 @@ std::string num(double v) {
 // A float kernel's exponentials run no faster than the device's fastest float exp, native_exp2
 // or exp, whichever the kernel calls: on CPUs the KDE's vector exp2 (26 G/s on 16 cores) outran
 // the exp measurement, so the higher of the two is the ceiling.
+namespace {
+
+// The rate of the ceiling called `name` (read, copy, exp32, native_exp2, exp64), or -1 for a row
+// compared with anything else. native_exp2 is the faster of native_exp2 and exp32: a kernel
+// built with native_exp2 can take whichever the driver makes faster.
+double rate_named(const clstat::Ceilings& c, const std::string& name) {
+  if (name == "read") return c.read_gbs;
+  if (name == "copy") return c.copy_gbs;
+  if (name == "exp32") return c.exp32_gps;
+  if (name == "native_exp2") return std::max(c.native_exp32_gps, c.exp32_gps);
+  if (name == "exp64") return c.exp64_gps;
+  return -1;
+}
+
+}  // namespace
+
 void set_exp_ceiling(const clstat::Context& ctx, const clstat::Ceilings& c, bool dbl, Row& r) {
   const bool native = !dbl && (ctx.tuning_summary().find("native_exp=1") != std::string::npos ||
                                c.native_exp32_gps > c.exp32_gps);
   r.ceiling_name = dbl ? "exp64" : native ? "native_exp2" : "exp32";
-  r.ceiling = dbl ? c.exp64_gps : native ? std::max(c.native_exp32_gps, c.exp32_gps) : c.exp32_gps;
+  r.ceiling = rate_named(c, r.ceiling_name);
 }
 
 void rebase_fractions(DeviceReport& d) {
-  const auto& c = d.ceilings;
   for (Row& r : d.rows) {
-    double v = -1;
-    if (r.ceiling_name == "read") v = c.read_gbs;
-    else if (r.ceiling_name == "copy") v = c.copy_gbs;
-    else if (r.ceiling_name == "exp32") v = c.exp32_gps;
-    else if (r.ceiling_name == "native_exp2") v = std::max(c.native_exp32_gps, c.exp32_gps);
-    else if (r.ceiling_name == "exp64") v = c.exp64_gps;
+    const double v = rate_named(d.ceilings, r.ceiling_name);
     if (v < 0) continue;
     r.ceiling = v;
     r.fraction = v > 0 ? r.throughput / v : 0;
