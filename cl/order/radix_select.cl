@@ -75,6 +75,25 @@
 #endif
 #define FILTER_CHECK 4
 #define NARROW 64  // see the bracket pass of spread targets
+// The bracket pass of spread targets searches the brackets from this many. Over 2^27 values on
+// an H200, five brackets: 600 us either way for doubles, 417 -> 401 for floats; sixteen: 959 ->
+// 723 (doubles) and 738 -> 558 (floats) with the search.
+#ifndef BSEARCH_NBR
+#define BSEARCH_NBR 5
+#endif
+#if NBR < 2
+#define NBR_P2 2
+#elif NBR < 4
+#define NBR_P2 4
+#elif NBR < 8
+#define NBR_P2 8
+#elif NBR < 16
+#define NBR_P2 16
+#elif NBR < 32
+#define NBR_P2 32
+#else
+#define NBR_P2 64
+#endif
 // A slot of the bracket buffer, in keys: {lo, hi}, then (as uint) the second sample's count
 // below and its histogram (select_sample2).
 #define SAMPLE_BINS 4096
@@ -198,6 +217,15 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   if (get_local_id(0) == 0) mcount = merge_brackets(bracket, plen, mlo, mhi, minmax, get_group_id(0) == 0);
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint mc = mcount;
+#if NBR >= BSEARCH_NBR
+  // The brackets' low ends padded to NBR_P2 (a power of two above NBR) with KEY_MAX (no key but
+  // KEY_MAX is at or above it, and g is clamped to mc) for the binary search, and a column of
+  // counters a work-item for the g it finds (g at g WG + l: no other work-item touches it).
+  __local skey slo[NBR_P2];
+  __local uint gcol[(NBR + 1) * WG];
+  for (uint b = get_local_id(0); b < NBR_P2; b += WG) slo[b] = b < mc ? mlo[b] : KEY_MAX;
+  for (uint b = 0; b <= NBR; ++b) gcol[b * WG + get_local_id(0)] = 0;
+#else
   // The brackets' low ends in registers (past the merged ones, KEY_MAX: no key but KEY_MAX is
   // at or above it, and g is clamped to mc).
   skey blo[NBR];
@@ -207,6 +235,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
     blo[b] = b < (int)mc ? mlo[b] : KEY_MAX;
     cbelow[b] = 0;
   }
+#endif
   const uint dbits = bits;
 #elif FILTER
   const skey blo = bracket[0], bhi = bracket[1];
@@ -321,11 +350,19 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
         pmax = max(pmax, k[e]);
 #endif
 #if FILTER && NBR > 1
-        // One compare per bracket counts the keys below it and gives g, the brackets starting
-        // at or below the key: it is inside bracket g - 1 or above it. (A binary search over
-        // the lows in local memory, and counts from g, took 0.78 ms for five brackets over
-        // 2^27 doubles on an H100 against 0.61 for this.) The few keys inside a bracket are
-        // counted with a local atomic.
+        // g, the brackets starting at or below the key: it is inside bracket g - 1 or above it,
+        // and below brackets g and up. Many brackets: a binary search over the lows in local
+        // memory, and g counted in the work-item's column; few: one compare a bracket, each
+        // counting the keys below its bracket. The few keys inside a bracket are counted with a
+        // local atomic.
+#if NBR >= BSEARCH_NBR
+        uint g = 0;
+#pragma unroll
+        for (uint h = NBR_P2 / 2; h > 0; h >>= 1)
+          if (slo[g + h - 1] <= k[e]) g += h;
+        g = min(g, mc);
+        ++gcol[g * WG + l];
+#else
         uint g = NBR;
 #pragma unroll
         for (int b = 0; b < NBR; ++b) {
@@ -334,6 +371,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
           g -= lt;
         }
         g = min(g, mc);
+#endif
         const int inside = g > 0 && k[e] <= mhi[g - 1];
         // A bracket of at most NARROW keys (quantiles of data with few distinct values) counts
         // each key's copies and is answered from the counts, without copies or further passes.
@@ -409,9 +447,20 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   }
   RUN_FLUSH();
 #if FILTER && NBR > 1
+#if NBR >= BSEARCH_NBR
+  // The keys below bracket b are those whose g is at most b.
+  {
+    uint below = 0;
+    for (uint b = 0; b < NBR; ++b) {
+      below += gcol[b * WG + l];
+      if (below) atomic_add(&hist[b], below);
+    }
+  }
+#else
 #pragma unroll
   for (int b = 0; b < NBR; ++b)
     if (cbelow[b]) atomic_add(&hist[b], cbelow[b]);
+#endif
 #endif
 #if FIRST
   lmin[l] = pmin;

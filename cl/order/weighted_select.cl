@@ -36,7 +36,9 @@
 // Options: ELEM_KIND (as order_keys.clh), WG (a power of two), NB (brackets a launch: 1, 2, 4 or
 // 8, the fewest that hold the call's: the interval search costs 2 NB compares a value, and the
 // sums 2 NB + 1 local columns a work-item), FROM_KEYS (1: the input is candidate keys and their
-// q, not values and weights), GITEMS (a work-item's elements a round, loaded together).
+// q, not values and weights), GITEMS (a work-item's elements a round, loaded together), STAGED
+// (1, with NB = 1: the bracket holds few of the values, which gather in a local stage flushed
+// every WCHECK rounds instead of by two barriers a round).
 // Work-items stride through the data, neighbours reading neighbouring elements, on CPUs too:
 // PoCL runs a group's work-items as vector loops. (A CPU form in which each work-item read a
 // contiguous block and appended its candidates with a global atomic each took 126 ms for the
@@ -53,6 +55,18 @@
 #define GITEMS 4
 #endif
 #define NI (2 * NB + 1)
+#ifndef STAGED
+#define STAGED 0
+#endif
+#if STAGED && NB != 1
+#error "the staged pass takes one bracket"
+#endif
+#ifndef WSTAGE
+#define WSTAGE 512  // the one-bracket pass's stage of candidates (24 bytes each for 64-bit keys)
+#endif
+#ifndef WCHECK
+#define WCHECK 8    // rounds between its flushes
+#endif
 
 // The pass's parameters, `meta`: 4 ulongs a bracket for up to META_NB brackets (see
 // weighted_intervals), then the scale s (a signed int in a ulong) at META_S.
@@ -277,19 +291,19 @@ inline ulong2 fixed_weight(double v) {
 #define INPUT_ARGS __global const elem_t* x, __global const double* w
 #endif
 
-// Reads element i of the input into k (its key), q (its fixed-point weight) and idx (its interval,
-// 0 .. 2 nb; NI for a NaN value, which is only counted), and counts the weights that are bad or
-// do not fit.
+// Reads a value and its weight (or a candidate's key and q) into k (its key), q (its fixed-point
+// weight) and idx (its interval, 0 .. 2 nb; NI for a NaN value, which is only counted), and counts
+// the weights that are bad or do not fit.
 #if FROM_KEYS
-#define READ_ELEMENT(i)            \
-  k = x[off + (i)];                \
-  q = w[off + (i)];                \
+#define READ_VALUE(xv, wv)         \
+  k = (xv);                        \
+  q = (wv);                        \
   idx = interval_of(k, meta, nb);
 #else
-#define READ_ELEMENT(i)                                                \
+#define READ_VALUE(xv, wv)                                             \
   {                                                                    \
-    const elem_t v = x[off + (i)];                                     \
-    const double wi = w[off + (i)];                                    \
+    const elem_t v = (xv);                                             \
+    const double wi = (wv);                                            \
     if (!(wi >= 0.0) || isinf(wi)) ++bad;                              \
     else wmax = max(wmax, as_ulong(wi));                               \
     if (is_nan_elem(v)) {                                              \
@@ -336,20 +350,101 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
     ahi[j * WG + l] = 0;
     acnt[j * WG + l] = 0;
   }
-  ulong nans = 0, bad = 0, over = 0, wmax = 0;
-  // A bracket may hold millions of values (a sampled weighted quantile is uncertain by about
-  // sqrt(sum w^2) / sum w): one global atomic each serialised them (2^27 doubles: 18.6 ms on
-  // the H100, 37 times the median). So the group's work-items take local slots, and one
-  // atomic a bracket and a round reserves the group's run of global slots. A round reads GITEMS
-  // elements a work-item (element start + u WG + l: neighbours read neighbours), all loaded
-  // before its two barriers: with one a round, each warp had one load of x and w in flight
-  // between barriers (2^27 doubles and weights: 2.59 ms on the H100, 1.62 ms with four a round
-  // and four times the groups). Every work-item of a group makes the same number of rounds (the
-  // barriers need it).
+  uint nans = 0, bad = 0, over = 0;  // (n < 2^32: the host checks)
+  ulong wmax = 0;
   __local uint lcount[NB], lbase[NB];
   if (l < NB) lcount[l] = 0;
+#if STAGED
+  // One narrow bracket (the first pass of a one-cluster target: a few candidates in a thousand):
+  // they gather in a local stage flushed every WCHECK rounds by one global atomic, so a round has
+  // no barrier; a stage that fills between flushes spills to global slots, an atomic each (slower,
+  // not wrong). The first pass of a weighted median of 2^27 doubles on an H200: 1.03 ms with two
+  // barriers a round (the form below), 0.83 ms staged. (Its sums in registers instead of the
+  // columns: 0.85 ms.)
+  __local skey sk[WSTAGE];
+  __local ulong2 sq[WSTAGE];
+  const ulong cap0 = meta[3];
+  uint round = 0;
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (ulong start = (ulong)get_group_id(0) * (GITEMS * WG); start < n; start += GITEMS * get_global_size(0)) {
+#if STAGED
+    // Loads first (their latencies overlap), then each element on its own.
+#if FROM_KEYS
+    skey xs[GITEMS];
+    ulong2 ws[GITEMS];
+#else
+    elem_t xs[GITEMS];
+    double ws[GITEMS];
+#endif
+#pragma unroll
+    for (uint u = 0; u < GITEMS; ++u) {
+      const ulong i = start + u * WG + l;
+      if (i < n) {
+        xs[u] = x[off + i];
+        ws[u] = w[off + i];
+      }
+    }
+#pragma unroll
+    for (uint u = 0; u < GITEMS; ++u) {
+      const ulong i = start + u * WG + l;
+      skey k = 0;
+      ulong2 q = (ulong2)(0, 0);
+      uint idx = NI;
+      if (i < n) {
+        READ_VALUE(xs[u], ws[u])
+      }
+      if (idx < NI) {
+        const uint at = idx * WG + l;
+        const ulong t = alo[at] + q.x;
+        ahi[at] += q.y + (t < q.x);
+        alo[at] = t;
+        ++acnt[at];
+      }
+      if (idx == 1 && cap0 > 0) {
+        const uint a = atomic_inc(&lcount[0]);
+        if (a < WSTAGE) {
+          sk[a] = k;
+          sq[a] = q;
+        } else {
+          const uint slot = atomic_inc(&ccount[0]);
+          if (slot < cap0) {
+            ckey[meta[2] + slot] = k;
+            cq[meta[2] + slot] = q;
+          }
+        }
+      }
+    }
+    // The flush (the same decision in every work-item: a group's work-items make the same rounds).
+    if (++round % WCHECK == 0 || start + GITEMS * get_global_size(0) >= n) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const uint c = min(lcount[0], (uint)WSTAGE);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (c > 0) {
+        if (l == 0) {
+          lbase[0] = atomic_add(&ccount[0], c);
+          lcount[0] = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint b0 = lbase[0];
+        for (uint t = l; t < c; t += WG)
+          if (b0 + t < cap0) {
+            ckey[meta[2] + b0 + t] = sk[t];
+            cq[meta[2] + b0 + t] = sq[t];
+          }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    }
+#else
+    // Several brackets (the candidates' passes, where most values are copied): a bracket may
+    // hold millions of values, and one global atomic each serialised them (2^27 doubles: 18.6 ms
+    // on the H100, 37 times the median). So the group's work-items take local slots, and one
+    // atomic a bracket and a round reserves the group's run of global slots. A round reads
+    // GITEMS elements a work-item (element start + u WG + l: neighbours read neighbours), all
+    // loaded before its two barriers: with one a round, each warp had one load of x and w in
+    // flight between barriers (2^27 doubles and weights: 2.59 ms on the H100, 1.62 ms with four
+    // a round and four times the groups). Every work-item of a group makes the same number of
+    // rounds (the barriers need it).
     skey ks[GITEMS];
     ulong2 qs[GITEMS];
     uint is[GITEMS], ls[GITEMS];
@@ -360,7 +455,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
       ulong2 q = (ulong2)(0, 0);
       uint idx = NI;
       if (i < n) {
-        READ_ELEMENT(i)
+        READ_VALUE(x[off + i], w[off + i])
       }
       ks[u] = k;
       qs[u] = q;
@@ -400,6 +495,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
         ++acnt[at];
       }
     }
+#endif
   }
   // The group's sums, interval by interval, by a fixed tree (128-bit: the carry of the lo words
   // goes to the hi words).

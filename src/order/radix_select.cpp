@@ -181,7 +181,8 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 template <class T>
 void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
   const auto K = static_cast<unsigned>(clusters.size());
-  // NBR: each bracket costs a compare per key, so exactly K (a program variant per K).
+  // NBR: exactly K (a program variant per K): up to four brackets cost a compare each per key,
+  // more a binary search (BSEARCH_NBR in the kernel).
   const unsigned nbr = K;
   // Each bracket holds about 10 sqrt(p (1 - p) / s2) of n: sixteen spread quantiles copy about
   // 6% of the data where s2 is 2^20 (n >= 2^24), within the one-bracket cap of n / 8. Where even

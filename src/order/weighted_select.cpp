@@ -101,15 +101,18 @@ class WeightedSelect {
     std::size_t wg = 0;
     unsigned nb = 0;
   };
-  // The interval kernel for at least nb brackets (the fewest of 1, 2, 4, 8).
-  const Variant& variant(bool from_keys, std::size_t nb) {
+  // The interval kernel for at least nb brackets (the fewest of 1, 2, 4, 8); `staged`, for one
+  // bracket that holds few values (STAGED in the kernel).
+  const Variant& variant(bool from_keys, std::size_t nb, bool staged = false) {
     unsigned v = 0;
     while ((1u << v) < nb) ++v;
-    Variant& b = built_[from_keys ? 1 : 0][v];
+    staged = staged && v == 0;
+    Variant& b = staged ? built_staged_[from_keys ? 1 : 0] : built_[from_keys ? 1 : 0][v];
     if (!b.prog) {
       b.nb = 1u << v;
       b.prog = build::program_for_wg(*ci_, "order/weighted_select",
-                                     base_ + " -DNB=" + std::to_string(b.nb) + " -DFROM_KEYS=" + (from_keys ? "1" : "0"),
+                                     base_ + " -DNB=" + std::to_string(b.nb) + " -DFROM_KEYS=" + (from_keys ? "1" : "0") +
+                                         " -DSTAGED=" + (staged ? "1" : "0"),
                                      "weighted_intervals", 128, b.wg);
     }
     return b;
@@ -133,6 +136,7 @@ class WeightedSelect {
   std::string op_;
   std::string base_;
   Variant built_[2][4];
+  Variant built_staged_[2];
   std::size_t groups_ = 1;
   std::size_t sample2_ = 0;
   int s_ = 0;
@@ -244,9 +248,11 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.cq = ::clstat::detail::scratch(q_, WeightedScratch::cand_weights, slots * sizeof(cl_ulong2),
                                      static_cast<std::size_t>(role));
   }
-  const Variant& var = variant(!src.raw, br.size());
-  const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   const std::uint64_t n = src.raw ? n_ : src.n;
+  // One bracket whose copy is at most n / 16 (the device bracket's is n / 32) takes the staged
+  // form: about 256 candidates a group between its flushes, half its stage.
+  const Variant& var = variant(!src.raw, br.size(), br.size() == 1 && br[0].cap <= n / 16);
+  const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
   // A pass over candidates takes a group per 64 work-items' worth of rounds (16 over the data):
   // every group's row of partial sums comes back to the host, and the first candidate pass of a
   // weighted median of 2^27 doubles on an H100 (12 million candidates) had sent back 2112 rows of
