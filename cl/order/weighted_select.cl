@@ -25,10 +25,13 @@
 //    capacity; the count tells the host whether the copy is complete). The interval sums give
 //    C at every bracket edge exactly, so the host knows which interval holds each target even
 //    when a bracket from its sample missed it.
-// 4. The host sorts the few candidates of the bracket that holds a target, or splits the
-//    interval into NB ranges (equal steps of value for floats, of key for integers) and repeats 3
-//    over the candidates, copying every range's in the same pass (or, counting only, over the
-//    data).
+// 4. The host sorts the few candidates of the bracket that holds a target. More than HOST_MAX
+//    are narrowed by planned passes: the host splits the interval into NB ranges (equal steps of
+//    value for floats, of key for integers) and enqueues several passes of 3 over the
+//    candidates, each copying every range's; the last group of each finds the range that holds
+//    the target and writes the next pass's ranges (plan_split, the host's rule), so the host
+//    waits once for them all. (Where the data are not copied, counting passes of 3 over the data
+//    narrow the interval, with the host deciding after each.)
 // The first brackets: for spread targets the host's, from weighted_sample's strided sample of
 // (key, weight); for one cluster of targets on 2^20 values or more the device's, from two samples
 // (weighted_sample1 and weighted_sample2), with no host round trip before the first pass.
@@ -69,9 +72,32 @@
 #endif
 
 // The pass's parameters, `meta`: 4 ulongs a bracket for up to META_NB brackets (see
-// weighted_intervals), then the scale s (a signed int in a ulong) at META_S.
+// weighted_intervals), then the scale s (a signed int in a ulong) at META_S, then the plan of the
+// passes over candidates that run without the host (weighted_intervals says how): its state, the
+// pass's source (offset, count, brackets), the summed q below the source's key range (128 bits),
+// the target (128 bits), that range, the passes run, and the count of a range the plan stopped at.
 #define META_NB 8
 #define META_S (4 * META_NB)
+#define PLAN_STATE (META_S + 1)
+#define PLAN_OFF (META_S + 2)
+#define PLAN_N (META_S + 3)
+#define PLAN_NB (META_S + 4)
+#define PLAN_BASE (META_S + 5)
+#define PLAN_TARGET (META_S + 7)
+#define PLAN_LO (META_S + 9)
+#define PLAN_HI (META_S + 10)
+#define PLAN_ROUND (META_S + 11)
+#define PLAN_FOUND (META_S + 12)
+#define META_WORDS (META_S + 13)
+// Plan states: the host made this pass (and reads its sums); the plan runs (this pass's source
+// and brackets are the plan's, and its last group makes the next); done (the target's candidates,
+// at most HOST_MAX, are in the final buffers, or its range is one key); stopped (the host goes on
+// from the plan: a range whose copy overflowed, or a target past the ranges, PLAN_FOUND ~0).
+#define PLAN_HOST 0
+#define PLAN_RUN 1
+#define PLAN_DONE 2
+#define PLAN_STOP 3
+#define HOST_MAX 4096  // kHost: candidates the host selects among
 #define NO_SCALE 0x7fffffff  // s from a sample that held no positive weight: the host decides
 
 // The maximum weight (as the bits of a non-negative double, whose unsigned order is the
@@ -255,6 +281,7 @@ void weighted_sample2(__global const elem_t* x, __global const double* w, ulong 
     meta[2] = 0;
     meta[3] = cap;
     meta[META_S] = wmax > 0 ? (ulong)(long)(78 - ilogb(wmax)) : (ulong)NO_SCALE;
+    meta[PLAN_STATE] = PLAN_HOST;
     *done = 0;
   }
 }
@@ -298,7 +325,7 @@ inline ulong2 fixed_weight(double v) {
 #define READ_VALUE(xv, wv)         \
   k = (xv);                        \
   q = (wv);                        \
-  idx = interval_of(k, meta, nb);
+  idx = interval_of(k, lmeta, nb);
 #else
 #define READ_VALUE(xv, wv)                                             \
   {                                                                    \
@@ -314,28 +341,161 @@ inline ulong2 fixed_weight(double v) {
       const int fits = scaled < 0x1p95;                                \
       over += !fits;                                                   \
       q = fits ? fixed_weight(scaled) : (ulong2)(0, 0);                \
-      idx = interval_of(k, meta, nb);                                  \
+      idx = interval_of(k, lmeta, nb);                                  \
     }                                                                  \
   }
 #endif
 
-inline uint interval_of(skey k, __constant ulong* meta, uint nb) {
+inline uint interval_of(skey k, __local const ulong* br, uint nb) {
   uint idx = 0;
-  for (uint b = 0; b < nb; ++b) idx += (k >= (skey)meta[4 * b]) + (k > (skey)meta[4 * b + 1]);
+  for (uint b = 0; b < nb; ++b) idx += (k >= (skey)br[4 * b]) + (k > (skey)br[4 * b + 1]);
   return idx;
 }
 
+#define ROW (3 * NI + 4)  // a group's row of the pass's sums (see weighted_intervals)
+
+// Fixed trees over a group's WG values (the same order on every device): 128-bit sums (r0 the lo
+// words, r1 the hi words, r2 counts), plain sums, the maximum. Each starts and ends on a barrier.
+inline void tree_sum128(__local ulong* r0, __local ulong* r1, __local ulong* r2, uint l) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      const ulong t = r0[l] + r0[l + h];
+      r1[l] += r1[l + h] + (t < r0[l]);
+      r0[l] = t;
+      r2[l] += r2[l + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+inline void tree_sum3(__local ulong* r0, __local ulong* r1, __local ulong* r2, uint l) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) {
+      r0[l] += r0[l + h];
+      r1[l] += r1[l + h];
+      r2[l] += r2[l + h];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+inline void tree_max(__local ulong* r0, uint l) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    if (l < h) r0[l] = max(r0[l], r0[l + h]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// The group's sums of r0, r1 and r2 (128-bit in r0 and r1 when `wide`, else three plain sums) to
+// dst[0..2], and the group's maximum of r0 to dst[0], by work-item 0.
+inline void sum_out(__global ulong* dst, __local ulong* r0, __local ulong* r1, __local ulong* r2, uint l, int wide) {
+  if (wide) tree_sum128(r0, r1, r2, l);
+  else tree_sum3(r0, r1, r2, l);
+  if (l == 0) {
+    dst[0] = r0[0];
+    dst[1] = r1[0];
+    dst[2] = r2[0];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+inline void max_out(__global ulong* dst, __local ulong* r0, uint l) {
+  tree_max(r0, l);
+  if (l == 0) dst[0] = r0[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+// 128-bit sums as (lo, hi) words.
+inline ulong2 add128(ulong2 a, ulong2 b) {
+  const ulong lo = a.x + b.x;
+  return (ulong2)(lo, a.y + b.y + (lo < a.x));
+}
+inline int ge128(ulong2 a, ulong2 b) { return a.y > b.y || (a.y == b.y && a.x >= b.x); }
+
+#if ELEM_KIND <= 1
+// The value of a key (to_key's inverse; a NaN for the keys past +Inf).
+inline double key_value(skey k) {
+#if ELEM_KIND == 0
+  return (double)as_float((k & 0x80000000u) ? (k ^ 0x80000000u) : ~k);
+#else
+  return as_double((k & 0x8000000000000000UL) ? (k ^ 0x8000000000000000UL) : ~k);
+#endif
+}
+#endif
+
+// The plan's next brackets: [lo, hi] (lo < hi) as at most META_NB sorted disjoint ranges that
+// cover it, written to plan with their slots (each range up to min(found, 2 found / ranges +
+// 4096) copies, from slot 0 on); returns how many. The rule of WeightedSelect::split on the host:
+// equal steps of value for a floating-point interval across zero whose ends are within 2^10 in
+// size, of key otherwise.
+inline uint plan_split(skey lo, skey hi, ulong found, __global ulong* plan) {
+  skey rlo[META_NB], rhi[META_NB];
+  uint k = 0;
+#if ELEM_KIND <= 1
+  const double a = key_value(lo), b = key_value(hi), w = b - a;
+  if (a < 0 && b > 0 && isfinite(w) && max(-a, b) <= 1024 * min(-a, b)) {
+    skey from = lo;
+    for (uint i = 1; i <= META_NB && from <= hi; ++i) {
+      skey to = hi;
+      if (i < META_NB) {
+        const skey edge = to_key((elem_t)(a + w * i / META_NB));  // the next range's first key
+        if (edge <= from || edge > hi) continue;
+        to = edge - 1;
+      }
+      rlo[k] = from;
+      rhi[k++] = to;
+      from = to + 1;
+    }
+    if (k < 2) k = 0;
+  }
+#endif
+  if (k == 0) {
+    const skey step = (hi - lo) / META_NB + 1;  // ceil((hi - lo + 1) / META_NB) without overflow
+    for (skey r = lo;; r += step) {
+      const skey e = hi - r < step - 1 ? hi : r + step - 1;
+      rlo[k] = r;
+      rhi[k++] = e;
+      if (e == hi) break;
+    }
+  }
+  const ulong share = min(found, 2 * found / k + 4096);
+  for (uint i = 0; i < k; ++i) {
+    plan[4 * i] = rlo[i];
+    plan[4 * i + 1] = rhi[i];
+    plan[4 * i + 2] = i * share;
+    plan[4 * i + 3] = share;
+  }
+  return k;
+}
+
 // meta holds 4 ulongs a bracket: lo and hi (keys, inclusive), then the first slot and the
-// capacity of its candidate region. part receives, per group, NI x (sum lo word, sum carry
-// word, count), then the NaN count, the weights that are negative, NaN or infinite, those past
-// 2^95 at this s, and the largest weight's bits (of the values' weights, NaN values included).
-// ccount[b] counts the values found in bracket b (the copy is complete when it is at most the
-// capacity). The candidates' order within a region is unspecified: the host selects by key.
-__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulong* meta, uint nb,
+// capacity of its candidate region. part receives, per group, a row of NI x (sum lo word, sum
+// carry word, count), then the NaN count, the weights that are negative, NaN or infinite, those
+// past 2^95 at this s, and the largest weight's bits (of the values' weights, NaN values
+// included); the last group to finish (counted on `done`, left at zero) writes their sum as row
+// G, the number of groups. ccount[b] counts the values found in bracket b (the copy is complete
+// when it is at most the capacity). The candidates' order within a region is unspecified: the
+// host selects by key. With the plan in meta running (PLAN_RUN) the pass reads its source, count
+// and brackets from the plan instead of off, n and nb, and its last group takes the plan's step
+// (below), copying a final range's candidates to fkey and fq; past the plan's end a pass reads
+// nothing. (meta is global memory, its brackets copied to local memory: a pass writes the next
+// pass's.)
+__kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong* meta, uint nb,
                                  __global ulong* part, __global skey* ckey, __global ulong2* cq,
-                                 __global uint* ccount) {
+                                 __global uint* ccount, __global uint* done, __global skey* fkey,
+                                 __global ulong2* fq) {
   __local ulong r0[WG], r1[WG], r2[WG];
+  __local ulong lmeta[4 * NB];  // the brackets, read once
+  __local ulong fstart, fcount;
+  __local int last;
   const uint l = get_local_id(0);
+  // (Every group reads the state before the last one, which writes the plan, counts itself done.)
+  const ulong state = meta[PLAN_STATE];
+  if (state != PLAN_HOST) {  // a planned pass: its source from the plan, none once the plan ended
+    off = state == PLAN_RUN ? meta[PLAN_OFF] : 0;
+    n = state == PLAN_RUN ? meta[PLAN_N] : 0;
+    nb = (uint)meta[PLAN_NB];
+  }
   const int s = (int)(long)meta[META_S];
   const double f1 = pow2(s == NO_SCALE ? 0 : s / 2), f2 = pow2(s == NO_SCALE ? 0 : s - s / 2);
   // A work-item keeps its sums in its own column of local memory (interval j at j WG + l): one
@@ -354,6 +514,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
   ulong wmax = 0;
   __local uint lcount[NB], lbase[NB];
   if (l < NB) lcount[l] = 0;
+  for (uint i = l; i < 4 * NB; i += WG) lmeta[i] = meta[i];
 #if STAGED
   // One narrow bracket (the first pass of a one-cluster target: a few candidates in a thousand):
   // they gather in a local stage flushed every WCHECK rounds by one global atomic, so a round has
@@ -363,10 +524,12 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
   // columns: 0.85 ms.)
   __local skey sk[WSTAGE];
   __local ulong2 sq[WSTAGE];
-  const ulong cap0 = meta[3];
   uint round = 0;
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
+#if STAGED
+  const ulong cap0 = lmeta[3];
+#endif
   for (ulong start = (ulong)get_group_id(0) * (GITEMS * WG); start < n; start += GITEMS * get_global_size(0)) {
 #if STAGED
     // Loads first (their latencies overlap), then each element on its own.
@@ -409,8 +572,8 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
         } else {
           const uint slot = atomic_inc(&ccount[0]);
           if (slot < cap0) {
-            ckey[meta[2] + slot] = k;
-            cq[meta[2] + slot] = q;
+            ckey[lmeta[2] + slot] = k;
+            cq[lmeta[2] + slot] = q;
           }
         }
       }
@@ -429,8 +592,8 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
         const uint b0 = lbase[0];
         for (uint t = l; t < c; t += WG)
           if (b0 + t < cap0) {
-            ckey[meta[2] + b0 + t] = sk[t];
-            cq[meta[2] + b0 + t] = sq[t];
+            ckey[lmeta[2] + b0 + t] = sk[t];
+            cq[lmeta[2] + b0 + t] = sq[t];
           }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
@@ -464,7 +627,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
 #pragma unroll
     for (uint u = 0; u < GITEMS; ++u) {
       const uint idx = is[u];
-      const int take = idx < NI && (idx & 1u) && meta[4 * (idx >> 1) + 3] > 0;
+      const int take = idx < NI && (idx & 1u) && lmeta[4 * (idx >> 1) + 3] > 0;
       ls[u] = take ? atomic_inc(&lcount[idx >> 1]) : UINT_MAX;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -479,9 +642,9 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
       if (ls[u] != UINT_MAX) {
         const uint b = is[u] >> 1;
         const ulong slot = (ulong)lbase[b] + ls[u];
-        if (slot < meta[4 * b + 3]) {
-          ckey[meta[4 * b + 2] + slot] = ks[u];
-          cq[meta[4 * b + 2] + slot] = qs[u];
+        if (slot < lmeta[4 * b + 3]) {
+          ckey[lmeta[4 * b + 2] + slot] = ks[u];
+          cq[lmeta[4 * b + 2] + slot] = qs[u];
         }
       }
     }
@@ -497,53 +660,98 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __constant ulon
     }
 #endif
   }
-  // The group's sums, interval by interval, by a fixed tree (128-bit: the carry of the lo words
-  // goes to the hi words).
-  __global ulong* out = part + get_group_id(0) * (3 * NI + 4);
+  // The group's row: its sums, interval by interval, by a fixed tree (128-bit: the carry of the lo
+  // words goes to the hi words), then the NaN, bad and oversized counts and the largest weight.
+  const uint G = get_num_groups(0);
+  __global ulong* out = part + get_group_id(0) * ROW;
   for (uint j = 0; j < NI; ++j) {
     r0[l] = alo[j * WG + l];
     r1[l] = ahi[j * WG + l];
     r2[l] = acnt[j * WG + l];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint h = WG / 2; h > 0; h >>= 1) {
-      if (l < h) {
-        const ulong t = r0[l] + r0[l + h];
-        r1[l] += r1[l + h] + (t < r0[l]);
-        r0[l] = t;
-        r2[l] += r2[l + h];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l == 0) {
-      out[3 * j] = r0[0];
-      out[3 * j + 1] = r1[0];
-      out[3 * j + 2] = r2[0];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    sum_out(out + 3 * j, r0, r1, r2, l, 1);
   }
   r0[l] = nans;
   r1[l] = bad;
   r2[l] = over;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) {
-      r0[l] += r0[l + h];
-      r1[l] += r1[l + h];
-      r2[l] += r2[l + h];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) {
-    out[3 * NI] = r0[0];
-    out[3 * NI + 1] = r1[0];
-    out[3 * NI + 2] = r2[0];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  sum_out(out + 3 * NI, r0, r1, r2, l, 0);
   r0[l] = wmax;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) r0[l] = max(r0[l], r0[l + h]);
-    barrier(CLK_LOCAL_MEM_FENCE);
+  max_out(out + 3 * NI + 3, r0, l);
+  // The last group to finish adds the rows into row G, which is all the host reads of the pass
+  // (adding the rows of 2112 groups took the host 46 us, besides reading them: a weighted median
+  // of 2^27 doubles on an H200), and in a planned pass makes the next.
+  if (!finished_last(done, &last)) return;
+  __global volatile const ulong* rows = (__global volatile const ulong*)part;
+  __global ulong* tot = part + (ulong)G * ROW;
+  for (uint j = 0; j <= NI; ++j) {  // (j = NI: the counts, plain sums)
+    ulong slo = 0, shi = 0, sc = 0;
+    for (uint g = l; g < G; g += WG) {
+      const ulong v = rows[(ulong)g * ROW + 3 * j];
+      const ulong t = slo + v;
+      shi += j < NI ? rows[(ulong)g * ROW + 3 * j + 1] + (t < v) : rows[(ulong)g * ROW + 3 * j + 1];
+      slo = t;
+      sc += rows[(ulong)g * ROW + 3 * j + 2];
+    }
+    r0[l] = slo;
+    r1[l] = shi;
+    r2[l] = sc;
+    sum_out(tot + 3 * j, r0, r1, r2, l, j < NI);
   }
-  if (l == 0) out[3 * NI + 3] = r0[0];
+  ulong m = 0;
+  for (uint g = l; g < G; g += WG) m = max(m, rows[(ulong)g * ROW + 3 * NI + 3]);
+  r0[l] = m;
+  max_out(tot + 3 * NI + 3, r0, l);
+  if (l == 0) *done = 0;
+  if (state != PLAN_RUN) return;  // (uniform)
+  // The plan's step, by one work-item on the sums it just wrote: the interval that holds the
+  // target, as the host's WeightedSelect::resolve_candidates finds it. The group then copies a
+  // final range's candidates to fkey and fq.
+  if (l == 0) {
+    fcount = 0;
+    const ulong2 target = (ulong2)(meta[PLAN_TARGET], meta[PLAN_TARGET + 1]);
+    ulong2 c = add128((ulong2)(meta[PLAN_BASE], meta[PLAN_BASE + 1]), (ulong2)(tot[0], tot[1]));
+    uint b = 0;
+    for (; b < nb; ++b) {
+      const ulong2 in = (ulong2)(tot[3 * (2 * b + 1)], tot[3 * (2 * b + 1) + 1]);
+      if (ge128(add128(c, in), target)) break;
+      c = add128(add128(c, in), (ulong2)(tot[3 * (2 * b + 2)], tot[3 * (2 * b + 2) + 1]));
+    }
+    if (b == nb) {
+      meta[PLAN_FOUND] = ~0UL;
+      meta[PLAN_STATE] = PLAN_STOP;
+    } else {
+      const skey lo = (skey)meta[4 * b], hi = (skey)meta[4 * b + 1];
+      const ulong start = meta[4 * b + 2], cap = meta[4 * b + 3];
+      const ulong found = ((__global volatile const uint*)ccount)[b];
+      meta[PLAN_LO] = lo;
+      meta[PLAN_HI] = hi;
+      meta[PLAN_BASE] = c.x;
+      meta[PLAN_BASE + 1] = c.y;
+      if (cap == 0 || found > cap) {  // the host copies the range again, alone, from this source
+        meta[PLAN_FOUND] = tot[3 * (2 * b + 1) + 2];
+        meta[PLAN_STATE] = PLAN_STOP;
+      } else {
+        meta[PLAN_OFF] = start;
+        meta[PLAN_N] = found;
+        meta[PLAN_ROUND] += 1;
+        if (lo == hi || found <= HOST_MAX) {
+          meta[PLAN_STATE] = PLAN_DONE;
+          if (lo != hi) {
+            fstart = start;
+            fcount = found;
+          }
+        } else {
+          meta[PLAN_NB] = plan_split(lo, hi, found, meta);
+        }
+      }
+    }
+    for (uint i = 0; i < META_NB; ++i) ccount[i] = 0;  // for the next pass
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong f0 = fstart, fc = fcount;
+  __global volatile const skey* vk = (__global volatile const skey*)ckey;
+  __global volatile const ulong2* vq = (__global volatile const ulong2*)cq;
+  for (ulong i = l; i < fc; i += WG) {
+    fkey[i] = vk[f0 + i];
+    fq[i] = vq[f0 + i];
+  }
 }

@@ -19,7 +19,12 @@ namespace clstat::order::detail {
 namespace {
 
 constexpr unsigned kNB = 8;                      // the most brackets a pass takes (NB 1, 2, 4, 8)
-constexpr std::size_t kMetaWords = 4 * kNB + 1;  // the pass's meta: the brackets, then s (META_S)
+// The pass's meta: the brackets, s (META_S), then the plan (META_WORDS in the kernel).
+constexpr std::size_t kMetaS = 4 * kNB, kPlanState = kMetaS + 1, kPlanOff = kMetaS + 2, kPlanN = kMetaS + 3,
+                      kPlanNb = kMetaS + 4, kPlanBase = kMetaS + 5, kPlanTarget = kMetaS + 7, kPlanLo = kMetaS + 9,
+                      kPlanHi = kMetaS + 10, kPlanRound = kMetaS + 11, kPlanFound = kMetaS + 12,
+                      kMetaWords = kMetaS + 13;
+enum PlanState : cl_ulong { kPlanHost = 0, kPlanRun = 1, kPlanDone = 2, kPlanStop = 3 };
 constexpr int kNoScale = 0x7fffffff;             // NO_SCALE: the device's sample held no weight
 constexpr std::uint64_t kDeviceBracketMin = 1u << 20;  // the one-cluster device bracket from this n
 constexpr std::size_t kSample = 16384;           // the first brackets' sample
@@ -30,7 +35,7 @@ constexpr std::uint64_t kHost = 4096;
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
 // Candidates live in scratch of three roles (the part): 0 the first pass's, which every target
 // reads, then 1 and 2 in turn as a target's passes narrow them (a pass reads one, writes the other).
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done };
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done, pass_done, final_keys, final_weights };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -97,7 +102,11 @@ class WeightedSelect {
   // With `device_meta`, the bracket (one, br's capacity) and s come from the device
   // (device_bracket): the pass returns the bracket in `made` and sets s_.
   Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0, bool device_meta = false);
+  struct Variant;
+  std::size_t enqueue_intervals(const Variant& var, const cl::Buffer& keys, const cl::Buffer& q, std::uint64_t off,
+                                std::uint64_t n, std::size_t nb, const cl::Buffer& ckey, const cl::Buffer& cq, bool raw);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
+  Key select_on_host(const Key* k, const cl_ulong* w, std::size_t m, u128 base, u128 target) const;
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
   Key max_key() const { return std::is_floating_point_v<T> ? Key(~Key(0) - 1) : Key(~Key(0)); }
   struct Variant {
@@ -222,6 +231,42 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
   return out;
 }
 
+// Enqueues weighted_intervals over n elements of (keys, q) (or of the values and weights, raw)
+// from `off`, with nb brackets from the meta scratch, copying to (ckey, cq); returns its number of
+// groups G (its rows go to part, their sum to row G). A planned pass (the meta's plan running)
+// takes its source from the plan: off and n are then ignored, and G is the first pass's.
+template <class T>
+std::size_t WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& keys, const cl::Buffer& q,
+                                                 std::uint64_t off, std::uint64_t n, std::size_t nb,
+                                                 const cl::Buffer& ckey, const cl::Buffer& cq, bool raw) {
+  const std::size_t wg = var.wg, row = 6 * var.nb + 7;
+  // A group per 16 work-items' worth of rounds. (Before the last group added the rows on the
+  // device, every group's row came back to the host: a pass over candidates took one per 64,
+  // since the first candidate pass of a weighted median of 2^27 doubles on an H100 had sent back
+  // 2112 rows of 55 words, about 1 MB.)
+  const std::size_t per = 16;
+  const std::size_t groups = static_cast<std::size_t>(
+      std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
+  const std::size_t final_slots = kHost;
+  cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
+  const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
+  k.setArg(0, raw ? x_ : keys);
+  k.setArg(1, raw ? w_ : q);
+  k.setArg(2, static_cast<cl_ulong>(off));
+  k.setArg(3, static_cast<cl_ulong>(n));
+  k.setArg(4, mbuf);
+  k.setArg(5, static_cast<cl_uint>(nb));
+  k.setArg(6, ::clstat::detail::scratch(q_, WeightedScratch::part, (groups + 1) * row * sizeof(cl_ulong)));
+  k.setArg(7, ckey);
+  k.setArg(8, cq);
+  k.setArg(9, ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint)));
+  k.setArg(10, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::pass_done, sizeof(cl_uint)));
+  k.setArg(11, ::clstat::detail::scratch(q_, WeightedScratch::final_keys, final_slots * sizeof(Key)));
+  k.setArg(12, ::clstat::detail::scratch(q_, WeightedScratch::final_weights, final_slots * sizeof(cl_ulong2)));
+  launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
+  return groups;
+}
+
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
 template <class T>
 typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br, int role,
@@ -242,7 +287,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
     p.start[b] = slots;
     slots += br[b].cap;
   }
-  meta[4 * kNB] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
+  meta[kMetaS] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
   // Candidates go to the scratch of `role` (reused call after call: an allocation of the first
   // bracket's 10^7 slots a call cost more than the pass); a count-only pass copies nothing.
   if (slots == 0) {
@@ -258,60 +303,39 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   // form where order.weighted_staged is on: about 256 candidates a group between its flushes,
   // half its stage.
   const Variant& var = variant(!src.raw, br.size(), staged_ && br.size() == 1 && br[0].cap <= n / 16);
-  const std::size_t wg = var.wg, ni = 2 * var.nb + 1;
-  // A pass over candidates takes a group per 64 work-items' worth of rounds (16 over the data):
-  // every group's row of partial sums comes back to the host, and the first candidate pass of a
-  // weighted median of 2^27 doubles on an H100 (12 million candidates) had sent back 2112 rows of
-  // 55 words, about 1 MB.
-  const std::size_t per = src.raw ? 16 : 64;
-  const std::size_t groups = static_cast<std::size_t>(
-      std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
+  const std::size_t ni = 2 * var.nb + 1;
   // The meta by a plain non-blocking write and the counts zeroed on the device: a staged copy and
   // a write from the host cost 90 and 150 us of host time a pass (PoCL 3.1, 2 cores), when the
   // queue had emptied.
   cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
   if (!device_meta) cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
-  cl::Buffer part = ::clstat::detail::scratch(q_, WeightedScratch::part, groups * (3 * ni + 4) * sizeof(cl_ulong));
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
   cq.enqueueFillBuffer(count, cl_uint{0}, 0, kNB * sizeof(cl_uint));
-  cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
-  k.setArg(0, src.raw ? x_ : src.keys);
-  k.setArg(1, src.raw ? w_ : src.q);
-  k.setArg(2, static_cast<cl_ulong>(src.raw ? off_ : src.start));
-  k.setArg(3, static_cast<cl_ulong>(n));
-  k.setArg(4, mbuf);
-  k.setArg(5, static_cast<cl_uint>(br.size()));
-  k.setArg(6, part);
-  k.setArg(7, p.ckey);
-  k.setArg(8, p.cq);
-  k.setArg(9, count);
-  launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
-  std::vector<cl_ulong> h(groups * (3 * ni + 4));
+  const std::size_t groups = enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q,
+                                               src.raw ? off_ : src.start, n, br.size(), p.ckey, p.cq, src.raw);
+  const std::size_t row = 3 * ni + 4;
+  std::vector<cl_ulong> r(row);
   cl_uint found[kNB];
   // One wait for the reads: the queue is in order.
   if (device_meta) cq.enqueueReadBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
   cq.enqueueReadBuffer(count, CL_FALSE, 0, sizeof found, found);
-  read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data(), poll_);
+  read_wait(cq, ::clstat::detail::scratch(q_, WeightedScratch::part, (groups + 1) * row * sizeof(cl_ulong)),
+            groups * row * sizeof(cl_ulong), row * sizeof(cl_ulong), r.data(), poll_);
   const std::size_t used = 2 * br.size() + 1;
   p.sum.assign(used, 0);
   p.count.assign(used, 0);
-  for (std::size_t g = 0; g < groups; ++g) {
-    const cl_ulong* r = h.data() + g * (3 * ni + 4);
-    for (std::size_t j = 0; j < used; ++j) {
-      p.sum[j] += (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
-      p.count[j] += r[3 * j + 2];
-    }
-    p.nan += r[3 * ni];
-    p.bad += r[3 * ni + 1];
-    p.over += r[3 * ni + 2];
-    double m;
-    std::memcpy(&m, &r[3 * ni + 3], sizeof m);
-    p.wmax = std::max(p.wmax, m);
+  for (std::size_t j = 0; j < used; ++j) {
+    p.sum[j] = (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
+    p.count[j] = r[3 * j + 2];
   }
+  p.nan = r[3 * ni];
+  p.bad = r[3 * ni + 1];
+  p.over = r[3 * ni + 2];
+  std::memcpy(&p.wmax, &r[3 * ni + 3], sizeof p.wmax);
   p.found.assign(found, found + br.size());
   if (device_meta) {
     p.made = Bracket{static_cast<Key>(meta[0]), static_cast<Key>(meta[1]), br[0].cap};
-    s_ = static_cast<int>(static_cast<std::int64_t>(meta[4 * kNB]));
+    s_ = static_cast<int>(static_cast<std::int64_t>(meta[kMetaS]));
   }
   return p;
 }
@@ -436,12 +460,47 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   return out;
 }
 
+// The smallest key among m candidates (keys k, their q as lo and hi words in w) whose
+// cumulative q, from base below them, reaches target: a selection by halves, O(m) (equal keys
+// may fall in both halves; all smaller keys come before the answer either way).
+template <class T>
+typename WeightedSelect<T>::Key WeightedSelect<T>::select_on_host(const Key* k, const cl_ulong* w, std::size_t m,
+                                                                  u128 base, u128 target) const {
+  std::vector<std::pair<Key, u128>> e(m);
+  for (std::size_t i = 0; i < m; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};
+  std::size_t a = 0, b = e.size();
+  u128 c = base;
+  while (b - a > 1) {
+    const std::size_t mid = a + (b - a) / 2;
+    std::nth_element(e.begin() + a, e.begin() + mid, e.begin() + b);
+    u128 below = 0;
+    for (std::size_t i = a; i < mid; ++i) below += e[i].second;
+    if (c + below >= target) {
+      b = mid;
+    } else {
+      c += below;
+      a = mid;
+    }
+  }
+  if (e.empty() || c + e[a].second < target) throw std::logic_error(op_ + ": the target lies past the candidates");
+  return e[a].first;
+}
+
 // The smallest key of the candidates (all the values in [lo, hi], whose summed q below lo is
-// base) whose cumulative q reaches target.
+// base) whose cumulative q reaches target. At most kHost: the host selects. More: planned passes
+// over them, each counting and copying NB ranges of the range that holds the target (split: the
+// candidates lie in a narrow interval, over which they spread about evenly in value, so each
+// range is copied up to twice its even share), whose last group then picks the range and writes
+// the next pass's brackets, so the host waits once for several passes. (Weighted median of 2^27
+// doubles on an H100: a count pass and a copy pass a round, each with its host round trip, were
+// six of the call's seven passes and half its time; on an H200 a host round trip a pass cost
+// 0.13 to 0.3 ms each, for passes of 60 to 85 us.) A range whose copy overflowed is copied again
+// alone by a pass of the host's.
 template <class T>
 typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src, Key lo, Key hi, u128 base,
                                                                       u128 target) {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
+  const std::uint64_t max_slots = ci_->info().max_alloc_bytes / sizeof(cl_ulong2);
   for (;;) {
     if (lo == hi) return lo;
     if (src.n <= kHost) {
@@ -451,58 +510,83 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
         cq.enqueueReadBuffer(src.keys, CL_FALSE, src.start * sizeof(Key), src.n * sizeof(Key), k.data());
         read_wait(cq, src.q, src.start * sizeof(cl_ulong2), src.n * sizeof(cl_ulong2), w.data(), poll_);  // both
       }
-      std::vector<std::pair<Key, u128>> e(src.n);
-      for (std::size_t i = 0; i < src.n; ++i) e[i] = {k[i], (static_cast<u128>(w[2 * i + 1]) << 64) | w[2 * i]};
-      // Selection by halves, O(m): the answer is the key of the element, in sorted order, at
-      // which the cumulative weight first reaches the target (equal keys may fall in both
-      // halves; all smaller keys come before it either way).
-      std::size_t a = 0, b = e.size();
-      u128 c = base;
-      while (b - a > 1) {
-        const std::size_t mid = a + (b - a) / 2;
-        std::nth_element(e.begin() + a, e.begin() + mid, e.begin() + b);
-        u128 below = 0;
-        for (std::size_t i = a; i < mid; ++i) below += e[i].second;
-        if (c + below >= target) {
-          b = mid;
-        } else {
-          c += below;
-          a = mid;
-        }
-      }
-      if (e.empty() || c + e[a].second < target) throw std::logic_error(op_ + ": the target lies past the candidates");
-      return e[a].first;
+      return select_on_host(k.data(), w.data(), src.n, base, target);
     }
-    // Too many to sort here: count in kNB ranges (split) and copy each range in the same pass,
-    // up to twice its even share (the candidates lie in a narrow interval, over which they spread
-    // about evenly in value), so that the next round reads the range that holds the target with
-    // no pass of its own; a range whose copy overflowed is copied again alone. Weighted median
-    // of 2^27 doubles on an H100: a count pass and a copy pass a round, each with its host round
-    // trip, were six of the call's seven passes and half its time.
-    auto br = split(lo, hi);
-    const int role = src.role == 1 ? 2 : 1;
+    // Passes enough to bring src.n below kHost at an eighth a pass, and one more.
+    std::size_t rounds = 1;
+    for (std::uint64_t m = src.n; m > kHost; m /= kNB) ++rounds;
+    const auto br = split(lo, hi);
     const std::uint64_t share = std::min<std::uint64_t>(src.n, 2 * src.n / br.size() + 4096);
-    if (share * br.size() * sizeof(cl_ulong2) <= ci_->info().max_alloc_bytes)
-      for (auto& r : br) r.cap = share;
-    Pass p = pass(src, br, role);
-    u128 c = base + p.sum[0];
-    std::size_t b = 0;
-    for (; b < br.size(); ++b) {
-      if (c + p.sum[2 * b + 1] >= target) break;
-      c += p.sum[2 * b + 1] + p.sum[2 * b + 2];
+    // Every pass's copies fit: a pass of r ranges over m <= src.n keys copies up to
+    // r (2 m / r + 4096) of them. (Past the largest allocation the first pass copies nothing and
+    // the plan stops there: the host copies the target's range alone.)
+    const std::uint64_t slots = 2 * src.n + kNB * 4096;
+    const bool copy = slots <= max_slots;
+    std::vector<cl_ulong>& meta = meta_host_;
+    meta.assign(kMetaWords, 0);
+    for (std::size_t b = 0; b < br.size(); ++b) {
+      meta[4 * b] = br[b].lo;
+      meta[4 * b + 1] = br[b].hi;
+      meta[4 * b + 2] = copy ? b * share : 0;
+      meta[4 * b + 3] = copy ? share : 0;
     }
-    if (b == br.size()) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
-    if (br[b].cap > 0 && p.found[b] <= br[b].cap) {
-      src = Source{false, p.ckey, p.cq, p.start[b], p.found[b], role};
+    meta[kMetaS] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
+    meta[kPlanState] = kPlanRun;
+    meta[kPlanOff] = src.start;
+    meta[kPlanN] = src.n;
+    meta[kPlanNb] = br.size();
+    meta[kPlanBase] = static_cast<cl_ulong>(base);
+    meta[kPlanBase + 1] = static_cast<cl_ulong>(base >> 64);
+    meta[kPlanTarget] = static_cast<cl_ulong>(target);
+    meta[kPlanTarget + 1] = static_cast<cl_ulong>(target >> 64);
+    meta[kPlanLo] = lo;
+    meta[kPlanHi] = hi;
+    const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
+    cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
+    cq.enqueueFillBuffer(::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint)), cl_uint{0}, 0,
+                         kNB * sizeof(cl_uint));
+    // Pass r reads role[r] and writes role[r + 1] (1 and 2 in turn; 0 is the first pass's copy).
+    std::vector<int> role{src.role};
+    std::vector<Source> at{src};
+    const Variant& var = variant(true, kNB);
+    for (std::size_t r = 0; r < rounds; ++r) {
+      const int d = role[r] == 1 ? 2 : 1;
+      const cl::Buffer dk = ::clstat::detail::scratch(q_, WeightedScratch::cand_keys, copy ? slots * sizeof(Key) : sizeof(Key),
+                                                      static_cast<std::size_t>(d));
+      const cl::Buffer dq = ::clstat::detail::scratch(q_, WeightedScratch::cand_weights,
+                                                      copy ? slots * sizeof(cl_ulong2) : sizeof(cl_ulong2),
+                                                      static_cast<std::size_t>(d));
+      enqueue_intervals(var, at[r].keys, at[r].q, 0, src.n, kNB, dk, dq, false);
+      role.push_back(d);
+      at.push_back(Source{false, dk, dq, 0, 0, d});
+    }
+    std::vector<Key> fk(kHost);
+    std::vector<cl_ulong> fw(2 * kHost);
+    cq.enqueueReadBuffer(::clstat::detail::scratch(q_, WeightedScratch::final_keys, kHost * sizeof(Key)), CL_FALSE, 0,
+                         kHost * sizeof(Key), fk.data());
+    cq.enqueueReadBuffer(::clstat::detail::scratch(q_, WeightedScratch::final_weights, kHost * sizeof(cl_ulong2)),
+                         CL_FALSE, 0, kHost * sizeof(cl_ulong2), fw.data());
+    read_wait(cq, mbuf, 0, kMetaWords * sizeof(cl_ulong), meta.data(), poll_);  // all three
+    const Key plo = static_cast<Key>(meta[kPlanLo]), phi = static_cast<Key>(meta[kPlanHi]);
+    const u128 pbase = (static_cast<u128>(meta[kPlanBase + 1]) << 64) | meta[kPlanBase];
+    const std::size_t done = static_cast<std::size_t>(meta[kPlanRound]);  // passes that moved the range
+    if (meta[kPlanState] == kPlanDone) {
+      if (plo == phi) return plo;
+      return select_on_host(fk.data(), fw.data(), static_cast<std::size_t>(meta[kPlanN]), pbase, target);
+    }
+    if (meta[kPlanState] == kPlanRun) {  // more passes: from the last one's copy
+      src = Source{false, at[done].keys, at[done].q, meta[kPlanOff], meta[kPlanN], role[done]};
     } else {
-      Bracket one = br[b];
-      one.cap = p.count[2 * b + 1];
-      Pass cp = pass(src, {one}, role);
-      src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], role};
+      if (meta[kPlanFound] == ~cl_ulong(0)) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
+      // Pass `done` copied its range incompletely: that range alone, again, from its source.
+      const Source from{false, at[done].keys, at[done].q, meta[kPlanOff], meta[kPlanN], role[done]};
+      const int d = role[done] == 1 ? 2 : 1;
+      Pass cp = pass(from, {Bracket{plo, phi, meta[kPlanFound]}}, d);
+      src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], d};
     }
-    lo = br[b].lo;
-    hi = br[b].hi;
-    base = c;
+    lo = plo;
+    hi = phi;
+    base = pbase;
   }
 }
 
