@@ -67,6 +67,9 @@ class WeightedSelect {
     // 2^27 doubles on an H200 took 1.03 ms with two barriers a round, 0.83 ms staged; on PoCL
     // (2 cores) the weighted median of 2^22 doubles took 41 ms unstaged, 46 staged.
     staged_ = ::clstat::detail::tuned(ci_->tuning, "order.weighted_staged", poll_ ? 1 : 0) != 0;
+    // Planned passes over the candidates a look of the host's (0: enough at an eighth a pass, and
+    // one more; fewer only make the host look more often).
+    planned_passes_ = ::clstat::detail::tuned(ci_->tuning, "order.weighted_planned_passes", 0);
   }
 
   WeightedOutcome<T> run(const std::vector<double>& approx, const WeightedTargets& targets, const Options& o);
@@ -156,6 +159,7 @@ class WeightedSelect {
   std::vector<cl_ulong> meta_host_;  // the pass's meta while its transfer is in flight
   bool poll_ = false;  // poll the waits: a call waits once a pass
   bool staged_ = false;  // order.weighted_staged
+  std::size_t planned_passes_ = 0;  // order.weighted_planned_passes
 };
 
 template <class T>
@@ -512,9 +516,12 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       }
       return select_on_host(k.data(), w.data(), src.n, base, target);
     }
-    // Passes enough to bring src.n below kHost at an eighth a pass, and one more.
-    std::size_t rounds = 1;
-    for (std::uint64_t m = src.n; m > kHost; m /= kNB) ++rounds;
+    // Passes enough to bring src.n below kHost at an eighth a pass, and one more (or the tunable's).
+    std::size_t rounds = planned_passes_;
+    if (rounds == 0) {
+      rounds = 1;
+      for (std::uint64_t m = src.n; m > kHost; m /= kNB) ++rounds;
+    }
     const auto br = split(lo, hi);
     const std::uint64_t share = std::min<std::uint64_t>(src.n, 2 * src.n / br.size() + 4096);
     // Every pass's copies fit: a pass of r ranges over m <= src.n keys copies up to

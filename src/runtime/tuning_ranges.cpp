@@ -51,6 +51,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.weighted_groups_per_cu", {1, 64, false}},
       {"order.weighted_sample2", {0, 1u << 20, false}},  // the one-cluster bracket's second sample (0: the host's bracket)
       {"order.weighted_staged", {0, 1, false}},  // the first pass of one narrow bracket staged (GPU default)
+      {"order.weighted_planned_passes", {0, 12, false}},  // planned candidate passes a look (0: enough, and one more)
       {"stable.wg", {1, 1024, true}},
       // From this many points of one law, its interpolant answers (src/stable/evaluate.cpp): the one
       // tunable that moves result bits, within the accuracy stable.hpp states for both paths.
