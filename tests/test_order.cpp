@@ -228,6 +228,15 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     const auto x = clstat_ref::order_data<T>(d, n, seed);
     for (const auto& ks : sets) check_ks(x, ks, order::Method::radix);
   }
+  {
+    // The bracket pass's other shape (a CPU's blocks on a GPU, the GPU's interleaved work-items on
+    // a CPU): three brackets by compares, five and sixteen by the binary search.
+    const std::size_t other = ctx().info().type == clstat::DeviceType::gpu ? 4 : 0;
+    INFO("order.filter_blocks_per_cu = " << other);
+    const clstat::Context c = clstat_test::tuned_ctx({{"order.filter_blocks_per_cu", other}});
+    const auto x = clstat_ref::order_data<T>("mixture2", n, seed);
+    for (const auto& ks : {sets[0], sets[1], sets[4]}) check_ks(x, ks, order::Method::radix, c);
+  }
   // The spread targets' second sample (order.sample2_multi) at one, and at sixteen (a GPU's
   // default; a CPU's, four, ran above there).
   for (std::size_t m : {1u, 16u}) {

@@ -405,6 +405,14 @@ inline void max_out(__global ulong* dst, __local ulong* r0, uint l) {
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
+// Adds q to a work-item's 128-bit sum and count at `at` of its columns (alo, ahi, acnt).
+inline void column_add(__local ulong* alo, __local ulong* ahi, __local uint* acnt, uint at, ulong2 q) {
+  const ulong t = alo[at] + q.x;
+  ahi[at] += q.y + (t < q.x);
+  alo[at] = t;
+  ++acnt[at];
+}
+
 // 128-bit sums as (lo, hi) words.
 inline ulong2 add128(ulong2 a, ulong2 b) {
   const ulong lo = a.x + b.x;
@@ -557,13 +565,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
       if (i < n) {
         READ_VALUE(xs[u], ws[u])
       }
-      if (idx < NI) {
-        const uint at = idx * WG + l;
-        const ulong t = alo[at] + q.x;
-        ahi[at] += q.y + (t < q.x);
-        alo[at] = t;
-        ++acnt[at];
-      }
+      if (idx < NI) column_add(alo, ahi, acnt, idx * WG + l, q);
       if (idx == 1 && cap0 > 0) {
         const uint a = atomic_inc(&lcount[0]);
         if (a < WSTAGE) {
@@ -649,15 +651,8 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
       }
     }
 #pragma unroll
-    for (uint u = 0; u < GITEMS; ++u) {
-      const uint at = is[u] * WG + l;
-      if (is[u] < NI) {
-        const ulong t = alo[at] + qs[u].x;
-        ahi[at] += qs[u].y + (t < qs[u].x);
-        alo[at] = t;
-        ++acnt[at];
-      }
-    }
+    for (uint u = 0; u < GITEMS; ++u)
+      if (is[u] < NI) column_add(alo, ahi, acnt, is[u] * WG + l, qs[u]);
 #endif
   }
   // The group's row: its sums, interval by interval, by a fixed tree (128-bit: the carry of the lo

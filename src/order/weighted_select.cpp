@@ -105,9 +105,6 @@ class WeightedSelect {
   // With `device_meta`, the bracket (one, br's capacity) and s come from the device
   // (device_bracket): the pass returns the bracket in `made` and sets s_.
   Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0, bool device_meta = false);
-  struct Variant;
-  std::size_t enqueue_intervals(const Variant& var, const cl::Buffer& keys, const cl::Buffer& q, std::uint64_t off,
-                                std::uint64_t n, std::size_t nb, const cl::Buffer& ckey, const cl::Buffer& cq, bool raw);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key select_on_host(const Key* k, const cl_ulong* w, std::size_t m, u128 base, u128 target) const;
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
@@ -117,6 +114,8 @@ class WeightedSelect {
     std::size_t wg = 0;
     unsigned nb = 0;
   };
+  std::size_t enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w, std::uint64_t off,
+                                std::uint64_t n, std::size_t nb, const cl::Buffer& ckey, const cl::Buffer& cq);
   // The interval kernel for at least nb brackets (the fewest of 1, 2, 4, 8); `staged`, for one
   // bracket that holds few values (STAGED in the kernel).
   const Variant& variant(bool from_keys, std::size_t nb, bool staged = false) {
@@ -235,14 +234,14 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
   return out;
 }
 
-// Enqueues weighted_intervals over n elements of (keys, q) (or of the values and weights, raw)
-// from `off`, with nb brackets from the meta scratch, copying to (ckey, cq); returns its number of
-// groups G (its rows go to part, their sum to row G). A planned pass (the meta's plan running)
-// takes its source from the plan: off and n are then ignored, and G is the first pass's.
+// Enqueues weighted_intervals over n elements of x and w (values and weights, or candidates' keys
+// and q) from `off`, with nb brackets from the meta scratch, copying to (ckey, cq); returns its
+// number of groups G (its rows go to part, their sum to row G). A planned pass (the meta's plan
+// running) takes its source from the plan: off and n then only set G.
 template <class T>
-std::size_t WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& keys, const cl::Buffer& q,
+std::size_t WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w,
                                                  std::uint64_t off, std::uint64_t n, std::size_t nb,
-                                                 const cl::Buffer& ckey, const cl::Buffer& cq, bool raw) {
+                                                 const cl::Buffer& ckey, const cl::Buffer& cq) {
   const std::size_t wg = var.wg, row = 6 * var.nb + 7;
   // A group per 16 work-items' worth of rounds. (Before the last group added the rows on the
   // device, every group's row came back to the host: a pass over candidates took one per 64,
@@ -254,8 +253,8 @@ std::size_t WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::B
   const std::size_t final_slots = kHost;
   cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
   const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
-  k.setArg(0, raw ? x_ : keys);
-  k.setArg(1, raw ? w_ : q);
+  k.setArg(0, x);
+  k.setArg(1, w);
   k.setArg(2, static_cast<cl_ulong>(off));
   k.setArg(3, static_cast<cl_ulong>(n));
   k.setArg(4, mbuf);
@@ -316,7 +315,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
   cq.enqueueFillBuffer(count, cl_uint{0}, 0, kNB * sizeof(cl_uint));
   const std::size_t groups = enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q,
-                                               src.raw ? off_ : src.start, n, br.size(), p.ckey, p.cq, src.raw);
+                                               src.raw ? off_ : src.start, n, br.size(), p.ckey, p.cq);
   const std::size_t row = 3 * ni + 4;
   std::vector<cl_ulong> r(row);
   cl_uint found[kNB];
@@ -563,7 +562,7 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       const cl::Buffer dq = ::clstat::detail::scratch(q_, WeightedScratch::cand_weights,
                                                       copy ? slots * sizeof(cl_ulong2) : sizeof(cl_ulong2),
                                                       static_cast<std::size_t>(d));
-      enqueue_intervals(var, at[r].keys, at[r].q, 0, src.n, kNB, dk, dq, false);
+      enqueue_intervals(var, at[r].keys, at[r].q, 0, src.n, kNB, dk, dq);
       role.push_back(d);
       at.push_back(Source{false, dk, dq, 0, 0, d});
     }
