@@ -89,6 +89,15 @@
 #define PLAN_ROUND (META_S + 11)
 #define PLAN_FOUND (META_S + 12)
 #define META_WORDS (META_S + 13)
+// After the meta, in 32-bit words (the pass's results, added by atomics: see weighted_intervals):
+// per interval of up to NI_MAX, its summed q as four limbs (least significant first) and its
+// count; then the NaN values, the bad weights, the weights past 2^95 and the largest weight's
+// high word; then the values found in each bracket. One transfer each way holds all of it.
+#define NI_MAX (2 * META_NB + 1)
+#define SUMS_AT (2 * META_WORDS)
+#define SCALARS_AT (SUMS_AT + 5 * NI_MAX)
+#define FOUND_AT (SCALARS_AT + 4)
+#define STATE_UINTS (FOUND_AT + META_NB)
 // Plan states: the host made this pass (and reads its sums); the plan runs (this pass's source
 // and brackets are the plan's, and its last group makes the next); done (the target's candidates,
 // at most HOST_MAX, are in the final buffers, or its range is one key); stopped (the host goes on
@@ -284,6 +293,8 @@ void weighted_sample2(__global const elem_t* x, __global const double* w, ulong 
     meta[PLAN_STATE] = PLAN_HOST;
     *done = 0;
   }
+  // The first pass's results start at zero (with no transfer from the host).
+  for (uint i = SUMS_AT + l; i < STATE_UINTS; i += WG) ((__global uint*)meta)[i] = 0;
 }
 
 // m values spread evenly over [0, n): element (i n) / m for i < m.
@@ -352,57 +363,40 @@ inline uint interval_of(skey k, __local const ulong* br, uint nb) {
   return idx;
 }
 
-#define ROW (3 * NI + 4)  // a group's row of the pass's sums (see weighted_intervals)
-
-// Fixed trees over a group's WG values (the same order on every device): 128-bit sums (r0 the lo
-// words, r1 the hi words, r2 counts), plain sums, the maximum. Each starts and ends on a barrier.
-inline void tree_sum128(__local ulong* r0, __local ulong* r1, __local ulong* r2, uint l) {
-  barrier(CLK_LOCAL_MEM_FENCE);
+// The sums of a group's columns (interval j's at j WG .. j WG + WG - 1) into each interval's
+// first, for all intervals at once: one tree of log2 WG levels, every work-item on its share of
+// each level's pairs (a tree an interval made 2 NI + 8 barriers a group's end). Integer sums:
+// the order of the additions does not matter. Starts and ends on a barrier.
+inline void columns_sum(__local ulong* alo, __local ulong* ahi, __local uint* acnt, uint l) {
   for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) {
-      const ulong t = r0[l] + r0[l + h];
-      r1[l] += r1[l + h] + (t < r0[l]);
-      r0[l] = t;
-      r2[l] += r2[l + h];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint t = l; t < NI * h; t += WG) {
+      const uint a = (t / h) * WG + (t & (h - 1)), b = a + h;
+      const ulong lo = alo[a] + alo[b];
+      ahi[a] += ahi[b] + (lo < alo[b]);
+      alo[a] = lo;
+      acnt[a] += acnt[b];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
   }
-}
-inline void tree_sum3(__local ulong* r0, __local ulong* r1, __local ulong* r2, uint l) {
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) {
-      r0[l] += r0[l + h];
-      r1[l] += r1[l + h];
-      r2[l] += r2[l + h];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-}
-inline void tree_max(__local ulong* r0, uint l) {
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    if (l < h) r0[l] = max(r0[l], r0[l + h]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
 }
 
-// The group's sums of r0, r1 and r2 (128-bit in r0 and r1 when `wide`, else three plain sums) to
-// dst[0..2], and the group's maximum of r0 to dst[0], by work-item 0.
-inline void sum_out(__global ulong* dst, __local ulong* r0, __local ulong* r1, __local ulong* r2, uint l, int wide) {
-  if (wide) tree_sum128(r0, r1, r2, l);
-  else tree_sum3(r0, r1, r2, l);
-  if (l == 0) {
-    dst[0] = r0[0];
-    dst[1] = r1[0];
-    dst[2] = r2[0];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+// Adds v at limb i of the 128-bit sum held as four 32-bit limbs d[0..3] (least significant
+// first), by 32-bit atomics: a limb that wraps carries one into the next. Every wrap is carried
+// once, so the limbs hold the sum of all the additions modulo 2^128 in any order (the sums here
+// stay below 2^127: fewer than 2^32 values of q below 2^95).
+inline void add_limb(__global uint* d, uint i, uint v) {
+  if (v == 0) return;
+  const uint old = atomic_add(d + i, v);
+  if ((uint)(old + v) >= v) return;
+  for (uint k = i + 1; k < 4; ++k)
+    if (atomic_inc(d + k) != UINT_MAX) return;
 }
-inline void max_out(__global ulong* dst, __local ulong* r0, uint l) {
-  tree_max(r0, l);
-  if (l == 0) dst[0] = r0[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
+
+// Interval j's summed q and count from the pass's results (st: the meta as 32-bit words).
+inline ulong2 sum_of(__global volatile const uint* st, uint j) {
+  __global volatile const uint* d = st + SUMS_AT + 5 * j;
+  return (ulong2)((ulong)d[0] | ((ulong)d[1] << 32), (ulong)d[2] | ((ulong)d[3] << 32));
 }
 
 // Adds q to a work-item's 128-bit sum and count at `at` of its columns (alo, ahi, acnt).
@@ -477,31 +471,34 @@ inline uint plan_split(skey lo, skey hi, ulong found, __global ulong* plan) {
 }
 
 // meta holds 4 ulongs a bracket: lo and hi (keys, inclusive), then the first slot and the
-// capacity of its candidate region. part receives, per group, a row of NI x (sum lo word, sum
-// carry word, count), then the NaN count, the weights that are negative, NaN or infinite, those
-// past 2^95 at this s, and the largest weight's bits (of the values' weights, NaN values
-// included); the last group to finish (counted on `done`, left at zero) writes their sum as row
-// G, the number of groups. ccount[b] counts the values found in bracket b (the copy is complete
-// when it is at most the capacity). The candidates' order within a region is unspecified: the
-// host selects by key. With the plan in meta running (PLAN_RUN) the pass reads its source, count
-// and brackets from the plan instead of off, n and nb, and its last group takes the plan's step
-// (below), copying a final range's candidates to fkey and fq; past the plan's end a pass reads
-// nothing. (meta is global memory, its brackets copied to local memory: a pass writes the next
-// pass's.)
+// capacity of its candidate region; after the plan, the pass's results (SUMS_AT on), zero when
+// it starts: each group adds its sums of q and counts per interval, its counts of NaN values, of
+// weights that are negative, NaN or infinite and of those past 2^95 at this s, and the high word
+// of its largest weight (of the values' weights, NaN values included: the host needs only the
+// largest's exponent), by 32-bit atomics (exact in any order: add_limb). The values found in
+// bracket b are counted at FOUND_AT + b (the copy is complete when that is at most the capacity).
+// The candidates' order within a region is unspecified: the host selects by key. With the plan in
+// meta running (PLAN_RUN) the pass reads its source, count and brackets from the plan instead of
+// off, n and nb, and the last group to finish (counted on `done`, left at zero) takes the plan's
+// step (below), copying a final range's candidates to fkey and fq and zeroing the results for the
+// next pass; past the plan's end a pass does nothing. (meta is global memory, its brackets copied
+// to local memory: a pass writes the next pass's.)
 __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong* meta, uint nb,
-                                 __global ulong* part, __global skey* ckey, __global ulong2* cq,
-                                 __global uint* ccount, __global uint* done, __global skey* fkey,
-                                 __global ulong2* fq) {
-  __local ulong r0[WG], r1[WG], r2[WG];
+                                 __global skey* ckey, __global ulong2* cq, __global uint* done,
+                                 __global skey* fkey, __global ulong2* fq) {
   __local ulong lmeta[4 * NB];  // the brackets, read once
+  __local uint lsc[4];          // the group's NaN, bad and oversized counts and largest weight's high word
   __local ulong fstart, fcount;
   __local int last;
   const uint l = get_local_id(0);
+  __global uint* st = (__global uint*)meta;
+  __global uint* ccount = st + FOUND_AT;
   // (Every group reads the state before the last one, which writes the plan, counts itself done.)
   const ulong state = meta[PLAN_STATE];
-  if (state != PLAN_HOST) {  // a planned pass: its source from the plan, none once the plan ended
-    off = state == PLAN_RUN ? meta[PLAN_OFF] : 0;
-    n = state == PLAN_RUN ? meta[PLAN_N] : 0;
+  if (state == PLAN_DONE || state == PLAN_STOP) return;  // past the plan's end (uniform)
+  if (state == PLAN_RUN) {  // a planned pass: its source and brackets from the plan
+    off = meta[PLAN_OFF];
+    n = meta[PLAN_N];
     nb = (uint)meta[PLAN_NB];
   }
   const int s = (int)(long)meta[META_S];
@@ -522,6 +519,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
   ulong wmax = 0;
   __local uint lcount[NB], lbase[NB];
   if (l < NB) lcount[l] = 0;
+  if (l < 4) lsc[l] = 0;
   for (uint i = l; i < 4 * NB; i += WG) lmeta[i] = meta[i];
 #if STAGED
   // One narrow bracket (the first pass of a one-cluster target: a few candidates in a thousand):
@@ -655,60 +653,42 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
       if (is[u] < NI) column_add(alo, ahi, acnt, is[u] * WG + l, qs[u]);
 #endif
   }
-  // The group's row: its sums, interval by interval, by a fixed tree (128-bit: the carry of the lo
-  // words goes to the hi words), then the NaN, bad and oversized counts and the largest weight.
-  const uint G = get_num_groups(0);
-  __global ulong* out = part + get_group_id(0) * ROW;
-  for (uint j = 0; j < NI; ++j) {
-    r0[l] = alo[j * WG + l];
-    r1[l] = ahi[j * WG + l];
-    r2[l] = acnt[j * WG + l];
-    sum_out(out + 3 * j, r0, r1, r2, l, 1);
-  }
-  r0[l] = nans;
-  r1[l] = bad;
-  r2[l] = over;
-  sum_out(out + 3 * NI, r0, r1, r2, l, 0);
-  r0[l] = wmax;
-  max_out(out + 3 * NI + 3, r0, l);
-  // The last group to finish adds the rows into row G, which is all the host reads of the pass
-  // (adding the rows of 2112 groups took the host 46 us, besides reading them: a weighted median
-  // of 2^27 doubles on an H200), and in a planned pass makes the next.
-  if (!finished_last(done, &last)) return;
-  __global volatile const ulong* rows = (__global volatile const ulong*)part;
-  __global ulong* tot = part + (ulong)G * ROW;
-  for (uint j = 0; j <= NI; ++j) {  // (j = NI: the counts, plain sums)
-    ulong slo = 0, shi = 0, sc = 0;
-    for (uint g = l; g < G; g += WG) {
-      const ulong v = rows[(ulong)g * ROW + 3 * j];
-      const ulong t = slo + v;
-      shi += j < NI ? rows[(ulong)g * ROW + 3 * j + 1] + (t < v) : rows[(ulong)g * ROW + 3 * j + 1];
-      slo = t;
-      sc += rows[(ulong)g * ROW + 3 * j + 2];
+  // The group's sums into the pass's results: one tree over the columns, then an atomic a limb
+  // (1/5 of the work-items' share), and one for each count. (A row a group, added by the last
+  // group to finish, cost each candidate pass of a weighted median of 2^27 doubles on an H200
+  // about 90 us, for reading a few MB.)
+  if (nans) atomic_add(&lsc[0], nans);
+  if (bad) atomic_add(&lsc[1], bad);
+  if (over) atomic_add(&lsc[2], over);
+  atomic_max(&lsc[3], (uint)(wmax >> 32));
+  columns_sum(alo, ahi, acnt, l);
+  for (uint t = l; t < 5 * NI; t += WG) {
+    const uint j = t / 5, i = t - 5 * j;
+    __global uint* d = st + SUMS_AT + 5 * j;
+    if (i == 4) {
+      if (acnt[j * WG]) atomic_add(d + 4, acnt[j * WG]);
+    } else {
+      add_limb(d, i, (uint)((i < 2 ? alo[j * WG] : ahi[j * WG]) >> (32 * (i & 1))));
     }
-    r0[l] = slo;
-    r1[l] = shi;
-    r2[l] = sc;
-    sum_out(tot + 3 * j, r0, r1, r2, l, j < NI);
   }
-  ulong m = 0;
-  for (uint g = l; g < G; g += WG) m = max(m, rows[(ulong)g * ROW + 3 * NI + 3]);
-  r0[l] = m;
-  max_out(tot + 3 * NI + 3, r0, l);
-  if (l == 0) *done = 0;
+  if (l < 3 && lsc[l]) atomic_add(st + SCALARS_AT + l, lsc[l]);
+  if (l == 3 && lsc[3]) atomic_max(st + SCALARS_AT + 3, lsc[3]);
   if (state != PLAN_RUN) return;  // (uniform)
-  // The plan's step, by one work-item on the sums it just wrote: the interval that holds the
-  // target, as the host's WeightedSelect::resolve_candidates finds it. The group then copies a
-  // final range's candidates to fkey and fq.
+  if (!finished_last(done, &last)) return;
+  // The plan's step, by one work-item on the pass's results: the interval that holds the target,
+  // as the host's WeightedSelect::resolve_candidates finds it. The group then zeroes the results
+  // for the next pass and copies a final range's candidates to fkey and fq.
+  __global volatile const uint* vst = (__global volatile const uint*)st;
   if (l == 0) {
+    *done = 0;
     fcount = 0;
     const ulong2 target = (ulong2)(meta[PLAN_TARGET], meta[PLAN_TARGET + 1]);
-    ulong2 c = add128((ulong2)(meta[PLAN_BASE], meta[PLAN_BASE + 1]), (ulong2)(tot[0], tot[1]));
+    ulong2 c = add128((ulong2)(meta[PLAN_BASE], meta[PLAN_BASE + 1]), sum_of(vst, 0));
     uint b = 0;
     for (; b < nb; ++b) {
-      const ulong2 in = (ulong2)(tot[3 * (2 * b + 1)], tot[3 * (2 * b + 1) + 1]);
+      const ulong2 in = sum_of(vst, 2 * b + 1);
       if (ge128(add128(c, in), target)) break;
-      c = add128(add128(c, in), (ulong2)(tot[3 * (2 * b + 2)], tot[3 * (2 * b + 2) + 1]));
+      c = add128(add128(c, in), sum_of(vst, 2 * b + 2));
     }
     if (b == nb) {
       meta[PLAN_FOUND] = ~0UL;
@@ -716,13 +696,13 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
     } else {
       const skey lo = (skey)meta[4 * b], hi = (skey)meta[4 * b + 1];
       const ulong start = meta[4 * b + 2], cap = meta[4 * b + 3];
-      const ulong found = ((__global volatile const uint*)ccount)[b];
+      const ulong found = vst[FOUND_AT + b];
       meta[PLAN_LO] = lo;
       meta[PLAN_HI] = hi;
       meta[PLAN_BASE] = c.x;
       meta[PLAN_BASE + 1] = c.y;
       if (cap == 0 || found > cap) {  // the host copies the range again, alone, from this source
-        meta[PLAN_FOUND] = tot[3 * (2 * b + 1) + 2];
+        meta[PLAN_FOUND] = vst[SUMS_AT + 5 * (2 * b + 1) + 4];
         meta[PLAN_STATE] = PLAN_STOP;
       } else {
         meta[PLAN_OFF] = start;
@@ -739,8 +719,9 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
         }
       }
     }
-    for (uint i = 0; i < META_NB; ++i) ccount[i] = 0;  // for the next pass
   }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  for (uint i = SUMS_AT + l; i < STATE_UINTS; i += WG) st[i] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   const ulong f0 = fstart, fc = fcount;
   __global volatile const skey* vk = (__global volatile const skey*)ckey;

@@ -24,6 +24,12 @@ constexpr std::size_t kMetaS = 4 * kNB, kPlanState = kMetaS + 1, kPlanOff = kMet
                       kPlanNb = kMetaS + 4, kPlanBase = kMetaS + 5, kPlanTarget = kMetaS + 7, kPlanLo = kMetaS + 9,
                       kPlanHi = kMetaS + 10, kPlanRound = kMetaS + 11, kPlanFound = kMetaS + 12,
                       kMetaWords = kMetaS + 13;
+// Then the pass's results in 32-bit words (SUMS_AT on in the kernel): per interval four limbs of
+// its summed q and its count, then the NaN, bad and oversized counts and the largest weight's
+// high word, then the values found per bracket. The meta and the results are one transfer each way.
+constexpr std::size_t kNI = 2 * kNB + 1, kSumsAt = 2 * kMetaWords, kScalarsAt = kSumsAt + 5 * kNI,
+                      kFoundAt = kScalarsAt + 4, kStateUints = kFoundAt + kNB, kStateWords = (kStateUints + 1) / 2,
+                      kStateBytes = kStateWords * sizeof(cl_ulong);
 enum PlanState : cl_ulong { kPlanHost = 0, kPlanRun = 1, kPlanDone = 2, kPlanStop = 3 };
 constexpr int kNoScale = 0x7fffffff;             // NO_SCALE: the device's sample held no weight
 constexpr std::uint64_t kDeviceBracketMin = 1u << 20;  // the one-cluster device bracket from this n
@@ -35,7 +41,7 @@ constexpr std::uint64_t kHost = 4096;
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
 // Candidates live in scratch of three roles (the part): 0 the first pass's, which every target
 // reads, then 1 and 2 in turn as a target's passes narrow them (a pass reads one, writes the other).
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, part, count, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done, pass_done, final_keys, final_weights };
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done, pass_done, final_keys, final_weights };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -90,7 +96,7 @@ class WeightedSelect {
     std::vector<std::uint64_t> count;      // per interval
     std::vector<std::uint64_t> found;      // per bracket
     std::uint64_t nan = 0, bad = 0, over = 0;  // NaN values; bad weights; weights past 2^95
-    double wmax = 0;                       // the largest weight
+    double wmax = 0;                       // the largest weight, to 20 bits (its exponent exact)
     cl::Buffer ckey, cq;                   // candidates, bracket b's from start[b]
     std::vector<std::uint64_t> start;
     Bracket made{};                        // the device's bracket (pass with device_meta)
@@ -114,8 +120,8 @@ class WeightedSelect {
     std::size_t wg = 0;
     unsigned nb = 0;
   };
-  std::size_t enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w, std::uint64_t off,
-                                std::uint64_t n, std::size_t nb, const cl::Buffer& ckey, const cl::Buffer& cq);
+  void enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w, std::uint64_t off,
+                         std::uint64_t n, std::size_t nb, const cl::Buffer& ckey, const cl::Buffer& cq);
   // The interval kernel for at least nb brackets (the fewest of 1, 2, 4, 8); `staged`, for one
   // bracket that holds few values (STAGED in the kernel).
   const Variant& variant(bool from_keys, std::size_t nb, bool staged = false) {
@@ -235,39 +241,32 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::split(Key lo
 }
 
 // Enqueues weighted_intervals over n elements of x and w (values and weights, or candidates' keys
-// and q) from `off`, with nb brackets from the meta scratch, copying to (ckey, cq); returns its
-// number of groups G (its rows go to part, their sum to row G). A planned pass (the meta's plan
-// running) takes its source from the plan: off and n then only set G.
+// and q) from `off`, with nb brackets from the meta scratch, copying to (ckey, cq); its results
+// are added into the meta scratch, which must hold zeros there. A planned pass (the meta's plan
+// running) takes its source from the plan: off and n then only size the launch.
 template <class T>
-std::size_t WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w,
-                                                 std::uint64_t off, std::uint64_t n, std::size_t nb,
-                                                 const cl::Buffer& ckey, const cl::Buffer& cq) {
-  const std::size_t wg = var.wg, row = 6 * var.nb + 7;
-  // A group per 16 work-items' worth of rounds. (Before the last group added the rows on the
-  // device, every group's row came back to the host: a pass over candidates took one per 64,
-  // since the first candidate pass of a weighted median of 2^27 doubles on an H100 had sent back
-  // 2112 rows of 55 words, about 1 MB.)
+void WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& x, const cl::Buffer& w,
+                                          std::uint64_t off, std::uint64_t n, std::size_t nb, const cl::Buffer& ckey,
+                                          const cl::Buffer& cq) {
+  const std::size_t wg = var.wg;
+  // A group per 16 work-items' worth of rounds: a group's end (its sums and their atomics) costs
+  // about as much as a round.
   const std::size_t per = 16;
   const std::size_t groups = static_cast<std::size_t>(
       std::min<std::uint64_t>(groups_, std::max<std::uint64_t>(1, (n + per * wg - 1) / (per * wg))));
-  const std::size_t final_slots = kHost;
   cl::Kernel k = build::kernel(*var.prog, "weighted_intervals", q_.index());
-  const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
   k.setArg(0, x);
   k.setArg(1, w);
   k.setArg(2, static_cast<cl_ulong>(off));
   k.setArg(3, static_cast<cl_ulong>(n));
-  k.setArg(4, mbuf);
+  k.setArg(4, ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes));
   k.setArg(5, static_cast<cl_uint>(nb));
-  k.setArg(6, ::clstat::detail::scratch(q_, WeightedScratch::part, (groups + 1) * row * sizeof(cl_ulong)));
-  k.setArg(7, ckey);
-  k.setArg(8, cq);
-  k.setArg(9, ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint)));
-  k.setArg(10, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::pass_done, sizeof(cl_uint)));
-  k.setArg(11, ::clstat::detail::scratch(q_, WeightedScratch::final_keys, final_slots * sizeof(Key)));
-  k.setArg(12, ::clstat::detail::scratch(q_, WeightedScratch::final_weights, final_slots * sizeof(cl_ulong2)));
+  k.setArg(6, ckey);
+  k.setArg(7, cq);
+  k.setArg(8, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::pass_done, sizeof(cl_uint)));
+  k.setArg(9, ::clstat::detail::scratch(q_, WeightedScratch::final_keys, kHost * sizeof(Key)));
+  k.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::final_weights, kHost * sizeof(cl_ulong2)));
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
-  return groups;
 }
 
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
@@ -276,10 +275,10 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
                                                          bool device_meta) {
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   Pass p;
-  // The meta is written from (or, made on the device, read into) meta_host_, which outlives the
-  // transfer: the pass waits below.
+  // The meta and the zeroed results are written from (or, made on the device, read into)
+  // meta_host_, which outlives the transfer: the pass waits below.
   std::vector<cl_ulong>& meta = meta_host_;
-  meta.assign(kMetaWords, 0);
+  meta.assign(kStateWords, 0);
   std::uint64_t slots = 0;
   p.start.resize(br.size());
   for (std::size_t b = 0; b < br.size(); ++b) {
@@ -306,36 +305,31 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   // form where order.weighted_staged is on: about 256 candidates a group between its flushes,
   // half its stage.
   const Variant& var = variant(!src.raw, br.size(), staged_ && br.size() == 1 && br[0].cap <= n / 16);
-  const std::size_t ni = 2 * var.nb + 1;
-  // The meta by a plain non-blocking write and the counts zeroed on the device: a staged copy and
-  // a write from the host cost 90 and 150 us of host time a pass (PoCL 3.1, 2 cores), when the
-  // queue had emptied.
-  cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
-  if (!device_meta) cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
-  cl::Buffer count = ::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint));
-  cq.enqueueFillBuffer(count, cl_uint{0}, 0, kNB * sizeof(cl_uint));
-  const std::size_t groups = enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q,
-                                               src.raw ? off_ : src.start, n, br.size(), p.ckey, p.cq);
-  const std::size_t row = 3 * ni + 4;
-  std::vector<cl_ulong> r(row);
-  cl_uint found[kNB];
-  // One wait for the reads: the queue is in order.
-  if (device_meta) cq.enqueueReadBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
-  cq.enqueueReadBuffer(count, CL_FALSE, 0, sizeof found, found);
-  read_wait(cq, ::clstat::detail::scratch(q_, WeightedScratch::part, (groups + 1) * row * sizeof(cl_ulong)),
-            groups * row * sizeof(cl_ulong), row * sizeof(cl_ulong), r.data(), poll_);
+  // The meta by a plain non-blocking write (a staged copy and a write from the host cost 90 and
+  // 150 us of host time a pass, PoCL 3.1, 2 cores, when the queue had emptied); the device's
+  // bracket (weighted_sample2) writes its own and zeroes the results.
+  cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes);
+  if (!device_meta) cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kStateBytes, meta.data());
+  enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q, src.raw ? off_ : src.start, n, br.size(),
+                    p.ckey, p.cq);
+  read_wait(cq, mbuf, 0, kStateBytes, meta.data(), poll_);
+  std::vector<cl_uint> r(2 * kStateWords);
+  std::memcpy(r.data(), meta.data(), kStateBytes);
   const std::size_t used = 2 * br.size() + 1;
   p.sum.assign(used, 0);
   p.count.assign(used, 0);
   for (std::size_t j = 0; j < used; ++j) {
-    p.sum[j] = (static_cast<u128>(r[3 * j + 1]) << 64) | r[3 * j];
-    p.count[j] = r[3 * j + 2];
+    const cl_uint* d = &r[kSumsAt + 5 * j];
+    p.sum[j] = (static_cast<u128>((static_cast<std::uint64_t>(d[3]) << 32) | d[2]) << 64) |
+               ((static_cast<std::uint64_t>(d[1]) << 32) | d[0]);
+    p.count[j] = d[4];
   }
-  p.nan = r[3 * ni];
-  p.bad = r[3 * ni + 1];
-  p.over = r[3 * ni + 2];
-  std::memcpy(&p.wmax, &r[3 * ni + 3], sizeof p.wmax);
-  p.found.assign(found, found + br.size());
+  p.nan = r[kScalarsAt];
+  p.bad = r[kScalarsAt + 1];
+  p.over = r[kScalarsAt + 2];
+  const std::uint64_t wbits = static_cast<std::uint64_t>(r[kScalarsAt + 3]) << 32;  // (its exponent is all we use)
+  std::memcpy(&p.wmax, &wbits, sizeof p.wmax);
+  p.found.assign(&r[kFoundAt], &r[kFoundAt] + br.size());
   if (device_meta) {
     p.made = Bracket{static_cast<Key>(meta[0]), static_cast<Key>(meta[1]), br[0].cap};
     s_ = static_cast<int>(static_cast<std::int64_t>(meta[kMetaS]));
@@ -529,7 +523,7 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
     const std::uint64_t slots = 2 * src.n + kNB * 4096;
     const bool copy = slots <= max_slots;
     std::vector<cl_ulong>& meta = meta_host_;
-    meta.assign(kMetaWords, 0);
+    meta.assign(kStateWords, 0);  // (the results zero)
     for (std::size_t b = 0; b < br.size(); ++b) {
       meta[4 * b] = br[b].lo;
       meta[4 * b + 1] = br[b].hi;
@@ -547,14 +541,16 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
     meta[kPlanTarget + 1] = static_cast<cl_ulong>(target >> 64);
     meta[kPlanLo] = lo;
     meta[kPlanHi] = hi;
-    const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong));
-    cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kMetaWords * sizeof(cl_ulong), meta.data());
-    cq.enqueueFillBuffer(::clstat::detail::scratch(q_, WeightedScratch::count, kNB * sizeof(cl_uint)), cl_uint{0}, 0,
-                         kNB * sizeof(cl_uint));
+    const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes);
+    cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kStateBytes, meta.data());
     // Pass r reads role[r] and writes role[r + 1] (1 and 2 in turn; 0 is the first pass's copy).
     std::vector<int> role{src.role};
     std::vector<Source> at{src};
     const Variant& var = variant(true, kNB);
+    // Each pass's launch sized for its expected source: an eighth of the last, twice that for luck
+    // (a larger source only takes more rounds a group). The last group of a planned pass waits
+    // for all the others, so a pass over 15,000 candidates launched as for a million took as long.
+    std::uint64_t expect = src.n;
     for (std::size_t r = 0; r < rounds; ++r) {
       const int d = role[r] == 1 ? 2 : 1;
       const cl::Buffer dk = ::clstat::detail::scratch(q_, WeightedScratch::cand_keys, copy ? slots * sizeof(Key) : sizeof(Key),
@@ -562,7 +558,8 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       const cl::Buffer dq = ::clstat::detail::scratch(q_, WeightedScratch::cand_weights,
                                                       copy ? slots * sizeof(cl_ulong2) : sizeof(cl_ulong2),
                                                       static_cast<std::size_t>(d));
-      enqueue_intervals(var, at[r].keys, at[r].q, 0, src.n, kNB, dk, dq);
+      enqueue_intervals(var, at[r].keys, at[r].q, 0, expect, kNB, dk, dq);
+      expect = std::max<std::uint64_t>(kHost, expect / (kNB / 2));
       role.push_back(d);
       at.push_back(Source{false, dk, dq, 0, 0, d});
     }
@@ -647,7 +644,7 @@ void WeightedSelect<T>::device_bracket(double p_lo, double p_hi, std::uint64_t c
   k2.setArg(7, wb);
   k2.setArg(8, hist);
   k2.setArg(9, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::sample_done, sizeof(cl_uint)));
-  k2.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaWords * sizeof(cl_ulong)));
+  k2.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes));
   k2.setArg(11, static_cast<cl_ulong>(cap));
   // Four samples a work-item: the scattered reads are latency-bound, and a group's sums and its
   // two atomics are paid per group.
