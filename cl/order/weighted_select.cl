@@ -653,10 +653,11 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
       if (is[u] < NI) column_add(alo, ahi, acnt, is[u] * WG + l, qs[u]);
 #endif
   }
-  // The group's sums into the pass's results: one tree over the columns, then an atomic a limb
-  // (1/5 of the work-items' share), and one for each count. (A row a group, added by the last
-  // group to finish, cost each candidate pass of a weighted median of 2^27 doubles on an H200
-  // about 90 us, for reading a few MB.)
+  // The group's sums into the pass's results: one tree over the columns, then, per interval, a
+  // work-item for each limb of its sum (add_limb) and one for its count, each an atomic; the
+  // scalars by local atomics first. (A row a group, which the last group to finish then added,
+  // cost each candidate pass of a weighted median of 2^27 doubles on an H200 about 90 us, for
+  // reading a few MB; with the atomics they take 3 to 40 us.)
   if (nans) atomic_add(&lsc[0], nans);
   if (bad) atomic_add(&lsc[1], bad);
   if (over) atomic_add(&lsc[2], over);
