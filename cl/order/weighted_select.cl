@@ -98,6 +98,13 @@
 #define SCALARS_AT (SUMS_AT + 5 * NI_MAX)
 #define FOUND_AT (SCALARS_AT + 4)
 #define STATE_UINTS (FOUND_AT + META_NB)
+// Then, from ulong FINAL_AT, the candidates of a plan's final range (HOST_MAX keys, then their
+// q): the host reads them with the meta in one transfer (three reads had cost a weighted median
+// of 2^27 doubles on an H200 about 0.1 ms; one, about 35 us).
+#define FINAL_AT 96
+#if STATE_UINTS > 2 * FINAL_AT
+#error "the results run into the final candidates"
+#endif
 // Plan states: the host made this pass (and reads its sums); the plan runs (this pass's source
 // and brackets are the plan's, and its last group makes the next); done (the target's candidates,
 // at most HOST_MAX, are in the final buffers, or its range is one key); stopped (the host goes on
@@ -480,12 +487,11 @@ inline uint plan_split(skey lo, skey hi, ulong found, __global ulong* plan) {
 // The candidates' order within a region is unspecified: the host selects by key. With the plan in
 // meta running (PLAN_RUN) the pass reads its source, count and brackets from the plan instead of
 // off, n and nb, and the last group to finish (counted on `done`, left at zero) takes the plan's
-// step (below), copying a final range's candidates to fkey and fq and zeroing the results for the
+// step (below), copying a final range's candidates to FINAL_AT and zeroing the results for the
 // next pass; past the plan's end a pass does nothing. (meta is global memory, its brackets copied
 // to local memory: a pass writes the next pass's.)
 __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong* meta, uint nb,
-                                 __global skey* ckey, __global ulong2* cq, __global uint* done,
-                                 __global skey* fkey, __global ulong2* fq) {
+                                 __global skey* ckey, __global ulong2* cq, __global uint* done) {
   __local ulong lmeta[4 * NB];  // the brackets, read once
   __local uint lsc[4];          // the group's NaN, bad and oversized counts and largest weight's high word
   __local ulong fstart, fcount;
@@ -678,7 +684,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
   if (!finished_last(done, &last)) return;
   // The plan's step, by one work-item on the pass's results: the interval that holds the target,
   // as the host's WeightedSelect::resolve_candidates finds it. The group then zeroes the results
-  // for the next pass and copies a final range's candidates to fkey and fq.
+  // for the next pass and copies a final range's candidates after the meta (FINAL_AT).
   __global volatile const uint* vst = (__global volatile const uint*)st;
   if (l == 0) {
     *done = 0;
@@ -728,7 +734,7 @@ __kernel void weighted_intervals(INPUT_ARGS, ulong off, ulong n, __global ulong*
   __global volatile const skey* vk = (__global volatile const skey*)ckey;
   __global volatile const ulong2* vq = (__global volatile const ulong2*)cq;
   for (ulong i = l; i < fc; i += WG) {
-    fkey[i] = vk[f0 + i];
-    fq[i] = vq[f0 + i];
+    ((__global skey*)(meta + FINAL_AT))[i] = vk[f0 + i];
+    ((__global ulong2*)(meta + FINAL_AT + HOST_MAX * sizeof(skey) / 8))[i] = vq[f0 + i];
   }
 }

@@ -336,7 +336,7 @@ double RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t,
     k.setArg(6, bracket);
     k.setArg(7, K);
     k.setArg(8, spec);
-    ::clstat::detail::launch(q_, k, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp);
+    ::clstat::detail::launch(q_, k, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp, false);
     if (s2 == 0) return;
     cl::Kernel k2 = build::kernel(*prog, "select_sample2", qi);
     k2.setArg(0, x_);
@@ -352,14 +352,14 @@ double RadixSelect<T>::enqueue_sample(const std::vector<std::pair<std::uint64_t,
     k2.setArg(10, spec);
     const std::size_t groups2 = sample2_groups_ ? sample2_groups_ : K > 1 ? kSample2GroupsMulti : kSample2Groups;
     const std::size_t g2 = std::max<std::size_t>(1, std::min<std::size_t>(groups2, s2 / wg_));
-    ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp);
+    ::clstat::detail::launch(q_, k2, cl::NDRange(g2 * wg_), cl::NDRange(wg_), {}, kOp, false);
     if (K == 1) return;
     cl::Kernel k3 = build::kernel(*prog, "select_sample_end", qi);
     k3.setArg(0, bracket);
     k3.setArg(1, static_cast<cl_ulong>(n_));
     k3.setArg(2, s2);
     k3.setArg(3, spec);
-    ::clstat::detail::launch(q_, k3, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp);
+    ::clstat::detail::launch(q_, k3, cl::NDRange(K * wg_), cl::NDRange(wg_), {}, kOp, false);
   });
   return held(s2 > 0 ? s2 : s1_);  // without a second sample, the first sample's brackets
 }
@@ -385,7 +385,7 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
       f.setArg(0, cand0);
       f.setArg(1, cand1);
       f.setArg(2, planb);
-      ::clstat::detail::launch(q_, f, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp);
+      ::clstat::detail::launch(q_, f, cl::NDRange(wg_), cl::NDRange(wg_), {}, kOp, false);
       cl::Event done;
       ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kPlanWords * sizeof(cl_ulong),
                                                        plan_.data(), nullptr, &done);
@@ -468,9 +468,9 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     k.setArg(16, jobs.front().prefix);
     k.setArg(17, planb);
     if (blocks || key_blocks)
-      ::clstat::detail::launch(q_, k, cl::NDRange(G), cl::NDRange(1), {}, kOp);
+      ::clstat::detail::launch(q_, k, cl::NDRange(G), cl::NDRange(1), {}, kOp, false);
     else
-      ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, kOp);
+      ::clstat::detail::launch(q_, k, cl::NDRange(G * wg_), cl::NDRange(wg_), {}, kOp, false);
 
     cl::Kernel s = build::kernel(*prog, "select_sum", qi);
     s.setArg(0, partials);
@@ -496,7 +496,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
       s.setArg(14 + t, static_cast<cl_ulong>(hint.empty() ? 0 : hint[std::min<std::size_t>(t, hint.size() - 1)]));
     s.setArg(18, static_cast<cl_ulong>(cap_));
     s.setArg(19, static_cast<cl_uint>(lcap_));
-    ::clstat::detail::launch(q_, s, cl::NDRange((entries + bins - 1) / bins * 256), cl::NDRange(256), {}, kOp);
+    ::clstat::detail::launch(q_, s, cl::NDRange((entries + bins - 1) / bins * 256), cl::NDRange(256), {}, kOp, false);
   });
 }
 
@@ -593,7 +593,7 @@ void RadixSelect<T>::finish(const cl::Buffer& src, std::uint64_t m, unsigned ple
     k.setArg(a++, rb);
     k.setArg(a++, static_cast<cl_uint>(ntargets));
     k.setArg(a++, ob);
-    ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, kOp);
+    ::clstat::detail::launch(q_, k, cl::NDRange(jobs.size() * wg_), cl::NDRange(wg_), {}, kOp, false);
     // The sorts write a key for every target; those answered before (outside every job) keep
     // theirs.
     std::vector<Key> got(ntargets);

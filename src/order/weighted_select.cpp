@@ -39,9 +39,14 @@ constexpr std::size_t kSample = 16384;           // the first brackets' sample
 // pass that leaves an eighth of them costs less.
 constexpr std::uint64_t kHost = 4096;
 constexpr std::uint64_t kDirect = 2 * kSample;   // inputs copied whole by the first pass
+// The meta scratch (every use asks for all of it: a larger request would reallocate it and lose
+// what the device wrote): the meta and results, then from word kFinalAt (FINAL_AT) the final
+// candidates of a plan, kHost keys and then their q, read with the meta in one transfer.
+constexpr std::size_t kFinalAt = 96;
+static_assert(kStateWords <= kFinalAt, "the results run into the final candidates");
 // Candidates live in scratch of three roles (the part): 0 the first pass's, which every target
 // reads, then 1 and 2 in turn as a target's passes narrow them (a pass reads one, writes the other).
-enum class WeightedScratch { check, sample_keys, sample_weights, meta, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done, pass_done, final_keys, final_weights };
+enum class WeightedScratch { check, sample_keys, sample_weights, meta, no_keys, no_weights, cand_keys, cand_weights, sample_bracket, sample_hist, sample_done, pass_done };
 
 using ::clstat::detail::launch;
 using ::clstat::detail::read_wait;
@@ -138,6 +143,8 @@ class WeightedSelect {
     }
     return b;
   }
+  static constexpr std::size_t kMetaBytes = kFinalAt * sizeof(cl_ulong) + kHost * (sizeof(Key) + sizeof(cl_ulong2));
+  cl::Buffer meta_scratch() const { return ::clstat::detail::scratch(q_, WeightedScratch::meta, kMetaBytes); }
   // Arguments 0 to 3 of the kernels that read the input: values, weights, offset, n.
   void input_args(cl::Kernel& k) const {
     k.setArg(0, x_);
@@ -187,7 +194,7 @@ int WeightedSelect<T>::scale() {
   k.setArg(1, static_cast<cl_ulong>(off_));
   k.setArg(2, static_cast<cl_ulong>(n_));
   k.setArg(3, part);
-  launch(q_, k, cl::NDRange(groups_ * wg), cl::NDRange(wg), {}, op_);
+  launch(q_, k, cl::NDRange(groups_ * wg), cl::NDRange(wg), {}, op_, false);
   std::vector<cl_ulong> h(2 * groups_);
   read_wait(cq, part, 0, h.size() * sizeof(cl_ulong), h.data(), poll_);
   std::uint64_t mx = 0, bad = 0;
@@ -259,14 +266,12 @@ void WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& 
   k.setArg(1, w);
   k.setArg(2, static_cast<cl_ulong>(off));
   k.setArg(3, static_cast<cl_ulong>(n));
-  k.setArg(4, ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes));
+  k.setArg(4, meta_scratch());
   k.setArg(5, static_cast<cl_uint>(nb));
   k.setArg(6, ckey);
   k.setArg(7, cq);
   k.setArg(8, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::pass_done, sizeof(cl_uint)));
-  k.setArg(9, ::clstat::detail::scratch(q_, WeightedScratch::final_keys, kHost * sizeof(Key)));
-  k.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::final_weights, kHost * sizeof(cl_ulong2)));
-  launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
+  launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_, false);
 }
 
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
@@ -308,7 +313,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   // The meta by a plain non-blocking write (a staged copy and a write from the host cost 90 and
   // 150 us of host time a pass, PoCL 3.1, 2 cores, when the queue had emptied); the device's
   // bracket (weighted_sample2) writes its own and zeroes the results.
-  cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes);
+  cl::Buffer mbuf = meta_scratch();
   if (!device_meta) cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kStateBytes, meta.data());
   enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q, src.raw ? off_ : src.start, n, br.size(),
                     p.ckey, p.cq);
@@ -378,7 +383,7 @@ std::vector<typename WeightedSelect<T>::Bracket> WeightedSelect<T>::first_bracke
   k.setArg(4, static_cast<cl_uint>(m));
   k.setArg(5, sk);
   k.setArg(6, sw);
-  launch(q_, k, cl::NDRange((m + 63) / 64 * 64), cl::NDRange(64), {}, op_);
+  launch(q_, k, cl::NDRange((m + 63) / 64 * 64), cl::NDRange(64), {}, op_, false);
   std::vector<Key> keys(m);
   std::vector<double> wts(m);
   cq.enqueueReadBuffer(sk, CL_FALSE, 0, m * sizeof(Key), keys.data());  // one wait for both
@@ -541,7 +546,7 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
     meta[kPlanTarget + 1] = static_cast<cl_ulong>(target >> 64);
     meta[kPlanLo] = lo;
     meta[kPlanHi] = hi;
-    const cl::Buffer mbuf = ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes);
+    const cl::Buffer mbuf = meta_scratch();
     cq.enqueueWriteBuffer(mbuf, CL_FALSE, 0, kStateBytes, meta.data());
     // Pass r reads role[r] and writes role[r + 1] (1 and 2 in turn; 0 is the first pass's copy).
     std::vector<int> role{src.role};
@@ -563,28 +568,26 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       role.push_back(d);
       at.push_back(Source{false, dk, dq, 0, 0, d});
     }
-    std::vector<Key> fk(kHost);
-    std::vector<cl_ulong> fw(2 * kHost);
-    cq.enqueueReadBuffer(::clstat::detail::scratch(q_, WeightedScratch::final_keys, kHost * sizeof(Key)), CL_FALSE, 0,
-                         kHost * sizeof(Key), fk.data());
-    cq.enqueueReadBuffer(::clstat::detail::scratch(q_, WeightedScratch::final_weights, kHost * sizeof(cl_ulong2)),
-                         CL_FALSE, 0, kHost * sizeof(cl_ulong2), fw.data());
-    read_wait(cq, mbuf, 0, kMetaWords * sizeof(cl_ulong), meta.data(), poll_);  // all three
-    const Key plo = static_cast<Key>(meta[kPlanLo]), phi = static_cast<Key>(meta[kPlanHi]);
-    const u128 pbase = (static_cast<u128>(meta[kPlanBase + 1]) << 64) | meta[kPlanBase];
-    const std::size_t done = static_cast<std::size_t>(meta[kPlanRound]);  // passes that moved the range
-    if (meta[kPlanState] == kPlanDone) {
+    // The meta and the final candidates in one read (meta_scratch).
+    std::vector<cl_ulong> all(kMetaBytes / sizeof(cl_ulong));
+    read_wait(cq, mbuf, 0, kMetaBytes, all.data(), poll_);
+    const cl_ulong* m = all.data();
+    const Key plo = static_cast<Key>(m[kPlanLo]), phi = static_cast<Key>(m[kPlanHi]);
+    const u128 pbase = (static_cast<u128>(m[kPlanBase + 1]) << 64) | m[kPlanBase];
+    const std::size_t done = static_cast<std::size_t>(m[kPlanRound]);  // passes that moved the range
+    if (m[kPlanState] == kPlanDone) {
       if (plo == phi) return plo;
-      return select_on_host(fk.data(), fw.data(), static_cast<std::size_t>(meta[kPlanN]), pbase, target);
+      return select_on_host(reinterpret_cast<const Key*>(m + kFinalAt), m + kFinalAt + kHost * sizeof(Key) / sizeof(cl_ulong),
+                            static_cast<std::size_t>(m[kPlanN]), pbase, target);
     }
-    if (meta[kPlanState] == kPlanRun) {  // more passes: from the last one's copy
-      src = Source{false, at[done].keys, at[done].q, meta[kPlanOff], meta[kPlanN], role[done]};
+    if (m[kPlanState] == kPlanRun) {  // more passes: from the last one's copy
+      src = Source{false, at[done].keys, at[done].q, m[kPlanOff], m[kPlanN], role[done]};
     } else {
-      if (meta[kPlanFound] == ~cl_ulong(0)) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
+      if (m[kPlanFound] == ~cl_ulong(0)) throw std::logic_error(op_ + ": the target lies past the candidates' ranges");
       // Pass `done` copied its range incompletely: that range alone, again, from its source.
-      const Source from{false, at[done].keys, at[done].q, meta[kPlanOff], meta[kPlanN], role[done]};
+      const Source from{false, at[done].keys, at[done].q, m[kPlanOff], m[kPlanN], role[done]};
       const int d = role[done] == 1 ? 2 : 1;
-      Pass cp = pass(from, {Bracket{plo, phi, meta[kPlanFound]}}, d);
+      Pass cp = pass(from, {Bracket{plo, phi, m[kPlanFound]}}, d);
       src = Source{false, cp.ckey, cp.cq, 0, cp.found[0], d};
     }
     lo = plo;
@@ -635,7 +638,7 @@ void WeightedSelect<T>::device_bracket(double p_lo, double p_hi, std::uint64_t c
   k1.setArg(5, p_hi);
   k1.setArg(6, wb);
   k1.setArg(7, hist);
-  launch(q_, k1, cl::NDRange(wg), cl::NDRange(wg), {}, op_);
+  launch(q_, k1, cl::NDRange(wg), cl::NDRange(wg), {}, op_, false);
   cl::Kernel k2 = build::kernel(prog, "weighted_sample2", q_.index());
   input_args(k2);
   k2.setArg(4, static_cast<cl_uint>(sample2_));
@@ -644,12 +647,12 @@ void WeightedSelect<T>::device_bracket(double p_lo, double p_hi, std::uint64_t c
   k2.setArg(7, wb);
   k2.setArg(8, hist);
   k2.setArg(9, ::clstat::detail::scratch_zeroed(q_, WeightedScratch::sample_done, sizeof(cl_uint)));
-  k2.setArg(10, ::clstat::detail::scratch(q_, WeightedScratch::meta, kStateBytes));
+  k2.setArg(10, meta_scratch());
   k2.setArg(11, static_cast<cl_ulong>(cap));
   // Four samples a work-item: the scattered reads are latency-bound, and a group's sums and its
   // two atomics are paid per group.
   const std::size_t groups = std::max<std::size_t>(1, sample2_ / (4 * wg));
-  launch(q_, k2, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_);
+  launch(q_, k2, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_, false);
 }
 
 template <class T>

@@ -25,7 +25,7 @@ std::size_t kernel_max_work_group(const cl::Kernel& k, const ContextImpl& ctx) {
 std::size_t kernel_local_mem(const cl::Kernel& k, const ContextImpl& ctx) { return limits(k, ctx).second; }
 
 Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local,
-             const std::vector<Event>& wait, const std::string& operation) {
+             const std::vector<Event>& wait, const std::string& operation, bool event) {
   require_lease(q, "launch");
   const auto ctx = q.context().impl();
   const DeviceInfo& info = ctx->info();
@@ -53,11 +53,18 @@ Event launch(const Queue& q, cl::Kernel& k, const cl::NDRange& global, const cl:
     throw Error(ctx->fail_code.load(), operation, info.name, "injected failure (Context::inject_launch_failure)");
   auto waits = to_cl(wait);
   cl::Event ev;
+  bool track = event;
+  if (!track) {
+    std::lock_guard<std::mutex> lock(ctx->profile_mutex);
+    track = ctx->profiling;
+  }
   try {
-    queue_of(q).enqueueNDRangeKernel(k, cl::NullRange, global, local, waits.empty() ? nullptr : &waits, &ev);
+    queue_of(q).enqueueNDRangeKernel(k, cl::NullRange, global, local, waits.empty() ? nullptr : &waits,
+                                     track ? &ev : nullptr);
   } catch (const cl::Error& e) {
     throw Error(e.err(), operation, info.name);
   }
+  if (!track) return Event();
   {
     std::lock_guard<std::mutex> lock(ctx->profile_mutex);
     if (ctx->profiling) ctx->profile.emplace_back(k.getInfo<CL_KERNEL_FUNCTION_NAME>(), ev);
