@@ -107,7 +107,7 @@
 #endif
 // Plan states: the host made this pass (and reads its sums); the plan runs (this pass's source
 // and brackets are the plan's, and its last group makes the next); done (the target's candidates,
-// at most HOST_MAX, are in the final buffers, or its range is one key); stopped (the host goes on
+// at most HOST_MAX, are after the meta, at FINAL_AT, or its range is one key); stopped (the host goes on
 // from the plan: a range whose copy overflowed, or a target past the ranges, PLAN_FOUND ~0).
 #define PLAN_HOST 0
 #define PLAN_RUN 1

@@ -3,6 +3,7 @@
 #include "order/weighted_select.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -116,6 +117,9 @@ class WeightedSelect {
   // With `device_meta`, the bracket (one, br's capacity) and s come from the device
   // (device_bracket): the pass returns the bracket in `made` and sets s_.
   Pass pass(const Source& src, const std::vector<Bracket>& br, int role = 0, bool device_meta = false);
+  // meta_host_ for a pass over brackets br: their keys, each its cap of slots from the end of the
+  // one before, s, and zero results and plan; returns the slots in all.
+  std::uint64_t set_meta(const std::vector<Bracket>& br);
   Key resolve_candidates(Source src, Key lo, Key hi, u128 base, u128 target);
   Key select_on_host(const Key* k, const cl_ulong* w, std::size_t m, u128 base, u128 target) const;
   Key resolve_range(Key lo, Key hi, u128 base, std::uint64_t count, u128 target);
@@ -168,7 +172,10 @@ class WeightedSelect {
   std::size_t groups_ = 1;
   std::size_t sample2_ = 0;
   int s_ = 0;
-  std::vector<cl_ulong> meta_host_;  // the pass's meta while its transfer is in flight
+  // The meta scratch's host copy, of its whole size from the start (a transfer in flight reads
+  // or writes it: it is never reallocated): the pass's meta on the way out, the results and a
+  // plan's final candidates on the way back.
+  std::vector<cl_ulong> meta_host_ = std::vector<cl_ulong>(kMetaBytes / sizeof(cl_ulong));
   bool poll_ = false;  // poll the waits: a call waits once a pass
   bool staged_ = false;  // order.weighted_staged
   std::size_t planned_passes_ = 0;  // order.weighted_planned_passes
@@ -274,6 +281,22 @@ void WeightedSelect<T>::enqueue_intervals(const Variant& var, const cl::Buffer& 
   launch(q_, k, cl::NDRange(groups * wg), cl::NDRange(wg), {}, op_, false);
 }
 
+template <class T>
+std::uint64_t WeightedSelect<T>::set_meta(const std::vector<Bracket>& br) {
+  std::vector<cl_ulong>& meta = meta_host_;
+  std::fill(meta.begin(), meta.begin() + kStateWords, cl_ulong{0});
+  std::uint64_t slots = 0;
+  for (std::size_t b = 0; b < br.size(); ++b) {
+    meta[4 * b] = br[b].lo;
+    meta[4 * b + 1] = br[b].hi;
+    meta[4 * b + 2] = slots;
+    meta[4 * b + 3] = br[b].cap;
+    slots += br[b].cap;
+  }
+  meta[kMetaS] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
+  return slots;
+}
+
 // One launch over src with brackets br (sorted, disjoint, at most kNB).
 template <class T>
 typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, const std::vector<Bracket>& br, int role,
@@ -281,20 +304,10 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q_);
   Pass p;
   // The meta and the zeroed results are written from (or, made on the device, read into)
-  // meta_host_, which outlives the transfer: the pass waits below.
+  // meta_host_: the pass waits below.
   std::vector<cl_ulong>& meta = meta_host_;
-  meta.assign(kStateWords, 0);
-  std::uint64_t slots = 0;
-  p.start.resize(br.size());
-  for (std::size_t b = 0; b < br.size(); ++b) {
-    meta[4 * b] = br[b].lo;
-    meta[4 * b + 1] = br[b].hi;
-    meta[4 * b + 2] = slots;
-    meta[4 * b + 3] = br[b].cap;
-    p.start[b] = slots;
-    slots += br[b].cap;
-  }
-  meta[kMetaS] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
+  const std::uint64_t slots = set_meta(br);
+  for (std::size_t b = 0; b < br.size(); ++b) p.start.push_back(meta[4 * b + 2]);
   // Candidates go to the scratch of `role` (reused call after call: an allocation of the first
   // bracket's 10^7 slots a call cost more than the pass); a count-only pass copies nothing.
   if (slots == 0) {
@@ -318,7 +331,7 @@ typename WeightedSelect<T>::Pass WeightedSelect<T>::pass(const Source& src, cons
   enqueue_intervals(var, src.raw ? x_ : src.keys, src.raw ? w_ : src.q, src.raw ? off_ : src.start, n, br.size(),
                     p.ckey, p.cq);
   read_wait(cq, mbuf, 0, kStateBytes, meta.data(), poll_);
-  std::vector<cl_uint> r(2 * kStateWords);
+  std::array<cl_uint, 2 * kStateWords> r;
   std::memcpy(r.data(), meta.data(), kStateBytes);
   const std::size_t used = 2 * br.size() + 1;
   p.sum.assign(used, 0);
@@ -520,22 +533,16 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       rounds = 1;
       for (std::uint64_t m = src.n; m > kHost; m /= kNB) ++rounds;
     }
-    const auto br = split(lo, hi);
+    auto br = split(lo, hi);
     const std::uint64_t share = std::min<std::uint64_t>(src.n, 2 * src.n / br.size() + 4096);
     // Every pass's copies fit: a pass of r ranges over m <= src.n keys copies up to
     // r (2 m / r + 4096) of them. (Past the largest allocation the first pass copies nothing and
     // the plan stops there: the host copies the target's range alone.)
     const std::uint64_t slots = 2 * src.n + kNB * 4096;
     const bool copy = slots <= max_slots;
+    for (auto& r : br) r.cap = copy ? share : 0;
+    set_meta(br);
     std::vector<cl_ulong>& meta = meta_host_;
-    meta.assign(kStateWords, 0);  // (the results zero)
-    for (std::size_t b = 0; b < br.size(); ++b) {
-      meta[4 * b] = br[b].lo;
-      meta[4 * b + 1] = br[b].hi;
-      meta[4 * b + 2] = copy ? b * share : 0;
-      meta[4 * b + 3] = copy ? share : 0;
-    }
-    meta[kMetaS] = static_cast<cl_ulong>(static_cast<std::int64_t>(s_));
     meta[kPlanState] = kPlanRun;
     meta[kPlanOff] = src.start;
     meta[kPlanN] = src.n;
@@ -569,9 +576,8 @@ typename WeightedSelect<T>::Key WeightedSelect<T>::resolve_candidates(Source src
       at.push_back(Source{false, dk, dq, 0, 0, d});
     }
     // The meta and the final candidates in one read (meta_scratch).
-    std::vector<cl_ulong> all(kMetaBytes / sizeof(cl_ulong));
-    read_wait(cq, mbuf, 0, kMetaBytes, all.data(), poll_);
-    const cl_ulong* m = all.data();
+    read_wait(cq, mbuf, 0, kMetaBytes, meta.data(), poll_);
+    const cl_ulong* m = meta.data();
     const Key plo = static_cast<Key>(m[kPlanLo]), phi = static_cast<Key>(m[kPlanHi]);
     const u128 pbase = (static_cast<u128>(m[kPlanBase + 1]) << 64) | m[kPlanBase];
     const std::size_t done = static_cast<std::size_t>(m[kPlanRound]);  // passes that moved the range
