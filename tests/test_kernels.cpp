@@ -62,7 +62,8 @@ std::vector<Variant> representative() {
     }
     for (int kind : {0, 1, 2, 3}) {
       if ((kind == 1) != dbl) continue;
-      for (const char* shape : {"-DWG=64 -DLOG2_WG=6 -DRITEMS=1", "-DWG=256 -DLOG2_WG=8 -DRITEMS=16"})
+      for (const char* shape : {"-DWG=64 -DLOG2_WG=6 -DRITEMS=1", "-DWG=256 -DLOG2_WG=8 -DRITEMS=16 -DCAND=0",
+                                "-DWG=128 -DLOG2_WG=7 -DRITEMS=32 -DCAND=512 -DMAXR=16"})
         v.push_back({"order/select_rows", std::string(shape) + " -DELEM_KIND=" + std::to_string(kind), dbl});
       v.push_back({"order/select_rows_seq", "-DCAP=8192 -DELEM_KIND=" + std::to_string(kind), dbl});
     }

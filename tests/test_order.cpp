@@ -3,6 +3,7 @@
 // on special values, and every quantile type equal to R's on committed data.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -489,32 +490,53 @@ TEST_CASE_TEMPLATE("order.rows_match_each_row_alone", T, float, double, std::int
 
 TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
   // The one-launch rows kernel on every test distribution (sorted rows, constant rows, ties,
-  // mixtures whose bracket spans a gap, outliers) and on rows built against its sample: the
-  // values at the positions the kernel samples (cl/order/select_rows.cl, step 1) are the
-  // largest of the row, so every bracket misses its target. Many ranks a row, spread and
-  // adjacent, checked against a sort of each row; for floats also -0 and +0, infinities, and
-  // NaNs under omit (a row of NaNs only gives NaN).
+  // mixtures whose bracket spans a gap, outliers, the bench's cancelling +-big values with
+  // normals between), and on rows built against its sample: the values at the positions the
+  // kernel samples (cl/order/select_rows.cl, step 1) are the largest of the row, so nearly every
+  // key falls in the bucket below the first splitter and its ranks take the one-rank search.
+  // Many ranks a row, spread and adjacent, checked against a sort of each row; for floats also
+  // -0 and +0, infinities, and NaNs under omit (a row of NaNs only gives NaN). Each in the
+  // device's own form and, forced, in the group form: its bucket kernel (these 15 ranks a row)
+  // with candidates and without them (order.rows_cand = 0: every rank searched alone), and its
+  // bracket kernel (order.rows_bucket_ranks past the ranks).
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
+  const std::vector<std::pair<std::string, Context>> forms{
+      {"default", ctx()},
+      {"group", clstat_test::tuned_ctx({{"order.rows_seq", 0}})},
+      {"group, no candidates", clstat_test::tuned_ctx({{"order.rows_seq", 0}, {"order.rows_cand", 0}})},
+      {"group, no buckets", clstat_test::tuned_ctx({{"order.rows_seq", 0}, {"order.rows_bucket_ranks", 65}})}};
   for (std::size_t cols : {std::size_t(300), std::size_t(2048), std::size_t(4101)}) {
-    std::size_t npad = 256;  // RITEMS x the group's width: the power of two from cols up
-    while (npad < cols) npad *= 2;
+    std::size_t wg = 32, npad = 1;  // the host's shape (src/order/rows.cpp): 16 keys a work-item
+    while (wg < 256 && wg * 16 < cols) wg *= 2;
+    while (npad * wg < cols) npad *= 2;
+    npad *= wg;
     std::vector<std::string> layouts = clstat_ref::order_distributions();
     layouts.push_back("against the sample");
+    layouts.push_back("cancelling");
     for (const auto& name : layouts) {
       const std::size_t rows = 6;
       INFO(name << ", " << rows << " x " << cols);
       std::vector<T> x;
       if (name == "against the sample") {
         x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);
-        const std::uint32_t sample = 64, stride = static_cast<std::uint32_t>(npad) / sample;
+        const std::size_t spl = std::clamp<std::size_t>(npad / 16, 16, 128), ns = spl - 1;
         for (std::size_t r = 0; r < rows; ++r)
-          for (std::uint32_t s = 0; s < sample; ++s) {
-            const std::size_t i = s * stride + ((s * 2654435761u) >> 13) % stride;
-            if (i < cols) x[r * cols + i] = static_cast<T>(1000 + s);
+          for (std::uint32_t s = 0; s < ns; ++s) {
+            std::uint32_t h = s * 2654435761u;  // sample_hash (cl/order/order_keys.clh)
+            h ^= h >> 15;
+            h *= 2246822519u;
+            h ^= h >> 13;
+            const std::size_t a = s * cols / ns, b = (s + 1) * cols / ns;
+            x[r * cols + a + ((std::uint64_t{h} * (b - a)) >> 32)] = static_cast<T>(1000 + s);
           }
+      } else if (name == "cancelling") {
+        x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);
+        const T big = static_cast<T>(std::is_floating_point_v<T> ? 1e16 : 1e9);
+        for (std::size_t i = 0; i < x.size(); ++i)
+          if (i % 3 != 1) x[i] = i % 3 == 0 ? big : -big;
       } else {
         x = clstat_ref::order_data<T>(name, rows * cols, seed + cols);
       }
@@ -524,14 +546,16 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
         x[1 * cols + 5] = std::numeric_limits<T>::infinity();
         x[1 * cols + 6] = -std::numeric_limits<T>::infinity();
       }
-      std::vector<std::uint64_t> ks{1, 2, cols / 4, cols / 2, cols / 2 + 1, cols / 2 + 2, cols - 1, cols};
+      std::vector<std::uint64_t> ks{1, 2, cols / 100 + 1, cols / 4, cols / 2, cols / 2 + 1, cols / 2 + 2, cols - 1, cols};
       for (int i = 0; i < 6; ++i) ks.push_back(1 + g() % cols);
-      const auto got = order::kth_smallest_rows(ctx(), x.data(), rows, cols, ks);
-      for (std::size_t r = 0; r < rows; ++r) {
-        const auto s = clstat_ref::sorted_total(std::vector<T>(x.begin() + r * cols, x.begin() + (r + 1) * cols));
-        for (std::size_t j = 0; j < ks.size(); ++j) {
-          INFO("row " << r << " k " << ks[j]);
-          CHECK(same_bits(got[r * ks.size() + j], s[ks[j] - 1]));
+      for (const auto& [form, c] : forms) {
+        const auto got = order::kth_smallest_rows(c, x.data(), rows, cols, ks);
+        for (std::size_t r = 0; r < rows; ++r) {
+          const auto s = clstat_ref::sorted_total(std::vector<T>(x.begin() + r * cols, x.begin() + (r + 1) * cols));
+          for (std::size_t j = 0; j < ks.size(); ++j) {
+            INFO(form << ", row " << r << " k " << ks[j]);
+            CHECK(same_bits(got[r * ks.size() + j], s[ks[j] - 1]));
+          }
         }
       }
     }

@@ -1,9 +1,11 @@
 // Batched selection: one work-group per row of a row-major matrix (row r at x + xoff + r * ld),
 // every rank of the row answered in one launch that reads the row once. The row's keys stay in
 // registers, RITEMS a work-item (item u of work-item l is element u WG + l, so loads coalesce;
-// the padding past `cols` is KEY_MAX, above every rank asked for).
+// the padding past `cols` is KEY_MAX, above every rank asked for). Two kernels, the same
+// arguments and results; the host picks by the ranks a row (order.rows_bucket_ranks):
 //
-// A rank t (0-based) is found as the single-array selection finds a median, inside the group:
+// select_rows, for a few ranks (a median, a k-th, top_k's threshold), finds each as the
+// single-array selection finds a median, inside the group:
 // 1. a sample of SAMPLE keys (one from each stretch of NPAD / SAMPLE elements, at a hashed
 //    offset in it, so periodic rows are sampled fairly), sorted by counting (each key's rank
 //    among the others: one barrier, where a bitonic sort takes 21), gives a bracket, the sample
@@ -12,38 +14,85 @@
 // 2. the keys below the bracket and in it are counted in registers and summed over the group
 //    with no atomics (a local histogram of the top digits of clustered keys serialises on a
 //    few counters, which made radix descents here latency- and contention-bound);
-// 3. while more than WG keys remain in the interval, a local histogram of their offsets in WG
-//    equal steps of it (interval_shift) and the steps' prefix sums shrink it to t's step; the
-//    bracket's keys are spread by value, so few share a counter. A target outside the bracket
-//    (an unlucky sample) starts this from the side of the bracket that holds it;
-// 4. the at most WG keys left are copied to local memory and each work-item ranks one against
+// 3. SEARCH_RANGE: while more than WG keys remain in the interval, a local histogram of their
+//    offsets in WG equal steps of it (interval_shift) and the steps' prefix sums shrink it to
+//    t's step; the bracket's keys are spread by value, so few share a counter. A target outside
+//    the bracket (an unlucky sample) starts this from the side of the bracket that holds it;
+//    the at most WG keys left are copied to local memory and each work-item ranks one against
 //    the others: the one whose rank range holds t (and is the first of its equal keys) writes it.
 // Later ranks inside the same range (the two middle ranks of an even row, the two ranks a
-// quantile rule interpolates between) are answered from step 4's ranks with no new search.
+// quantile rule interpolates between) are answered from those ranks with no new search.
+//
+// select_rows_buckets, for many ranks, finds all in one pass over the keys: sample selection
+// with equality buckets (Ribizel & Anzt, "Parallel selection on GPUs", Parallel Computing 91,
+// 2020, sec. 3; the branch-free search tree of Sanders & Winkel's super scalar sample sort,
+// ESA 2004, sec. 2):
+// 1. SPL - 1 keys sampled from the row (one from each stretch of cols / (SPL - 1) elements, at a
+//    hashed offset in it), sorted by the local bitonic network (with KEY_MAX to make SPL), are
+//    the splitters;
+// 2. each key's bucket is 2q - e, q the number of splitters at or below it (a branch-free
+//    binary search: its first two levels on splitters held in registers, the rest in local
+//    memory) and e whether splitter q - 1 equals it; so a key that many elements share (ties)
+//    fills an equality bucket of its own, one value, and an open bucket holds only the elements
+//    between two samples (about NPAD / SPL). The buckets are counted in a local histogram
+//    (one counter a bucket: with four, each work-item adding to copy l % 4, the bench's rows,
+//    two thirds of them two values, took 11% longer on the H200, the scan's extra reads
+//    costing more than the contention they spared), and the counts' prefix sums place every
+//    rank in its bucket;
+// 3. a rank in an equality bucket is its splitter; the keys of the open buckets that hold ranks
+//    are copied to local memory (CAND a group, the buckets in bucket order while they fit), each
+//    ranks itself against its bucket's others and lands at its place, and a rank reads its key
+//    from there;
+// 4. a rank whose bucket did not fit (an unlucky sample, or order.rows_cand = 0) is searched in
+//    that bucket's keys by SEARCH_RANGE.
+// Its splitter sort and search cost more than select_rows's bracket for one rank (H200, median
+// of 4096 x 4096 floats: 0.136 ms against 0.070), and much less for many (five quantiles of
+// 65536 x 2048: 1.0 ms against 1.6; sixteen: 2.7 against 5.9).
 //
 // Rows with NaNs: every launch writes each row's NaN count; with nan_stop, a row that holds any
-// is left for the host (its NaN policy decides; under omit it launches those rows again, through
-// row_of, with ranks of their own: NaN keys sort last, so ranks below the row's non-NaN count
-// never meet them). Results are exact: keys are compared, never values.
+// is left for the host (its NaN policy decides; under omit it launches those rows again,
+// through row_of, with ranks of their own: NaN keys sort last, so ranks below the row's non-NaN
+// count never meet them). Results are exact: keys are compared, never values.
 //
-// Sums over the group (steps 2 and 3) take two barriers: 16 work-items add 16 chunks, then every
-// work-item adds the chunks' sums it needs; a tree or a Hillis-Steele scan took eight and
-// seventeen, and barriers, not arithmetic, bounded a row.
+// Sums over the group take two barriers: 16 work-items add 16 chunks, then every work-item adds
+// the chunks' sums it needs; a tree or a Hillis-Steele scan took eight and seventeen, and
+// barriers, not arithmetic, bounded a row.
+//
+// PoCL 3.1 (CI's CPU driver) miscompiled three shapes here, each giving wrong or unwritten ranks:
+// a function that holds a barrier called from two places, a return before later barriers in
+// select_rows_buckets, and a loop around its steps; so the sums and the search are macros, and
+// a launch answers at most MAXR ranks a row (the host launches again for more).
 //
 // Options: ELEM_KIND, WG (a power of two: the host makes it cols / order.rows_items, from 32 to
-// 256), LOG2_WG, RITEMS (RITEMS WG < 65536: the two counts of step 2 are summed packed in one
-// uint). top_k_rows_gather, at the end, serves top_k along rows from the thresholds found here.
+// 256), LOG2_WG, RITEMS (RITEMS WG < 65536: select_rows sums two counts packed in one uint),
+// CAND (select_rows_buckets's candidate keys, order.rows_cand x WG; 0 sends every open bucket to
+// SEARCH_RANGE), MAXR. top_k_rows_gather, at the end, serves top_k along rows from the
+// thresholds found here.
 #include "order_keys.clh"
 
 #ifndef RITEMS
 #define RITEMS 16
 #endif
+#ifndef CAND
+#define CAND (4 * WG)
+#endif
+#ifndef MAXR
+#define MAXR 64
+#endif
 #define NPAD (RITEMS * WG)
 #define SAMPLE (NPAD < 64 ? NPAD : 64)
 #define STRIDE (NPAD / SAMPLE)
+// select_rows_buckets's splitters (a power of two, the last KEY_MAX): about one for 16 keys,
+// from 16 to 128; the sort's and the search's cost grow with it, the candidates' ranking
+// shrinks (open buckets of about NPAD / SPL keys).
+#define SPL_RAW (NPAD / 16 < 16 ? 16 : NPAD / 16)
+#define SPL (SPL_RAW > 128 ? 128 : SPL_RAW)
+#define NBK (2 * SPL)
+#define BPT ((NBK + WG - 1) / WG)
 #define NCH (WG < 16 ? WG : 16)
 #define CH (WG / NCH)
-
+#define NONE 0xffffffffu
+#define CAND_ARR (CAND > 0 ? CAND : 1)
 // part[c] = the sum of red's chunk c of CH counters, for every chunk, then a barrier. A macro,
 // not a function: with a function holding this barrier, called from group_sum and from the
 // interval loop of select_rows, PoCL 3.1 returned wrong ranks (and a group call hung).
@@ -77,6 +126,135 @@ inline uint prefix_before(__local const uint* h, __local const uint* part, uint 
   return s;
 }
 
+// Exclusive prefix sums over the NBK buckets of VAL (an expression of b) into dst[b], BPT buckets
+// a work-item. Ends with a barrier.
+#define SCAN_BUCKETS(VAL, dst)                                                   \
+  do {                                                                           \
+    uint s_ = 0;                                                                 \
+    for (uint i_ = 0; i_ < BPT; ++i_) {                                          \
+      const uint b = l * BPT + i_;                                               \
+      if (b < NBK) s_ += (VAL);                                                  \
+    }                                                                            \
+    red[l] = s_;                                                                 \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                \
+    CHUNK_SUMS(red, part, l);                                                    \
+    uint acc_ = prefix_before(red, part, l);                                     \
+    for (uint i_ = 0; i_ < BPT; ++i_) {                                          \
+      const uint b = l * BPT + i_;                                               \
+      if (b < NBK) {                                                             \
+        const uint v_ = (VAL);                                                   \
+        (dst)[b] = acc_;                                                         \
+        acc_ += v_;                                                              \
+      }                                                                          \
+    }                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                \
+  } while (0)
+
+// Key's bucket among the splitters spl[0, SPL - 1) (sorted): 2q - e, q the number of splitters
+// at or below key, e whether spl[q - 1] equals it. r0, r1, r2 are spl[SPL / 4 - 1],
+// spl[SPL / 2 - 1] and spl[3 SPL / 4 - 1], the search's first two levels, held in registers;
+// every later level reads one splitter (never spl[SPL - 1]: p + s - 1 <= SPL - 2).
+inline uint bucket_of(__local const skey* spl, skey r0, skey r1, skey r2, skey key) {
+  uint p = 0;
+  skey last = 0;  // the splitter of the last step taken: spl[p - 1] when p > 0
+  if (r1 <= key) {
+    p = SPL / 2;
+    last = r1;
+  }
+  const skey r = p ? r2 : r0;
+  if (r <= key) {
+    p += SPL / 4;
+    last = r;
+  }
+#pragma unroll
+  for (uint s = SPL / 8; s > 0; s >>= 1) {
+    const skey v = spl[p + s - 1];
+    if (v <= key) {
+      p += s;
+      last = v;
+    }
+  }
+  return 2 * p - (p > 0 && last == key);
+}
+
+// SEARCH_RANGE(t): rank t (0-based in the row) among keys in [lo, hi], `below` of the row's keys
+// below lo and `in` inside: while more than WG remain, WG equal steps of the interval counted in
+// red shrink it to t's step; then the keys left are copied to fb and ranked against each other.
+// Leaves a_below, a_in, a_single, a_key and my_* (the answer's state, see ANSWER_RANGE) and uses
+// red, part, fb, cursor and s_*. The same for the whole group; a macro for PoCL (above).
+#define SEARCH_RANGE(t)                                                                    \
+  do {                                                                                     \
+    while (in > WG && lo < hi) {                                                           \
+      const uint sh = interval_shift(lo, hi, LOG2_WG);                                     \
+      red[l] = 0;                                                                          \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+      _Pragma("unroll") for (uint u = 0; u < RITEMS; ++u) if (k[u] >= lo && k[u] <= hi)   \
+          atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);                                     \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+      CHUNK_SUMS(red, part, l);                                                            \
+      const uint c_ = red[l], before_ = prefix_before(red, part, l), tt_ = (t) - below;    \
+      if (tt_ >= before_ && tt_ - before_ < c_) { /* exactly one step holds rank t */      \
+        const skey slo_ = lo + ((skey)l << sh), w_ = ((skey)1 << sh) - 1;                  \
+        s_lo = slo_;                                                                       \
+        s_hi = hi - slo_ <= w_ ? hi : slo_ + w_;                                           \
+        s_below = below + before_;                                                         \
+        s_in = c_;                                                                         \
+      }                                                                                    \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+      lo = s_lo; /* written again only after this pass's next two barriers */             \
+      hi = s_hi;                                                                           \
+      below = s_below;                                                                     \
+      in = s_in;                                                                           \
+    }                                                                                      \
+    a_below = below;                                                                       \
+    a_in = in;                                                                             \
+    a_single = lo == hi;                                                                   \
+    a_key = lo;                                                                            \
+    if (!a_single) { /* at most WG keys: copy them and rank each among the others */       \
+      if (l == 0) cursor = 0;                                                              \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+      _Pragma("unroll") for (uint u = 0; u < RITEMS; ++u) if (k[u] >= lo && k[u] <= hi)   \
+          fb[atomic_inc(&cursor)] = k[u];                                                  \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+      if (l < in) {                                                                        \
+        my_key = fb[l];                                                                    \
+        my_lt = my_le = my_eqb = 0;                                                        \
+        for (uint c = 0; c < in; ++c) {                                                    \
+          const skey d = fb[c];                                                            \
+          my_lt += d < my_key;                                                             \
+          my_le += d <= my_key;                                                            \
+          my_eqb += d == my_key && c < l;                                                  \
+        }                                                                                  \
+      }                                                                                    \
+      barrier(CLK_LOCAL_MEM_FENCE); /* fb and red are free for the next search */          \
+    }                                                                                      \
+  } while (0)
+
+// The last search's range of ranks [a_below, a_below + a_in): all one key (a_single), or the
+// keys in fb, of which work-item l < a_in holds fb[l] with my_lt keys below it, my_le at or
+// below it, and my_eqb equal ones before it. Writes rank t's key to o[j] if it is in that range.
+#define SEARCH_STATE                       \
+  uint a_below = 0, a_in = 0, a_single = 0; \
+  skey a_key = 0, my_key = 0;               \
+  uint my_lt = 0, my_le = 0, my_eqb = 1
+#define IN_RANGE(t) ((t) >= a_below && (t) - a_below < a_in)
+#define ANSWER_RANGE(t, j)                                                    \
+  do {                                                                        \
+    const uint tt_ = (t) - a_below;                                           \
+    if (a_single) {                                                           \
+      if (l == 0) o[j] = a_key;                                               \
+    } else if (l < a_in && my_eqb == 0 && my_lt <= tt_ && tt_ < my_le) {      \
+      o[j] = my_key;                                                          \
+    }                                                                         \
+  } while (0)
+
+// The locals of SEARCH_RANGE.
+#define SEARCH_LOCALS          \
+  __local skey fb[WG];         \
+  __local uint red[WG], part[NCH]; \
+  __local uint cursor, s_below, s_in; \
+  __local skey s_lo, s_hi
+
 // Group g selects in row row_of[g] (use_row_of) or g, ranks ranks[g rank_stride + j] (0-based,
 // j < R), and writes their keys to out[g R + j] and its NaN count to nan_out[g].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -84,10 +262,7 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
                  uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
                  __global skey* out, __global uint* nan_out) {
   __local skey raw[SAMPLE], samp[SAMPLE];
-  __local skey cand[WG];
-  __local uint red[WG], part[NCH];
-  __local uint cursor, s_below, s_in;
-  __local skey s_lo, s_hi;
+  SEARCH_LOCALS;
   const uint l = get_local_id(0);
   const uint g = get_group_id(0);
   __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
@@ -129,15 +304,10 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
 
   __global const uint* rk = ranks + (ulong)g * rank_stride;
   __global skey* o = out + (ulong)g * R;
-  // The last search's range of ranks [a_below, a_below + a_in): all one key (a_single), or the
-  // keys in cand, of which work-item l < a_in holds cand[l] with my_lt keys below it, my_le at
-  // or below it, and my_eqb equal ones before it.
-  uint a_below = 0, a_in = 0, a_single = 0;
-  skey a_key = 0, my_key = 0;
-  uint my_lt = 0, my_le = 0, my_eqb = 1;
+  SEARCH_STATE;
   for (uint j = 0; j < R; ++j) {
     const uint t = rk[j];
-    if (t < a_below || t - a_below >= a_in) {
+    if (!IN_RANGE(t)) {
       // 1-2. The bracket and its counts.
       const float p = ((float)t + 0.5f) / (float)NPAD;
       const int M = (int)(3.0f * sqrt((float)SAMPLE * p * (1.0f - p))) + 2;
@@ -163,59 +333,150 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
         below += in;
         in = NPAD - below;
       }
-      // 3. Shrink [lo, hi] to t's step while it holds more than WG keys.
-      while (in > WG && lo < hi) {
-        const uint sh = interval_shift(lo, hi, LOG2_WG);
-        red[l] = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (uint u = 0; u < RITEMS; ++u)
-          if (k[u] >= lo && k[u] <= hi) atomic_inc(&red[(uint)((k[u] - lo) >> sh)]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        CHUNK_SUMS(red, part, l);
-        const uint cnt = red[l], before = prefix_before(red, part, l), tt = t - below;
-        if (tt >= before && tt - before < cnt) {  // exactly one step holds rank t
-          const skey slo = lo + ((skey)l << sh), w = ((skey)1 << sh) - 1;
-          s_lo = slo;
-          s_hi = hi - slo <= w ? hi : slo + w;
-          s_below = below + before;
-          s_in = cnt;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        lo = s_lo;  // written again only after this pass's next two barriers
-        hi = s_hi;
-        below = s_below;
-        in = s_in;
-      }
-      a_below = below;
-      a_in = in;
-      a_single = lo == hi;
-      a_key = lo;
-      if (!a_single) {  // 4. At most WG keys: copy them and rank each among the others.
-        if (l == 0) cursor = 0;
-        barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-        for (uint u = 0; u < RITEMS; ++u)
-          if (k[u] >= lo && k[u] <= hi) cand[atomic_inc(&cursor)] = k[u];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < in) {
-          my_key = cand[l];
-          my_lt = my_le = my_eqb = 0;
-          for (uint c = 0; c < in; ++c) {
-            const skey d = cand[c];
-            my_lt += d < my_key;
-            my_le += d <= my_key;
-            my_eqb += d == my_key && c < l;
-          }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);  // cand and red are free for the next search
-      }
+      SEARCH_RANGE(t);
     }
-    const uint tt = t - a_below;
-    if (a_single) {
-      if (l == 0) o[j] = a_key;
-    } else if (l < a_in && my_eqb == 0 && my_lt <= tt && tt < my_le) {
-      o[j] = my_key;
+    ANSWER_RANGE(t, j);
+  }
+}
+
+// select_rows_buckets: the arguments and results of select_rows, R <= MAXR.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
+                         uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
+                         __global skey* out, __global uint* nan_out) {
+  __local skey spl[SPL];
+  __local uint cnt[NBK], pre[NBK], slot[NBK], fill[NBK];
+  __local uchar want[NBK];
+  __local skey cand[CAND_ARR], placed[CAND_ARR];
+  __local uchar cand_b[CAND_ARR];
+  __local uint tb[MAXR];
+  __local uint s_used, s_pending, s_nan;
+  SEARCH_LOCALS;
+  const uint l = get_local_id(0);
+  const uint g = get_group_id(0);
+  __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
+  skey k[RITEMS];
+  uint nan = 0;
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint i = u * WG + l;
+    k[u] = KEY_MAX;
+    if (i < cols) {
+      const elem_t v = row[i];
+      nan += is_nan_elem(v);
+      k[u] = to_key(v);
+    }
+  }
+
+  // 1. The splitters: sample s at a hashed offset in stretch s, read again (from cache).
+  for (uint s = l; s < SPL - 1; s += WG) {
+    const uint a = (uint)(((ulong)s * cols) / (SPL - 1)), b = (uint)(((ulong)(s + 1) * cols) / (SPL - 1));
+    spl[s] = to_key(row[a + (uint)(((ulong)sample_hash(s) * (b - a)) >> 32)]);
+  }
+  if (l == 0) {
+    spl[SPL - 1] = KEY_MAX;
+    s_used = 0;
+    s_pending = 0;
+    s_nan = 0;
+  }
+  for (uint i = l; i < NBK; i += WG) {
+    cnt[i] = 0;
+    want[i] = 0;
+    fill[i] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  BITONIC_SORT_LOCAL(spl, SPL, l, );
+
+  // 2. Buckets and their counts.
+  if (nan) atomic_add(&s_nan, nan);
+  const skey r0 = spl[SPL / 4 - 1], r1 = spl[SPL / 2 - 1], r2 = spl[3 * SPL / 4 - 1];
+  uchar kb[RITEMS];
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint b = bucket_of(spl, r0, r1, r2, k[u]);
+    kb[u] = (uchar)b;
+    atomic_inc(&cnt[b]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  SCAN_BUCKETS(cnt[b], pre);
+  nan = s_nan;
+  if (l == 0) nan_out[g] = nan;
+  // A row with NaNs under nan_stop is left for the host: no ranks (not a return: PoCL, above).
+  const uint nr = nan_stop && nan > 0 ? 0 : R;  // the same for the whole group
+  __global const uint* rk = ranks + (ulong)g * rank_stride;
+  __global skey* o = out + (ulong)g * R;
+
+  // 3. Each rank's bucket (the last whose prefix is at most the rank); equality buckets answer.
+  for (uint j = l; j < nr; j += WG) {
+    const uint t = rk[j];
+    uint b = 0;
+    for (uint s = NBK / 2; s > 0; s >>= 1) b = pre[b + s] <= t ? b + s : b;
+    tb[j] = b;
+    if (b & 1)
+      o[j] = spl[b >> 1];
+    else
+      want[b] = 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  SCAN_BUCKETS(want[b] ? cnt[b] : 0u, slot);
+  for (uint i = 0; i < BPT; ++i) {  // a bucket keeps its slot if it fits
+    const uint b = l * BPT + i;
+    if (b < NBK) {
+      const uint end = slot[b] + cnt[b];
+      const int fits = want[b] && end <= CAND;
+      slot[b] = fits ? slot[b] : NONE;
+      if (fits) atomic_max(&s_used, end);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint used = s_used;
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint b = kb[u], at = slot[b];
+    if (at != NONE) {
+      const uint i = at + atomic_inc(&fill[b]);
+      cand[i] = k[u];
+      cand_b[i] = (uchar)b;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = l; i < used; i += WG) {  // each candidate to its place in its bucket
+    const skey key = cand[i];
+    const uint b = cand_b[i], a = slot[b], e = a + cnt[b];
+    uint at = a;
+    for (uint c = a; c < e; ++c) {
+      const skey d = cand[c];
+      at += d < key || (d == key && c < i);
+    }
+    placed[at] = key;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = l; j < nr; j += WG) {
+    const uint b = tb[j];
+    if (!(b & 1)) {
+      if (slot[b] != NONE)
+        o[j] = placed[slot[b] + rk[j] - pre[b]];
+      else
+        s_pending = 1;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // 4. Ranks whose open bucket did not fit, one search each, from the bucket's keys: those
+  // strictly between splitters q - 1 and q (b = 2q).
+  if (s_pending) {
+    SEARCH_STATE;
+    for (uint j = 0; j < nr; ++j) {
+      const uint b = tb[j];
+      if ((b & 1) || slot[b] != NONE) continue;  // the same for the whole group
+      const uint t = rk[j];
+      if (!IN_RANGE(t)) {
+        const uint q = b >> 1;
+        skey lo = q == 0 ? (skey)0 : spl[q - 1] + 1, hi = q == SPL - 1 ? KEY_MAX : spl[q] - 1;
+        uint below = pre[b], in = cnt[b];
+        SEARCH_RANGE(t);
+      }
+      ANSWER_RANGE(t, j);
     }
   }
 }

@@ -45,12 +45,22 @@ enum class RowsScratch { ranks, row_list, keys, nan_counts };
 // The largest number of keys a work-item of select_rows holds; longer rows take the
 // single-array selection row by row.
 constexpr std::size_t kMaxRowItems = 32;
+// The most ranks a row one launch of select_rows answers (its MAXR).
+constexpr std::size_t kRowRanks = 64;
 
-std::string rows_shape(std::size_t w, const void* cols) {
+// What select_rows.cl's shape depends on besides its group's width.
+struct RowsShape {
+  std::size_t cols;  // the row's keys
+  std::size_t cand;  // order.rows_cand: the candidates' local keys, per work-item
+};
+
+std::string rows_shape(std::size_t w, const void* arg) {
+  const auto& shape = *static_cast<const RowsShape*>(arg);
   std::size_t items = 1, lg = 0;
-  while (items * w < *static_cast<const std::size_t*>(cols)) items *= 2;
+  while (items * w < shape.cols) items *= 2;
   while ((std::size_t(1) << lg) < w) ++lg;
-  return " -DRITEMS=" + std::to_string(items) + " -DLOG2_WG=" + std::to_string(lg);
+  return " -DRITEMS=" + std::to_string(items) + " -DLOG2_WG=" + std::to_string(lg) +
+         " -DCAND=" + std::to_string(shape.cand * w) + " -DMAXR=" + std::to_string(kRowRanks);
 }
 
 // The program of the rows kernels for rows of `cols` keys, and in `chosen` its group's width;
@@ -60,8 +70,10 @@ std::string rows_shape(std::size_t w, const void* cols) {
 //   on CPUs) and the row's keys fit the device's local memory (at most kMaxRowItems * 256);
 // - cl/order/select_rows.cl otherwise: cols / order.rows_items work-items a row, a power of two
 //   from 32 to 256 (fewer for a device that takes fewer), each holding RITEMS keys (at most
-//   kMaxRowItems). A narrower group pays less for each barrier of a search and leaves room for
-//   more groups at once; a wider one holds longer rows.
+//   kMaxRowItems). A narrower group pays less for each barrier and leaves room for more groups
+//   at once; a wider one holds longer rows. Its kernel select_rows_buckets answers launches of
+//   order.rows_bucket_ranks ranks a row or more, select_rows fewer; order.rows_cand keys a
+//   work-item of local memory hold select_rows_buckets's candidates (0: each rank searched alone).
 template <class T>
 std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::ContextImpl& ci, std::size_t cols,
                                                              const std::string& op, std::size_t& chosen) {
@@ -85,8 +97,9 @@ std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::C
   while (wg < 256 && wg * aim < cols) wg *= 2;
   wg = std::min<std::size_t>(wg, ci.info().max_work_group_size);
   if (cols > kMaxRowItems * wg) return nullptr;
+  const RowsShape shape{cols, ::clstat::detail::tuned(ci.tuning, "order.rows_cand", 4)};
   ::clstat::detail::cl_guard(op, ci, [&] {
-    prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &cols);
+    prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &shape);
   });
   return cols <= kMaxRowItems * chosen ? prog : nullptr;
 }
@@ -108,6 +121,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   out.n_eff.assign(rows, cols);
   std::size_t chosen = 0;
   const auto prog = rows_program<T>(*ci, cols, op, chosen);
+  const bool seq = prog && prog->name == "order/select_rows_seq";
   if (!prog) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -126,12 +140,13 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   // One launch for every row with the ranks of a row without NaNs; rows with NaNs come back
   // with their counts, and under omit go again with ranks of their own.
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
-  auto launch = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
-                    std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
+  auto launch_part = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
+                         std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
     const cl::Buffer rb = ::clstat::detail::staged(q, RowsScratch::ranks, ranks.data(), ranks.size() * sizeof(cl_uint));
     const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, groups * R * sizeof(Key));
     const cl::Buffer nb = ::clstat::detail::scratch(q, RowsScratch::nan_counts, groups * sizeof(cl_uint));
-    cl::Kernel k = build::kernel(*prog, "select_rows", q.index());
+    const bool buckets = !seq && R >= ::clstat::detail::tuned(ci->tuning, "order.rows_bucket_ranks", 3);
+    cl::Kernel k = build::kernel(*prog, buckets ? "select_rows_buckets" : "select_rows", q.index());
     k.setArg(0, b.raw().impl()->buffer);
     k.setArg(1, static_cast<cl_ulong>(off));
     k.setArg(2, static_cast<cl_uint>(cols));
@@ -149,6 +164,22 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     nan.resize(groups);
     cq.enqueueReadBuffer(ob, CL_FALSE, 0, keys.size() * sizeof(Key), keys.data());
     ::clstat::detail::read_wait(cq, nb, 0, nan.size() * sizeof(cl_uint), nan.data());
+  };
+  // At most kRowRanks ranks a launch: more take further launches over the same rows.
+  auto launch = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
+                    std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
+    if (R <= kRowRanks) return launch_part(groups, row_list, use_list, ranks, stride, R, keys, nan);
+    keys.assign(groups * R, Key());
+    std::vector<Key> part;
+    for (std::size_t j0 = 0; j0 < R; j0 += kRowRanks) {
+      const std::size_t rc = std::min(kRowRanks, R - j0), rows_of_ranks = stride == 0 ? 1 : groups;
+      std::vector<cl_uint> sub;
+      for (std::size_t g = 0; g < rows_of_ranks; ++g)
+        sub.insert(sub.end(), ranks.begin() + g * stride + j0, ranks.begin() + g * stride + j0 + rc);
+      launch_part(groups, row_list, use_list, sub, stride == 0 ? 0 : rc, rc, part, nan);
+      for (std::size_t g = 0; g < groups; ++g)
+        std::copy(part.begin() + g * rc, part.begin() + (g + 1) * rc, keys.begin() + g * R + j0);
+    }
   };
   auto zero_based = [](const std::vector<std::uint64_t>& r, std::size_t width, std::vector<cl_uint>& flat) {
     for (std::size_t j = 0; j < width; ++j) flat.push_back(static_cast<cl_uint>(r[std::min(j, r.size() - 1)] - 1));

@@ -47,6 +47,8 @@ bool range_of(const std::string& key, Range& r) {
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
       {"order.rows_items", {1, 32, true}},       // keys a work-item of select_rows aims to hold
       {"order.rows_seq", {0, 1, false}},         // rows a work-item each (select_rows_seq.cl; CPU default)
+      {"order.rows_bucket_ranks", {1, 65, false}},  // the least ranks a row for select_rows_buckets (65: never)
+      {"order.rows_cand", {0, 4, false}},        // its candidate keys a work-item (0: one-rank searches)
       {"order.weighted_items", {1, 32, false}},  // a work-item's elements a round of the weighted pass
       {"order.weighted_groups_per_cu", {1, 64, false}},
       {"order.weighted_sample2", {0, 1u << 20, false}},  // the one-cluster bracket's second sample (0: the host's bracket)
