@@ -150,6 +150,22 @@ inline uint prefix_before(__local const uint* h, __local const uint* part, uint 
     barrier(CLK_LOCAL_MEM_FENCE);                                                \
   } while (0)
 
+// The row's keys, element u WG + l in k[u] (KEY_MAX past cols); returns the NaNs among them.
+inline uint load_row(__global const elem_t* row, uint cols, uint l, skey* k) {
+  uint nan = 0;
+#pragma unroll
+  for (uint u = 0; u < RITEMS; ++u) {
+    const uint i = u * WG + l;
+    k[u] = KEY_MAX;
+    if (i < cols) {
+      const elem_t v = row[i];
+      nan += is_nan_elem(v);
+      k[u] = to_key(v);
+    }
+  }
+  return nan;
+}
+
 // Key's bucket among the splitters spl[0, SPL - 1) (sorted): 2q - e, q the number of splitters
 // at or below key, e whether spl[q - 1] equals it. r0, r1, r2 are spl[SPL / 4 - 1],
 // spl[SPL / 2 - 1] and spl[3 SPL / 4 - 1], the search's first two levels, held in registers;
@@ -267,17 +283,7 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
   const uint g = get_group_id(0);
   __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
   skey k[RITEMS];
-  uint nan = 0;
-#pragma unroll
-  for (uint u = 0; u < RITEMS; ++u) {
-    const uint i = u * WG + l;
-    k[u] = KEY_MAX;
-    if (i < cols) {
-      const elem_t v = row[i];
-      nan += is_nan_elem(v);
-      k[u] = to_key(v);
-    }
-  }
+  uint nan = load_row(row, cols, l, k);
 #if ELEM_KIND <= 1
   nan = group_sum(red, part, nan, l);
 #endif
@@ -356,17 +362,7 @@ void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong 
   const uint g = get_group_id(0);
   __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
   skey k[RITEMS];
-  uint nan = 0;
-#pragma unroll
-  for (uint u = 0; u < RITEMS; ++u) {
-    const uint i = u * WG + l;
-    k[u] = KEY_MAX;
-    if (i < cols) {
-      const elem_t v = row[i];
-      nan += is_nan_elem(v);
-      k[u] = to_key(v);
-    }
-  }
+  uint nan = load_row(row, cols, l, k);
 
   // 1. The splitters: sample s at a hashed offset in stretch s, read again (from cache).
   for (uint s = l; s < SPL - 1; s += WG) {

@@ -202,14 +202,17 @@ CLSTAT_EXPORT Future<std::vector<double>> weighted_quantiles_async(const Queue& 
 // Batched forms: x is a row-major rows x cols matrix and each row is one data set (NaN policy per
 // row: under propagate a row with a NaN gives NaN results, under raise any NaN throws naming its
 // row, under omit each row drops its own NaNs). All rows go in one launch that reads the matrix
-// once. On GPUs a row of up to 32 values a work-item (8192 with 256-wide groups) is selected by
-// one work-group: a sampled bracket and local counting per distinct rank, so the cost is
-// O(rows * cols) reads plus O(rows * ranks * cols / WG) work per work-item. On CPUs (the tunable
-// order.rows_seq) a row of up to 8192 values is selected by one work-item in local memory, by
-// introselect: O(cols) expected per distinct rank, ranks sharing partitions, O(cols log cols) at
-// worst. Rows with NaNs under omit take a second launch over just those rows. Longer rows take
-// the radix selection one after another (O(rows) launches). rows >= 1 and cols >= 1. Exact, as
-// the single-array forms: the same values bit for bit, whichever form runs.
+// once (once more for each further 64 ranks a row). On GPUs a row of up to 32 values a
+// work-item (8192 with 256-wide groups) is selected by one work-group: for one or two ranks a
+// sampled bracket and local counting per distinct rank, O(rows * ranks * cols / WG) work per
+// work-item; for more, one pass placing every value among 127 sampled splitters
+// (O(rows * cols * log 128 / WG)) and a local ranking of the few values in the ranks' buckets.
+// On CPUs (the tunable order.rows_seq) a row of up to 8192 values is selected by one work-item
+// in local memory, by introselect: O(cols) expected per distinct rank, ranks sharing
+// partitions, O(cols log cols) at worst. Rows with NaNs under omit take a second launch over
+// just those rows. Longer rows take the radix selection one after another (O(rows) launches).
+// rows >= 1 and cols >= 1. Exact, as the single-array forms: the same values bit for bit,
+// whichever form runs.
 
 // The *_async forms read rows x cols elements of `x` from element `offset`.
 /// Result [r * ks.size() + j] is the ks[j]-th smallest value of row r.
