@@ -46,8 +46,8 @@
 // 4. a rank whose bucket did not fit (an unlucky sample, or order.rows_cand = 0) is searched in
 //    that bucket's keys by SEARCH_RANGE.
 // Its splitter sort and search cost more than select_rows's bracket for one rank (H200, median
-// of 4096 x 4096 floats: 0.136 ms against 0.070), and much less for many (five quantiles of
-// 65536 x 2048: 1.0 ms against 1.6; sixteen: 2.7 against 5.9).
+// of 4096 x 4096 floats: 0.131 ms against 0.069), and much less for many (floats, 65536 x 2048,
+// five quantiles: 0.86 ms against 1.62; sixteen: 1.61 against 5.87).
 //
 // Rows with NaNs: every launch writes each row's NaN count; with nan_stop, a row that holds any
 // is left for the host (its NaN policy decides; under omit it launches those rows again,
