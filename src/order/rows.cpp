@@ -165,10 +165,11 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     cq.enqueueReadBuffer(ob, CL_FALSE, 0, keys.size() * sizeof(Key), keys.data());
     ::clstat::detail::read_wait(cq, nb, 0, nan.size() * sizeof(cl_uint), nan.data());
   };
-  // At most kRowRanks ranks a launch: more take further launches over the same rows.
+  // At most kRowRanks ranks a launch of select_rows.cl: more take further launches over the same
+  // rows (select_rows_seq.cl takes any number).
   auto launch = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
                     std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
-    if (R <= kRowRanks) return launch_part(groups, row_list, use_list, ranks, stride, R, keys, nan);
+    if (seq || R <= kRowRanks) return launch_part(groups, row_list, use_list, ranks, stride, R, keys, nan);
     keys.assign(groups * R, Key());
     std::vector<Key> part;
     for (std::size_t j0 = 0; j0 < R; j0 += kRowRanks) {
