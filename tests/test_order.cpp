@@ -529,8 +529,8 @@ TEST_CASE_TEMPLATE("order.rows_every_layout_against_a_sort", T, float, double, s
             h ^= h >> 15;
             h *= 2246822519u;
             h ^= h >> 13;
-            const std::size_t a = s * cols / ns, b = (s + 1) * cols / ns;
-            x[r * cols + a + ((std::uint64_t{h} * (b - a)) >> 32)] = static_cast<T>(1000 + s);
+            const std::uint64_t stretch = cols / ns;  // sample_at
+            x[r * cols + s * stretch + ((std::uint64_t{h} * stretch) >> 32)] = static_cast<T>(1000 + s);
           }
       } else if (name == "cancelling") {
         x = clstat_ref::order_data<T>("normal", rows * cols, seed + cols);

@@ -28,7 +28,7 @@
 // 2020, sec. 3; the branch-free search tree of Sanders & Winkel's super scalar sample sort,
 // ESA 2004, sec. 2):
 // 1. SPL - 1 keys sampled from the row (one from each stretch of cols / (SPL - 1) elements, at a
-//    hashed offset in it), sorted by the local bitonic network (with KEY_MAX to make SPL), are
+//    hashed offset in it: sample_at), sorted by the local bitonic network (with KEY_MAX to make SPL), are
 //    the splitters;
 // 2. each key's bucket is 2q - e, q the number of splitters at or below it (a branch-free
 //    binary search: its first two levels on splitters held in registers, the rest in local
@@ -365,10 +365,7 @@ void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong 
   uint nan = load_row(row, cols, l, k);
 
   // 1. The splitters: sample s at a hashed offset in stretch s, read again (from cache).
-  for (uint s = l; s < SPL - 1; s += WG) {
-    const uint a = (uint)(((ulong)s * cols) / (SPL - 1)), b = (uint)(((ulong)(s + 1) * cols) / (SPL - 1));
-    spl[s] = to_key(row[a + (uint)(((ulong)sample_hash(s) * (b - a)) >> 32)]);
-  }
+  for (uint s = l; s < SPL - 1; s += WG) spl[s] = to_key(row[sample_at(s, sample_hash(s), cols / (SPL - 1))]);
   if (l == 0) {
     spl[SPL - 1] = KEY_MAX;
     s_used = 0;

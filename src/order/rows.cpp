@@ -63,9 +63,9 @@ std::string rows_shape(std::size_t w, const void* arg) {
          " -DCAND=" + std::to_string(shape.cand * w) + " -DMAXR=" + std::to_string(kRowRanks);
 }
 
-// The program of the rows kernels for rows of `cols` keys, and in `chosen` its group's width;
-// null when such rows are too long for it. Either form has the kernels select_rows and
-// top_k_rows_gather with the same arguments and results:
+// The program of the rows kernels for rows of `cols` keys, in `chosen` its group's width and in
+// `seq` whether it is the one-work-item form; null when such rows are too long for it. Either
+// form has the kernels select_rows and top_k_rows_gather with the same arguments and results:
 // - cl/order/select_rows_seq.cl, a work-item per row, where order.rows_seq is 1 (the default
 //   on CPUs) and the row's keys fit the device's local memory (at most kMaxRowItems * 256);
 // - cl/order/select_rows.cl otherwise: cols / order.rows_items work-items a row, a power of two
@@ -76,7 +76,7 @@ std::string rows_shape(std::size_t w, const void* arg) {
 //   work-item of local memory hold select_rows_buckets's candidates (0: each rank searched alone).
 template <class T>
 std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::ContextImpl& ci, std::size_t cols,
-                                                             const std::string& op, std::size_t& chosen) {
+                                                             const std::string& op, std::size_t& chosen, bool& seq) {
   const std::string opt =
       build::base_options(ci, std::is_same_v<T, double>, op) + " -DELEM_KIND=" + std::to_string(elem_kind<T>());
   std::shared_ptr<::clstat::detail::BuiltProgram> prog;
@@ -89,6 +89,7 @@ std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::C
         prog = build::program(ci, "order/select_rows_seq", opt + " -DCAP=" + std::to_string(cap));
       });
       chosen = 1;
+      seq = true;
       return prog;
     }
   }
@@ -98,8 +99,10 @@ std::shared_ptr<::clstat::detail::BuiltProgram> rows_program(::clstat::detail::C
   wg = std::min<std::size_t>(wg, ci.info().max_work_group_size);
   if (cols > kMaxRowItems * wg) return nullptr;
   const RowsShape shape{cols, ::clstat::detail::tuned(ci.tuning, "order.rows_cand", 4)};
+  seq = false;
+  // The width is checked on select_rows_buckets, the kernel of the most local memory.
   ::clstat::detail::cl_guard(op, ci, [&] {
-    prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows", wg, chosen, rows_shape, &shape);
+    prog = build::program_for_wg(ci, "order/select_rows", opt, "select_rows_buckets", wg, chosen, rows_shape, &shape);
   });
   return cols <= kMaxRowItems * chosen ? prog : nullptr;
 }
@@ -120,8 +123,8 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   out.nan_result.assign(rows, 0);
   out.n_eff.assign(rows, cols);
   std::size_t chosen = 0;
-  const auto prog = rows_program<T>(*ci, cols, op, chosen);
-  const bool seq = prog && prog->name == "order/select_rows_seq";
+  bool seq = false;
+  const auto prog = rows_program<T>(*ci, cols, op, chosen, seq);
   if (!prog) {  // long rows: the radix selection, row by row
     std::vector<std::vector<T>> per(rows);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -322,7 +325,8 @@ TopK<T> top_k_rows_on(const Queue& q, const Buffer<T>& x, std::size_t off, std::
   auto ci = q.context().impl();
   ::clstat::detail::Lease lease = ::clstat::detail::Lease::named(q);
   std::size_t chosen = 0;
-  const auto prog = rows_program<T>(*ci, cols, op, chosen);
+  bool seq = false;
+  const auto prog = rows_program<T>(*ci, cols, op, chosen, seq);
   out.values.resize(rows * k);
   out.indices.resize(rows * k);
   if (!prog) {
