@@ -31,8 +31,9 @@
 //    hashed offset in it: sample_at), sorted by the local bitonic network (with KEY_MAX to make SPL), are
 //    the splitters;
 // 2. each key's bucket is 2q - e, q the number of splitters at or below it (a branch-free
-//    binary search: its first two levels on splitters held in registers, the rest in local
-//    memory) and e whether splitter q - 1 equals it; so a key that many elements share (ties)
+//    descent of the splitters in Eytzinger order, its first two levels held in registers: in
+//    sorted order a level's nodes shared a few local-memory banks, and doubles took 27% longer
+//    on normal rows) and e whether splitter q - 1 equals it; so a key that many elements share (ties)
 //    fills an equality bucket of its own, one value, and an open bucket holds only the elements
 //    between two samples (about NPAD / SPL). The buckets are counted in a local histogram
 //    (one counter a bucket: with four, each work-item adding to copy l % 4, the bench's rows,
@@ -87,6 +88,7 @@
 // shrinks (open buckets of about NPAD / SPL keys).
 #define SPL_RAW (NPAD / 16 < 16 ? 16 : NPAD / 16)
 #define SPL (SPL_RAW > 128 ? 128 : SPL_RAW)
+#define LOG2_SPL (SPL == 128 ? 7 : SPL == 64 ? 6 : SPL == 32 ? 5 : 4)
 #define NBK (2 * SPL)
 #define BPT ((NBK + WG - 1) / WG)
 #define NCH (WG < 16 ? WG : 16)
@@ -167,30 +169,18 @@ inline uint load_row(__global const elem_t* row, uint cols, uint l, skey* k) {
 }
 
 // Key's bucket among the splitters spl[0, SPL - 1) (sorted): 2q - e, q the number of splitters
-// at or below key, e whether spl[q - 1] equals it. r0, r1, r2 are spl[SPL / 4 - 1],
-// spl[SPL / 2 - 1] and spl[3 SPL / 4 - 1], the search's first two levels, held in registers;
-// every later level reads one splitter (never spl[SPL - 1]: p + s - 1 <= SPL - 2).
-inline uint bucket_of(__local const skey* spl, skey r0, skey r1, skey r2, skey key) {
-  uint p = 0;
-  skey last = 0;  // the splitter of the last step taken: spl[p - 1] when p > 0
-  if (r1 <= key) {
-    p = SPL / 2;
-    last = r1;
-  }
-  const skey r = p ? r2 : r0;
-  if (r <= key) {
-    p += SPL / 4;
-    last = r;
-  }
+// at or below key, e whether spl[q - 1] equals it. q comes from a branch-free descent of tree,
+// the same splitters in Eytzinger (breadth-first) order: tree[1] the middle one, tree[2i] and
+// tree[2i + 1] the children of tree[i], t1, t2, t3 = tree[1..3] held in registers. A level's
+// nodes are adjacent in local memory, so the lanes of a wave that read different nodes of it
+// read different banks; in sorted order they lay 2^(LOG2_SPL - d) apart, on a few banks.
+inline uint bucket_of(__local const skey* tree, __local const skey* spl, skey t1, skey t2, skey t3, skey key) {
+  uint j = 2 + (t1 <= key);
+  j = 2 * j + ((j == 2 ? t2 : t3) <= key);
 #pragma unroll
-  for (uint s = SPL / 8; s > 0; s >>= 1) {
-    const skey v = spl[p + s - 1];
-    if (v <= key) {
-      p += s;
-      last = v;
-    }
-  }
-  return 2 * p - (p > 0 && last == key);
+  for (uint s = 2; s < LOG2_SPL; ++s) j = 2 * j + (tree[j] <= key);
+  const uint q = j - SPL;
+  return 2 * q - (q > 0 && spl[q - 1] == key);
 }
 
 // SEARCH_RANGE(t): rank t (0-based in the row) among keys in [lo, hi], `below` of the row's keys
@@ -350,8 +340,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
                          uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
                          __global skey* out, __global uint* nan_out) {
-  __local skey spl[SPL];
+  __local skey spl[SPL], tree[SPL];
   __local uint cnt[NBK], pre[NBK], slot[NBK], fill[NBK];
+  __local uchar kb[NPAD];  // each key's bucket: in registers it took 8 more a work-item (fewer groups at once)
   __local uchar want[NBK];
   __local skey cand[CAND_ARR], placed[CAND_ARR];
   __local uchar cand_b[CAND_ARR];
@@ -379,15 +370,19 @@ void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong 
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   BITONIC_SORT_LOCAL(spl, SPL, l, );
+  for (uint i = l + 1; i < SPL; i += WG) {  // node i, at depth d, is the sorted splitter below
+    const uint d = 31 - clz(i);
+    tree[i] = spl[((2 * (i - (1u << d)) + 1) << (LOG2_SPL - 1 - d)) - 1];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
 
   // 2. Buckets and their counts.
   if (nan) atomic_add(&s_nan, nan);
-  const skey r0 = spl[SPL / 4 - 1], r1 = spl[SPL / 2 - 1], r2 = spl[3 * SPL / 4 - 1];
-  uchar kb[RITEMS];
+  const skey t1 = tree[1], t2 = tree[2], t3 = tree[3];
 #pragma unroll
   for (uint u = 0; u < RITEMS; ++u) {
-    const uint b = bucket_of(spl, r0, r1, r2, k[u]);
-    kb[u] = (uchar)b;
+    const uint b = bucket_of(tree, spl, t1, t2, t3, k[u]);
+    kb[u * WG + l] = (uchar)b;
     atomic_inc(&cnt[b]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -425,7 +420,7 @@ void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong 
   const uint used = s_used;
 #pragma unroll
   for (uint u = 0; u < RITEMS; ++u) {
-    const uint b = kb[u], at = slot[b];
+    const uint b = kb[u * WG + l], at = slot[b];
     if (at != NONE) {
       const uint i = at + atomic_inc(&fill[b]);
       cand[i] = k[u];
