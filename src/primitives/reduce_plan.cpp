@@ -22,11 +22,15 @@ std::uint64_t row_slots(const detail::ContextImpl& ctx, std::uint64_t P) {
 std::uint64_t slot_count(std::uint64_t n) {
   std::uint64_t p = 1;
   // 2^18 slots keep about 60 warps of loads in flight per H100 multiprocessor (2^16 gave 15 and
-  // left bandwidth unused); the cost is 2^18 / WG partial states, under 2 MB. Below 2^22
-  // elements, at least 16 a slot: fewer partial states, so one pass fewer after the first kernel
-  // (H100, sum of 2^20 doubles: device span 39 us with a slot per element, 24 us at 16 a slot,
-  // 21 us at 64; 2^24 and 2^27 unchanged).
-  while (p < (n + 15) / 16 && p < (1u << 18)) p <<= 1;
+  // left bandwidth unused); the cost is 2^18 / WG partial states, under 2 MB. Smaller inputs
+  // take at least 16 elements a slot: fewer partial states, so one pass fewer after the first
+  // kernel (H100, sum of 2^20 doubles: device span 39 us with a slot per element, 24 us at 16 a
+  // slot, 21 us at 64). Below 2^24 elements, at most 2^16 slots: at most 256 groups of 256,
+  // whose last group finishes the reduction in the first launch (H200, extrema of 2^22 floats
+  // 35 -> 16 us, doubles 39 -> 19; of 2^23, 33-39 -> 21 and 47 -> 37); from 2^24 on the read
+  // outweighs the second launch.
+  const std::uint64_t cap = n < (std::uint64_t(1) << 24) ? (1u << 16) : (1u << 18);
+  while (p < (n + 15) / 16 && p < cap) p <<= 1;
   return p;
 }
 

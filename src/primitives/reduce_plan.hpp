@@ -13,8 +13,9 @@
 
 namespace clstat::primitives {
 
-/// Canonical slot count for n elements: min(2^18, next power of two >= n / 16). A function of n only,
-/// so results do not depend on the device or the work-group size.
+/// Canonical slot count for n elements: the next power of two >= n / 16, at most 2^16 below 2^24
+/// elements and 2^18 from there. A function of n only, so results do not depend on the device or
+/// the work-group size.
 std::uint64_t slot_count(std::uint64_t n);
 
 /// Element count of one chunk for host-array reductions on this device.
