@@ -261,19 +261,26 @@ inline uint bucket_of(__local const skey* tree, __local const skey* spl, skey t1
   __local uint cursor, s_below, s_in; \
   __local skey s_lo, s_hi
 
-// Group g selects in row row_of[g] (use_row_of) or g, ranks ranks[g rank_stride + j] (0-based,
-// j < R), and writes their keys to out[g R + j] and its NaN count to nan_out[g].
+// The arguments of both selection kernels (the host sets the same ones for either): group g
+// selects in row row_of[g] (use_row_of) or g, ranks ranks[g rank_stride + j] (0-based, j < R),
+// and writes their keys to out[g R + j] and its NaN count to nan_out[g].
+#define SELECT_ROWS_PARAMS                                                                          \
+  __global const elem_t *x, ulong xoff, uint cols, ulong ld, __global const uint *row_of, uint use_row_of, \
+      __global const uint *ranks, uint rank_stride, uint R, uint nan_stop, __global skey *out,      \
+      __global uint *nan_out
+// Work-item l of group g, and the row's keys in k (load_row); nan, the NaNs among them.
+#define LOAD_GROUP_ROW                                                                 \
+  const uint l = get_local_id(0);                                                      \
+  const uint g = get_group_id(0);                                                      \
+  __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;           \
+  skey k[RITEMS];                                                                      \
+  uint nan = load_row(row, cols, l, k)
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
-                 uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
-                 __global skey* out, __global uint* nan_out) {
+void select_rows(SELECT_ROWS_PARAMS) {
   __local skey raw[SAMPLE], samp[SAMPLE];
   SEARCH_LOCALS;
-  const uint l = get_local_id(0);
-  const uint g = get_group_id(0);
-  __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
-  skey k[RITEMS];
-  uint nan = load_row(row, cols, l, k);
+  LOAD_GROUP_ROW;
 #if ELEM_KIND <= 1
   nan = group_sum(red, part, nan, l);
 #endif
@@ -337,9 +344,7 @@ void select_rows(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __gl
 
 // select_rows_buckets: the arguments and results of select_rows, R <= MAXR.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const uint* row_of,
-                         uint use_row_of, __global const uint* ranks, uint rank_stride, uint R, uint nan_stop,
-                         __global skey* out, __global uint* nan_out) {
+void select_rows_buckets(SELECT_ROWS_PARAMS) {
   __local skey spl[SPL], tree[SPL];
   __local uint cnt[NBK], pre[NBK], slot[NBK], fill[NBK];
   __local uchar kb[NPAD];  // each key's bucket: in registers it took 8 more a work-item (fewer groups at once)
@@ -349,11 +354,7 @@ void select_rows_buckets(__global const elem_t* x, ulong xoff, uint cols, ulong 
   __local uint tb[MAXR];
   __local uint s_used, s_pending, s_nan;
   SEARCH_LOCALS;
-  const uint l = get_local_id(0);
-  const uint g = get_group_id(0);
-  __global const elem_t* row = x + xoff + (use_row_of ? row_of[g] : g) * ld;
-  skey k[RITEMS];
-  uint nan = load_row(row, cols, l, k);
+  LOAD_GROUP_ROW;
 
   // 1. The splitters: sample s at a hashed offset in stretch s, read again (from cache).
   for (uint s = l; s < SPL - 1; s += WG) spl[s] = to_key(row[sample_at(s, sample_hash(s), cols / (SPL - 1))]);
