@@ -10,8 +10,10 @@ TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
   if (std::is_same<T, double>::value && !clstat_test::has_fp64()) return;
   const auto seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
-  // (1 << 23) + 5: whole blocks of eight rows, then the slots' own tails.
-  for (std::size_t n : {1ul, 1000ul, (1ul << 20) + 3, (1ul << 23) + 5}) {
+  // (1 << 23) + 5: whole blocks of eight rows, then the slots' own tails. (1 << 16) + 7 and
+  // (1 << 17) + 1 (2^13 and 2^14 slots): the GPU form's last group takes 2, 4, 8 or 16 states a
+  // work-item at work-groups of 64 and 32.
+  for (std::size_t n : {1ul, 1000ul, (1ul << 16) + 7, (1ul << 17) + 1, (1ul << 20) + 3, (1ul << 23) + 5}) {
     const auto x = clstat_test::normal<T>(n, seed + n, 1e3, 1e2);
     T sum0{}, tr0{};
     Moments<T> m0{};
@@ -22,7 +24,7 @@ TEST_CASE_TEMPLATE("determinism.reductions_any_work_group", T, float, double) {
     // fewer than a float vector's 16 lanes, which the rows form takes without its vectors) on this
     // device.
     const std::size_t forms[][3] = {{16, 0, 1024}, {64, 1, 1024}, {256, 0, 1024}, {1024, 1, 64},
-                                    {64, 0, 1024}, {256, 1, 256}, {128, 1, 8}};
+                                    {64, 0, 1024}, {256, 1, 256}, {128, 1, 8}, {32, 0, 1024}};
     for (const auto& f : forms) {
       const std::size_t wg = f[0], rows = f[1], slots = f[2];
       const Context c =

@@ -101,6 +101,10 @@ TEST_CASE_TEMPLATE("reduce.extrema", T, float, double) {
       CHECK(em.min == -std::numeric_limits<T>::infinity());
       CHECK(em.argmin == lo);
       CHECK(em.argmax == 0);
+      const std::vector<T> ninf(n, -std::numeric_limits<T>::infinity());
+      const auto en = extrema(c, ninf.data(), n);
+      CHECK(en.argmin == 0);
+      CHECK(en.argmax == 0);
     }
   }
 }
