@@ -626,11 +626,13 @@ TEST_CASE_TEMPLATE("order.rows_forms_and_widths_change_no_bits", T, float, std::
 TEST_CASE_TEMPLATE("order.top_k_rows_against_a_sort", T, float, double, std::int32_t, std::int64_t) {
   // Each row's k largest (smallest) with their columns against a sort of (value, column) pairs:
   // ties (values from a few) take the lower columns first; under propagate NaNs rank above
-  // +Inf, under omit they are left out. 9000 columns take top_k row by row.
+  // +Inf, under omit they are left out. 9000 columns take top_k row by row. On this device's
+  // form, and on the work-group form (order.rows_seq = 0, which a CPU does not take by itself).
   if (!type_ok<T>()) return;
   const std::uint64_t seed = clstat_test::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 g(seed);
+  for (const Context& c : {ctx(), clstat_test::tuned_ctx({{"order.rows_seq", 0}})})
   for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{40, 37}, {9, 1000}, {5, 4101}, {2, 9000}}) {
     auto x = clstat_ref::order_data<T>("mixture3", rows * cols, seed + cols);
     for (std::size_t i = 0; i < x.size(); i += 3) x[i] = static_cast<T>(g() % 7);  // ties
@@ -643,7 +645,7 @@ TEST_CASE_TEMPLATE("order.top_k_rows_against_a_sort", T, float, double, std::int
         const std::uint64_t k = 1 + g() % (cols - 1);
         INFO(rows << " x " << cols << ", k " << k << (largest ? " largest" : " smallest") << ", policy "
                   << static_cast<int>(pol));
-        const auto got = order::top_k_rows(ctx(), x.data(), rows, cols, k, largest, o);
+        const auto got = order::top_k_rows(c, x.data(), rows, cols, k, largest, o);
         REQUIRE(got.values.size() == rows * k);
         for (std::size_t r = 0; r < rows; ++r) {
           std::vector<std::pair<T, std::uint64_t>> p;

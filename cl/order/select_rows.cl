@@ -473,9 +473,14 @@ void select_rows_buckets(SELECT_ROWS_PARAMS) {
 // top_k along rows, after select_rows found each row's threshold key thr[g] (the k-th largest,
 // or smallest, of row g): the keys beyond it (above it when `largest`, below otherwise; NaN keys
 // skipped when `skip_nan`) with their columns, in any order, then as many keys equal to it as k
-// takes, the lowest columns first, to keys[g k ..) and cols_out[g k ..). The row is read in
-// chunks of WG elements in column order; within a chunk each tie's rank among the row's ties
-// comes from the chunk's prefix sums (the two-barrier chunk sums of select_rows).
+// takes, the lowest columns first, to keys[g k ..) and cols_out[g k ..). A first pass counts the
+// keys beyond and the ties. When k takes every tie (as it does unless the threshold repeats past
+// the k-th place), a second pass gives each taken key a slot by one local atomic, in any order:
+// the host sorts each row's k. Otherwise the row is read in chunks of WG elements in column order;
+// within a chunk each tie's rank among the row's ties comes from the chunk's prefix sums (the
+// two-barrier chunk sums of select_rows). Both passes run in every group, the one not needed for
+// zero rounds, so no barrier sits in a branch. (H200, 4096 x 4096 floats, k = 8: the chunk loop
+// alone took 156 us.)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void top_k_rows_gather(__global const elem_t* x, ulong xoff, uint cols, ulong ld, __global const skey* thr,
                        uint largest, uint skip_nan, uint k, __global skey* keys, __global uint* cols_out) {
@@ -486,15 +491,29 @@ void top_k_rows_gather(__global const elem_t* x, ulong xoff, uint cols, ulong ld
   __global const elem_t* row = x + xoff + (ulong)g * ld;
   const skey t = thr[g];
   if (l == 0) cursor = 0;  // group_sum's barriers order this before every atomic_inc
-  uint nb = 0;
+  uint nb = 0, nt = 0;
   for (uint i = l; i < cols; i += WG) {
     const skey key = to_key(row[i]);
-    nb += !(skip_nan && is_nan_elem(row[i])) && (largest ? key > t : key < t);
+    const int skip = skip_nan && is_nan_elem(row[i]);
+    nb += !skip && (largest ? key > t : key < t);
+    nt += !skip && key == t;
   }
-  nb = group_sum(red, part, nb, l);
+  // Both counts in one sum: cols <= RITEMS WG < 65536.
+  const uint both = group_sum(red, part, nb | (nt << 16), l);
+  nb = both & 0xffffu;
   const uint need = k - nb;  // ties to take
+  const int every_tie = (both >> 16) == need;
+  for (uint i = l; every_tie && i < cols; i += WG) {
+    const skey key = to_key(row[i]);
+    const int skip = skip_nan && is_nan_elem(row[i]);
+    if (!skip && (key == t || (largest ? key > t : key < t))) {
+      const uint at = atomic_inc(&cursor);
+      keys[(ulong)g * k + at] = key;
+      cols_out[(ulong)g * k + at] = i;
+    }
+  }
   uint taken = 0;  // ties in the chunks before this one, the same for the whole group
-  for (uint c0 = 0; c0 < cols; c0 += WG) {
+  for (uint c0 = 0; !every_tie && c0 < cols; c0 += WG) {
     const uint i = c0 + l;
     skey key = 0;
     uint beyond = 0, tie = 0;
