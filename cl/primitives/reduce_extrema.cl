@@ -75,13 +75,11 @@ inline extrema_t merge_later(extrema_t a, extrema_t b) {
 // it. So the result is the same however elements are grouped, and a block without NaNs costs a
 // compare and two selects an element for each extremum (H200, extrema of 2^27 floats in one
 // launch: 148.8 -> 137.7-139.6 us; 3607 -> 3850-3900 GB/s).
-// nb consecutive elements of a slot, v[u] the element i + u P (nb 8 or 16, a constant once
-// inlined, so the loops unroll).
-inline extrema_t ext_block(extrema_t a, const real* v, ulong i, ulong P, const uint nb) {
+inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) {
   real mn = v[0], mx = v[0], s = v[0];
   uint kmn = 0, kmx = 0;
 #pragma unroll
-  for (uint u = 1; u < nb; ++u) {
+  for (uint u = 1; u < 8; ++u) {
     const real x = v[u];
     s += x;
     if (x < mn) mn = x, kmn = u;
@@ -91,7 +89,7 @@ inline extrema_t ext_block(extrema_t a, const real* v, ulong i, ulong P, const u
     mn = mx = v[0];
     kmn = kmx = 0;
 #pragma unroll
-    for (uint u = 1; u < nb; ++u) {
+    for (uint u = 1; u < 8; ++u) {
       const real x = v[u];
       const int xnan = isnan(x);
       if (!isnan(mn) && (xnan || x < mn)) mn = x, kmn = u;
@@ -105,11 +103,7 @@ inline extrema_t ext_block(extrema_t a, const real* v, ulong i, ulong P, const u
   b.imax = i + kmx * P;
   return merge_later(a, b);
 }
-inline extrema_t state_add8(extrema_t a, const real* v, ulong i, ulong P) { return ext_block(a, v, i, P, 8); }
-// Sixteen as one block (fold_slot's loads of sixteen): one merge_later where two blocks of eight
-// took two.
-inline extrema_t state_add16(extrema_t a, const real* v, ulong i, ulong P) { return ext_block(a, v, i, P, 16); }
-#define STATE_ADD16 state_add16
+
 #define STATE_ADD8 state_add8
 #define ROWS_CUSTOM
 #define STATE extrema_t
