@@ -148,8 +148,10 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   // One launch for every row with the ranks of a row without NaNs; rows with NaNs come back
   // with their counts, and under omit go again with ranks of their own.
   const cl::CommandQueue& cq = ::clstat::detail::queue_of(q);
+  // all_ranks: this launch answers every rank of its rows (launch did not split them).
   auto launch_part = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
-                         std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
+                         std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan,
+                         bool all_ranks) {
     const cl::Buffer rb = ::clstat::detail::staged(q, RowsScratch::ranks, ranks.data(), ranks.size() * sizeof(cl_uint));
     const cl::Buffer ob = ::clstat::detail::scratch(q, RowsScratch::keys, groups * R * sizeof(Key));
     const cl::Buffer nb = ::clstat::detail::scratch(q, RowsScratch::nan_counts, groups * sizeof(cl_uint));
@@ -168,7 +170,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
     k.setArg(10, ob);
     k.setArg(11, nb);
     ::clstat::detail::launch(q, k, cl::NDRange(groups * chosen), cl::NDRange(chosen), {}, op);
-    if (after_launch && nan_is_value && !use_list && (seq || R <= kRowRanks)) after_launch(ob);
+    if (after_launch && nan_is_value && !use_list && all_ranks) after_launch(ob);
     keys.resize(groups * R);
     nan.resize(groups);
     cq.enqueueReadBuffer(ob, CL_FALSE, 0, keys.size() * sizeof(Key), keys.data());
@@ -178,7 +180,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
   // rows (select_rows_seq.cl takes any number).
   auto launch = [&](std::size_t groups, const cl::Buffer& row_list, bool use_list, const std::vector<cl_uint>& ranks,
                     std::size_t stride, std::size_t R, std::vector<Key>& keys, std::vector<cl_uint>& nan) {
-    if (seq || R <= kRowRanks) return launch_part(groups, row_list, use_list, ranks, stride, R, keys, nan);
+    if (seq || R <= kRowRanks) return launch_part(groups, row_list, use_list, ranks, stride, R, keys, nan, true);
     keys.assign(groups * R, Key());
     std::vector<Key> part;
     for (std::size_t j0 = 0; j0 < R; j0 += kRowRanks) {
@@ -186,7 +188,7 @@ RowOutcome<T> select_rows(const Queue& q, const Buffer<T>& b, std::size_t off, s
       std::vector<cl_uint> sub;
       for (std::size_t g = 0; g < rows_of_ranks; ++g)
         sub.insert(sub.end(), ranks.begin() + g * stride + j0, ranks.begin() + g * stride + j0 + rc);
-      launch_part(groups, row_list, use_list, sub, stride == 0 ? 0 : rc, rc, part, nan);
+      launch_part(groups, row_list, use_list, sub, stride == 0 ? 0 : rc, rc, part, nan, false);
       for (std::size_t g = 0; g < groups; ++g)
         std::copy(part.begin() + g * rc, part.begin() + (g + 1) * rc, keys.begin() + g * R + j0);
     }

@@ -28,7 +28,8 @@ std::uint64_t slot_count(std::uint64_t n) {
   // slot, 21 us at 64). Below 2^24 elements, at most 2^16 slots: at most 256 groups of 256,
   // whose last group finishes the reduction in the first launch (H200, extrema of 2^22 floats
   // 35 -> 16 us, doubles 39 -> 19; of 2^23, 33-39 -> 21 and 47 -> 37); from 2^24 on the read
-  // outweighs the second launch.
+  // outweighs the second launch. (Measured when the last group took at most WG groups; it now
+  // takes up to 16 WG, so 2^17 and 2^18 slots would also finish in one launch: not measured.)
   const std::uint64_t cap = n < (std::uint64_t(1) << 24) ? (1u << 16) : (1u << 18);
   while (p < (n + 15) / 16 && p < cap) p <<= 1;
   return p;
