@@ -173,20 +173,37 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
   // are 880 MB).
   d.z = ::clstat::detail::host_array<double>(n * d.q);
   d.ys = ::clstat::detail::host_array<double>(n);
-  // The standardised rows, block by block on the host's threads.
+  // The standardised rows, block by block on the host's threads, and with them the cross-product
+  // matrix for the check below, a product for every kSub rows just written (still in the core's
+  // cache): at 10^7 rows of 20 on the H200 machine, a second pass over the 1.7 GB of rows for it
+  // took a fifth of the design's 280 ms.
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  constexpr std::size_t kSub = 1024;
+  const auto Q = static_cast<Eigen::Index>(d.q);
+  std::vector<Eigen::MatrixXd> gpart(std::max<std::size_t>(blocks, 1), Eigen::MatrixXd::Zero(Q, Q));
   ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t k) {
     const std::size_t first = k * kBlock, last = std::min(n, first + kBlock);
-    for (std::size_t i = first; i < last; ++i) {
-      double* zi = &d.z[i * d.q];
-      std::size_t c = 0;
-      if (intercept) zi[c++] = 1.0;
-      for (std::size_t j = 0; j < p; ++j) zi[c++] = (x[i * p + j] - centre[j]) / scale[j];
-      d.ys[i] = (y[i] - yc) / ysc;
+    for (std::size_t f = first; f < last; f += kSub) {
+      const std::size_t e = std::min(last, f + kSub);
+      for (std::size_t i = f; i < e; ++i) {
+        double* zi = &d.z[i * d.q];
+        std::size_t c = 0;
+        if (intercept) zi[c++] = 1.0;
+        for (std::size_t j = 0; j < p; ++j) zi[c++] = (x[i * p + j] - centre[j]) / scale[j];
+        d.ys[i] = (y[i] - yc) / ysc;
+      }
+      const Eigen::Map<const RowMat> zm(&d.z[f * d.q], static_cast<Eigen::Index>(e - f), Q);
+      gpart[k].noalias() += zm.transpose() * zm;
     }
   });
   // Linearly dependent columns (robustbase: "x is singular"): the standardised cross-product
   // matrix, whose diagonal is n, must have full numerical rank.
-  const Eigen::MatrixXd g = cross_products(d.z.data(), n, d.q, ac);
+  const std::vector<double> gs = ac.sum([&] {
+    Eigen::MatrixXd m = gpart[0];
+    for (std::size_t k = 1; k < blocks; ++k) m += gpart[k];
+    return std::vector<double>(m.data(), m.data() + m.size());
+  });
+  const Eigen::MatrixXd g = Eigen::Map<const Eigen::MatrixXd>(gs.data(), Q, Q);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(g, Eigen::EigenvaluesOnly);
   const double top = es.eigenvalues().maxCoeff();
   if (!(es.eigenvalues().minCoeff() > 1e-12 * top))
@@ -212,15 +229,6 @@ Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, co
   Eigen::MatrixXd g = part[0];
   for (std::size_t k = 1; k < blocks; ++k) g += part[k];
   return g;
-}
-
-Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const Across& ac) {
-  if (!ac.split()) return cross_products(z, n, q);
-  const std::vector<double> g = ac.sum([&] {
-    const Eigen::MatrixXd m = cross_products(z, n, q);
-    return std::vector<double>(m.data(), m.data() + m.size());
-  });
-  return Eigen::Map<const Eigen::MatrixXd>(g.data(), static_cast<Eigen::Index>(q), static_cast<Eigen::Index>(q));
 }
 
 }  // namespace clstat::robust::detail

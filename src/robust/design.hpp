@@ -40,9 +40,6 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
 /// of 65536 rows on the host's threads, the blocks' sums added in block order: the same bits for
 /// any number of threads. O(n q^2).
 Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const double* w = nullptr);
-/// The same over rows spread across processes (robust/across.hpp): each process's n rows of z,
-/// their cross products added in rank order. Collective.
-Eigen::MatrixXd cross_products(const double* z, std::size_t n, std::size_t q, const Across& ac);
 
 /// Row i of the data in its own units, the intercept's 1 first: [1, x_i1..x_ip] or [x_i1..x_ip].
 void data_row(const double* x, std::size_t p, bool intercept, std::size_t i, double* out);

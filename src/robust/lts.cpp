@@ -413,13 +413,28 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
   f.n = n_all;
   f.q = q;
   f.h = h;
-  // The sum of squares of resid over `rows` (this process's), with every process's added.
+  // The sum of squares of resid over `rows` (this process's), by blocks of kRows of them on the
+  // host's threads added in block order, with every process's added.
   const auto sum_squares = [&](const std::vector<double>& resid, const std::vector<std::size_t>& rows) {
     return ac.sum([&] {
+      const std::size_t blocks = (rows.size() + kRows - 1) / kRows;
+      std::vector<double> part(blocks, 0.0);
+      ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+        double ss = 0;
+        for (std::size_t r = b * kRows, last = std::min(rows.size(), (b + 1) * kRows); r < last; ++r)
+          ss += resid[rows[r]] * resid[rows[r]];
+        part[b] = ss;
+      });
       double ss = 0;
-      for (std::size_t i : rows) ss += resid[i] * resid[i];
+      for (double v : part) ss += v;
       return std::vector<double>{ss};
     })[0];
+  };
+  // w[i] = pred(i) for every row i < n, by blocks on the host's threads.
+  const auto flag_rows = [&](std::vector<unsigned char>& w, auto&& pred) {
+    ::clstat::detail::parallel_tasks((n + kRows - 1) / kRows, std::thread::hardware_concurrency(), [&](std::size_t b) {
+      for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) w[i] = pred(i) ? 1 : 0;
+    });
   };
   std::vector<double> resid;
   if (h >= n_all) {  // alpha = 1: least squares, as robustbase
@@ -460,9 +475,8 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
     f.coefficients = f.raw_coefficients;
     f.residuals = resid;
   } else {
-    const std::vector<std::size_t> keep =
-        rows_where(n, [&](std::size_t i) { return std::fabs(resid[i] / f.raw_scale) <= cw; });
-    for (std::size_t i : keep) f.raw_weights[i] = 1;
+    flag_rows(f.raw_weights, [&](std::size_t i) { return std::fabs(resid[i] / f.raw_scale) <= cw; });
+    const std::vector<std::size_t> keep = rows_where(n, [&](std::size_t i) { return f.raw_weights[i] != 0; });
     f.coefficients = least_squares_rows(x, p, o.intercept, y, keep, ac);
     if (f.coefficients.empty())
       throw std::invalid_argument(std::string(op) + ": the reweighted rows do not determine the coefficients");
@@ -479,10 +493,11 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
       }
       f.scale *= cdelta * correct;
     }
-    for (std::size_t i = 0; i < n; ++i) f.weights[i] = std::fabs(f.residuals[i] / f.scale) <= cw;
+    flag_rows(f.weights, [&](std::size_t i) { return std::fabs(f.residuals[i] / f.scale) <= cw; });
   }
-  for (std::size_t i = 0; i < n; ++i)
-    if (!f.weights[i]) f.outliers.push_back(ac.offset() + i);
+  f.outliers = rows_where(n, [&](std::size_t i) { return f.weights[i] == 0; });
+  if (ac.offset() > 0)
+    for (auto& i : f.outliers) i += ac.offset();
   if (ac.offset() > 0)
     for (auto& i : f.best) i += ac.offset();
   return f;
