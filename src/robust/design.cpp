@@ -193,7 +193,7 @@ Design make_design(const std::string& op, const double* x, std::size_t p, const 
         d.ys[i] = (y[i] - yc) / ysc;
       }
       const Eigen::Map<const RowMat> zm(&d.z[f * d.q], static_cast<Eigen::Index>(e - f), Q);
-      gpart[k].noalias() += zm.transpose() * zm;
+      gpart[k].selfadjointView<Eigen::Lower>().rankUpdate(zm.transpose());  // (the solver reads the lower triangle)
     }
   });
   // Linearly dependent columns (robustbase: "x is singular"): the standardised cross-product

@@ -123,7 +123,8 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
         } else {
           c.mean = Eigen::VectorXd::Zero(W);
         }
-        c.m = sb.transpose() * sb;
+        c.m = Eigen::MatrixXd::Zero(W, W);  // its lower triangle: half the products
+        c.m.selfadjointView<Eigen::Lower>().rankUpdate(sb.transpose());
         acc.merge(c, intercept);
       }
       part[b] = std::move(acc);
@@ -146,6 +147,7 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
     c.m = Eigen::Map<const Eigen::MatrixXd>(v.data() + 1 + W, W, W);
     co.merge(c, intercept);
   }
+  co.m = co.m.selfadjointView<Eigen::Lower>();  // the merges kept the lower triangle exact
   const Eigen::VectorXd xm = co.mean.head(P);
   const double ym = co.mean(P);
   // a' (b - a c), a the centred rows and b the centred y: a refinement step's product, by blocks,
