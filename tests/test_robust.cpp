@@ -277,6 +277,89 @@ TEST_CASE("robust.lts_design_in_blocks") {
   throws_with([&] { robust::lts(ctx(), d.x.data(), n, p, d.y.data(), o); }, "y[100000] is not finite");
 }
 
+// Least squares in long double on the centred data (no centring without an intercept): the
+// normal equations of (x - xbar, y - ybar), solved by Gaussian elimination with partial pivoting.
+std::vector<double> least_squares_ld(const std::vector<double>& x, const std::vector<double>& y, std::size_t n,
+                                     std::size_t p, bool intercept) {
+  std::vector<long double> xm(p, 0), a(p * (p + 1), 0);
+  long double ym = 0;
+  if (intercept) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < p; ++j) xm[j] += x[i * p + j];
+      ym += y[i];
+    }
+    for (auto& v : xm) v /= static_cast<long double>(n);
+    ym /= static_cast<long double>(n);
+  }
+  std::vector<long double> r(p);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < p; ++j) r[j] = x[i * p + j] - xm[j];
+    const long double yi = y[i] - ym;
+    for (std::size_t j = 0; j < p; ++j) {
+      for (std::size_t k = 0; k < p; ++k) a[j * (p + 1) + k] += r[j] * r[k];
+      a[j * (p + 1) + p] += r[j] * yi;
+    }
+  }
+  for (std::size_t c = 0; c < p; ++c) {
+    std::size_t piv = c;
+    for (std::size_t i = c + 1; i < p; ++i)
+      if (std::fabs(a[i * (p + 1) + c]) > std::fabs(a[piv * (p + 1) + c])) piv = i;
+    for (std::size_t k = 0; k <= p; ++k) std::swap(a[c * (p + 1) + k], a[piv * (p + 1) + k]);
+    for (std::size_t i = c + 1; i < p; ++i) {
+      const long double f = a[i * (p + 1) + c] / a[c * (p + 1) + c];
+      for (std::size_t k = c; k <= p; ++k) a[i * (p + 1) + k] -= f * a[c * (p + 1) + k];
+    }
+  }
+  std::vector<long double> b(p);
+  for (std::size_t c = p; c-- > 0;) {
+    long double v = a[c * (p + 1) + p];
+    for (std::size_t k = c + 1; k < p; ++k) v -= a[c * (p + 1) + k] * b[k];
+    b[c] = v / a[c * (p + 1) + c];
+  }
+  std::vector<double> out;
+  if (intercept) {
+    long double b0 = ym;
+    for (std::size_t j = 0; j < p; ++j) b0 -= b[j] * xm[j];
+    out.push_back(static_cast<double>(b0));
+  }
+  for (auto v : b) out.push_back(static_cast<double>(v));
+  return out;
+}
+
+TEST_CASE("robust.lts_alpha_one_is_least_squares_in_blocks") {
+  // alpha = 1 is least squares on every row (as robustbase), which the host computes in blocks
+  // of 65536 rows and sub-blocks of 1024, their co-moments merged pairwise: 140000 rows leave a
+  // part-filled last block and sub-block. A column far from 0 (mean 1e4, spread 1e-2 of it)
+  // needs the centring; without an intercept the raw cross products are summed. Each against
+  // least squares in long double.
+  if (!clstat_test::has_fp64()) return;
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::size_t n = 140000, p = 3;
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<double> x(n * p), y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i * p] = z(g);
+    x[i * p + 1] = 1e4 + 100 * z(g);
+    x[i * p + 2] = 0.5 * x[i * p] + z(g);
+    y[i] = 3 + 2 * x[i * p] - 0.01 * x[i * p + 1] + 0.5 * x[i * p + 2] + 0.3 * z(g);
+  }
+  for (const bool intercept : {true, false}) {
+    INFO("intercept " << intercept);
+    robust::LtsOptions o;
+    o.alpha = 1;
+    o.intercept = intercept;
+    const auto f = robust::lts(ctx(), x.data(), n, p, y.data(), o);
+    const auto want = least_squares_ld(x, y, n, p, intercept);
+    REQUIRE(f.raw_coefficients.size() == want.size());
+    for (std::size_t j = 0; j < want.size(); ++j) {
+      INFO("coefficient " << j << ": " << f.raw_coefficients[j] << " against " << want[j]);
+      CHECK(std::fabs(f.raw_coefficients[j] - want[j]) <= 1e-12 * std::max(1.0, std::fabs(want[j])));
+    }
+  }
+}
+
 TEST_CASE("robust.lts_exact_fit") {
   if (!clstat_test::has_fp64()) return;
   // 70% of the rows lie exactly on y = 1 + 2 x1 - 3 x2 (small integers, exact in double), the
