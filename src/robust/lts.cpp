@@ -23,6 +23,7 @@
 #include "robust/design.hpp"
 #include "robust/least_squares.hpp"
 #include "robust/philox.hpp"
+#include "robust/row_blocks.hpp"
 #include "robust/starts.hpp"
 
 namespace clstat::robust {
@@ -236,8 +237,8 @@ Search search(const Context& ctx, const DeviceGroup* g, const Design& d, std::si
   return s;
 }
 
-// Rows a host task takes in the passes over all rows below (as the design's).
-constexpr std::size_t kRows = 65536;
+// Rows a host task takes in the passes over all rows below (robust/row_blocks.hpp).
+constexpr std::size_t kRows = kRowBlock;
 
 // Values from which the device selects (an upload and a few passes; the values are not copied
 // or reordered) rather than the host, with std::nth_element on a copy, on one thread. The H100
@@ -267,37 +268,6 @@ double median_of(const Context& ctx, const double* v, std::size_t m, const Acros
   std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(m / 2), w.end());
   const double hi = w[m / 2];
   return 0.5 * (hi + *std::max_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(m / 2)));
-}
-
-// f(i) for every row i < n into a new vector, by blocks on the host's threads.
-template <class F>
-::clstat::detail::HostArray<double> each_row(std::size_t n, F&& f) {
-  auto v = ::clstat::detail::host_array<double>(n);
-  ::clstat::detail::parallel_tasks((n + kRows - 1) / kRows, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) v[i] = f(i);
-  });
-  return v;
-}
-
-// The rows i < n where keep(i), in row order, by blocks (counts, then each block's rows at its
-// offset).
-template <class F>
-std::vector<std::size_t> rows_where(std::size_t n, F&& keep) {
-  const std::size_t blocks = (n + kRows - 1) / kRows;
-  std::vector<std::size_t> count(blocks, 0), at(blocks + 1, 0);
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    std::size_t c = 0;  // in a register: counting into count[b] shared cache lines between threads
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) c += keep(i) ? 1 : 0;
-    count[b] = c;
-  });
-  for (std::size_t b = 0; b < blocks; ++b) at[b + 1] = at[b] + count[b];
-  std::vector<std::size_t> idx(at[blocks]);
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    std::size_t o = at[b];
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i)
-      if (keep(i)) idx[o++] = i;
-  });
-  return idx;
 }
 
 // The h rows of the h smallest v[i], whose h-th smallest is t: the rows with v[i] < t and, in row
@@ -432,8 +402,8 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
   };
   // w[i] = pred(i) for every row i < n, by blocks on the host's threads.
   const auto flag_rows = [&](std::vector<unsigned char>& w, auto&& pred) {
-    ::clstat::detail::parallel_tasks((n + kRows - 1) / kRows, std::thread::hardware_concurrency(), [&](std::size_t b) {
-      for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) w[i] = pred(i) ? 1 : 0;
+    for_row_blocks(n, [&](std::size_t, std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) w[i] = pred(i) ? 1 : 0;
     });
   };
   std::vector<double> resid;
