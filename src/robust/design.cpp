@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "robust/row_blocks.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/host_result.hpp"
 
@@ -14,7 +15,7 @@ namespace clstat::robust::detail {
 
 namespace {
 
-constexpr std::size_t kBlock = 65536;
+constexpr std::size_t kBlock = kRowBlock;
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
 // A block's count, range and Welford moments of every column and of y, or its first bad value.

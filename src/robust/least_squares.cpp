@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "robust/design.hpp"
+#include "robust/row_blocks.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/host_result.hpp"
 
@@ -13,7 +14,7 @@ namespace clstat::robust::detail {
 
 namespace {
 
-constexpr std::size_t kBlock = 65536;  // rows a host task takes, as the design's
+constexpr std::size_t kBlock = kRowBlock;  // rows a host task takes
 
 // Column-pivoted Householder QR of [1 x] on the rows (every process's, in rank order): R's
 // lm.fit, O(k q^2) with a large constant.
