@@ -19,6 +19,7 @@
 #include "robust/consistency.hpp"
 #include "robust/csteps.hpp"
 #include "robust/philox.hpp"
+#include "robust/row_blocks.hpp"
 #include "runtime/host_parallel.hpp"
 #include "runtime/launch.hpp"
 #include "runtime/lease.hpp"
@@ -388,26 +389,52 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   if (o.nsamp == 0) throw std::invalid_argument(op + ": nsamp = 0 random subsets");
   if (o.max_csteps < 1) throw std::invalid_argument(op + ": max_csteps must be at least 1");
   if (!ctx.info().fp64) throw UnsupportedFeature(op, ctx.info().name, "the MCD needs a device with fp64");
-  // Standardised data.
+  // Standardised data, by blocks of rows on the host's threads (robust/row_blocks.hpp), each
+  // block's sums in its own slot, added in block order.
   Mat z(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p));
-  std::vector<double> mean(p, 0), sd(p, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < p; ++j) {
-      const double v = x[i * p + j];
-      if (!std::isfinite(v))
-        throw std::invalid_argument(op + ": x[" + std::to_string(i) + ", " + std::to_string(j) + "] = " +
-                                    std::to_string(v) + " is not finite (row " + std::to_string(i) + ")");
-      mean[j] += v;
-    }
+  const std::size_t blocks = row_blocks(n);
+  // sum over the rows of term(i, j) for every column j.
+  const auto column_sums = [&](auto&& term) {
+    std::vector<std::vector<double>> part(blocks, std::vector<double>(p, 0.0));
+    for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
+      std::vector<double> acc(p, 0.0);
+      for (std::size_t i = first; i < last; ++i)
+        for (std::size_t j = 0; j < p; ++j) acc[j] += term(i, j);
+      part[b] = std::move(acc);
+    });
+    std::vector<double> t(p, 0.0);
+    for (const auto& v : part)
+      for (std::size_t j = 0; j < p; ++j) t[j] += v[j];
+    return t;
+  };
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> bad(blocks, kNone);  // a block's first non-finite element
+  for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
+    for (std::size_t e = first * p; e < last * p; ++e)
+      if (!std::isfinite(x[e])) {
+        bad[b] = e;
+        return;
+      }
+  });
+  for (std::size_t e : bad)  // the first in row order
+    if (e != kNone)
+      throw std::invalid_argument(op + ": x[" + std::to_string(e / p) + ", " + std::to_string(e % p) + "] = " +
+                                  std::to_string(x[e]) + " is not finite (row " + std::to_string(e / p) + ")");
+  std::vector<double> mean = column_sums([&](std::size_t i, std::size_t j) { return x[i * p + j]; });
   for (auto& m : mean) m /= static_cast<double>(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < p; ++j) sd[j] += (x[i * p + j] - mean[j]) * (x[i * p + j] - mean[j]);
+  std::vector<double> sd = column_sums([&](std::size_t i, std::size_t j) {
+    const double d = x[i * p + j] - mean[j];
+    return d * d;
+  });
   for (std::size_t j = 0; j < p; ++j) {
     sd[j] = std::sqrt(sd[j] / static_cast<double>(n - 1));
     if (!(sd[j] > 0)) throw std::invalid_argument(op + ": column " + std::to_string(j) + " is constant");
   }
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < p; ++j) z(i, j) = (x[i * p + j] - mean[j]) / sd[j];
+  for_row_blocks(n, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i)
+      for (std::size_t j = 0; j < p; ++j)
+        z(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = (x[i * p + j] - mean[j]) / sd[j];
+  });
 
   McdFit f;
   f.n = n;
@@ -500,7 +527,9 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   dev.distances(raw);
   f.raw_mahalanobis = dev.read();
   f.raw_weights.resize(n);
-  for (std::size_t i = 0; i < n; ++i) f.raw_weights[i] = f.raw_mahalanobis[i] <= f.cutoff;
+  for_row_blocks(n, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) f.raw_weights[i] = f.raw_mahalanobis[i] <= f.cutoff;
+  });
   to_data(raw.mean, raw.cov, f.raw_center, f.raw_cov);
   // Reweighted (robustbase: cov.wt of the rows within the cutoff, divisor sum - 1).
   std::size_t changed = 0;
@@ -514,10 +543,10 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   dev.distances(rew);
   f.mahalanobis = dev.read();
   f.weights.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    f.weights[i] = f.mahalanobis[i] <= f.cutoff;
-    if (!f.weights[i]) f.outliers.push_back(i);
-  }
+  for_row_blocks(n, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) f.weights[i] = f.mahalanobis[i] <= f.cutoff;
+  });
+  f.outliers = rows_where(n, [&](std::size_t i) { return !f.weights[i]; });
   return f;
 }
 
