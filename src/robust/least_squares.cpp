@@ -3,18 +3,14 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "robust/design.hpp"
 #include "robust/row_blocks.hpp"
-#include "runtime/host_parallel.hpp"
 #include "runtime/host_result.hpp"
 
 namespace clstat::robust::detail {
 
 namespace {
-
-constexpr std::size_t kBlock = kRowBlock;  // rows a host task takes
 
 // Column-pivoted Householder QR of [1 x] on the rows (every process's, in rank order): R's
 // lm.fit, O(k q^2) with a large constant.
@@ -60,18 +56,12 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   const std::size_t k = rows.size();  // this process's
   const double k_all = ac.sum([&] { return std::vector<double>{static_cast<double>(k)}; })[0];
   if (k_all < static_cast<double>(p + (intercept ? 1 : 0))) return {};
-  // Three passes over the chosen rows, by blocks of kBlock rows on the host's threads, the blocks'
-  // parts combined in block order (the same bits on any number of threads): the first gives the
+  // Three passes over the chosen rows, by blocks on the host's threads (robust/row_blocks.hpp), the
+  // blocks' parts combined in block order (the same bits on any number of threads): the first gives the
   // means, the cross products and a'b at once, each refinement step one more. At 10^7 rows of 20
   // on the H200 machine (16 cores), five passes with a centred copy of each block took 243 and
   // 301 ms for the raw and reweighted fits of LTS; the host's memory bandwidth bounds them.
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const std::size_t blocks = std::max<std::size_t>(1, (k + kBlock - 1) / kBlock);
-  const auto each_block = [&](auto&& body) {
-    ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-      body(b, b * kBlock, std::min(k, (b + 1) * kBlock));
-    });
-  };
   const auto P = static_cast<Eigen::Index>(p);
   // 1. The co-moments of [x y] over the rows: count, means and the centred cross products (with
   //    an intercept; the raw ones without), in sub-blocks of kSub rows small enough for the
@@ -102,8 +92,8 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   };
   const auto W = static_cast<Eigen::Index>(p + 1);
   const std::vector<std::vector<double>> sent = ac.parts([&] {
-    std::vector<Co> part(blocks);
-    each_block([&](std::size_t b, std::size_t first, std::size_t last) {
+    std::vector<Co> part(row_blocks(k));
+    for_row_blocks(k, [&](std::size_t b, std::size_t first, std::size_t last) {
       RowMat s(static_cast<Eigen::Index>(kSub), W);
       Co acc;
       for (std::size_t f = first; f < last; f += kSub) {
@@ -155,18 +145,12 @@ std::vector<double> least_squares_rows(const double* x, std::size_t p, bool inte
   // straight from the rows.
   const auto at_resid = [&](const Eigen::VectorXd& c) {
     const std::vector<double> s = ac.sum([&] {
-      std::vector<Eigen::VectorXd> part(blocks, Eigen::VectorXd::Zero(P));
-      each_block([&](std::size_t b, std::size_t first, std::size_t last) {
-        Eigen::VectorXd acc = Eigen::VectorXd::Zero(P), a(P);
-        for (std::size_t r = first; r < last; ++r) {
-          const double* xr = x + rows[r] * p;
-          for (std::size_t j = 0; j < p; ++j) a(static_cast<Eigen::Index>(j)) = xr[j] - xm(static_cast<Eigen::Index>(j));
-          acc += a * ((y[rows[r]] - ym) - a.dot(c));
-        }
-        part[b] = acc;
+      const Eigen::VectorXd t = sum_rows(k, P, [&](Eigen::VectorXd& acc, std::size_t r) {
+        const double* xr = x + rows[r] * p;
+        double d = y[rows[r]] - ym;
+        for (std::size_t j = 0; j < p; ++j) d -= (xr[j] - xm(static_cast<Eigen::Index>(j))) * c(static_cast<Eigen::Index>(j));
+        for (std::size_t j = 0; j < p; ++j) acc(static_cast<Eigen::Index>(j)) += (xr[j] - xm(static_cast<Eigen::Index>(j))) * d;
       });
-      Eigen::VectorXd t = part[0];
-      for (std::size_t b = 1; b < blocks; ++b) t += part[b];
       return std::vector<double>(t.data(), t.data() + t.size());
     });
     return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(s.data(), P));
@@ -196,8 +180,8 @@ std::vector<double> residuals_of(const double* x, std::size_t n, std::size_t p, 
                                  const std::vector<double>& coef) {
   std::vector<double> r = ::clstat::detail::host_result<double>(n);
   const std::size_t o = intercept ? 1 : 0;
-  ::clstat::detail::parallel_tasks((n + kBlock - 1) / kBlock, std::thread::hardware_concurrency(), [&](std::size_t b) {
-    for (std::size_t i = b * kBlock, last = std::min(n, (b + 1) * kBlock); i < last; ++i) {
+  for_row_blocks(n, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
       double f = intercept ? coef[0] : 0.0;
       for (std::size_t j = 0; j < p; ++j) f += coef[o + j] * x[i * p + j];
       r[i] = y[i] - f;

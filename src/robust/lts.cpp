@@ -387,17 +387,9 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
   // host's threads added in block order, with every process's added.
   const auto sum_squares = [&](const std::vector<double>& resid, const std::vector<std::size_t>& rows) {
     return ac.sum([&] {
-      const std::size_t blocks = (rows.size() + kRows - 1) / kRows;
-      std::vector<double> part(blocks, 0.0);
-      ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
-        double ss = 0;
-        for (std::size_t r = b * kRows, last = std::min(rows.size(), (b + 1) * kRows); r < last; ++r)
-          ss += resid[rows[r]] * resid[rows[r]];
-        part[b] = ss;
-      });
-      double ss = 0;
-      for (double v : part) ss += v;
-      return std::vector<double>{ss};
+      return std::vector<double>{sum_rows(rows.size(), 1, [&](Eigen::VectorXd& acc, std::size_t r) {
+        acc(0) += resid[rows[r]] * resid[rows[r]];
+      })(0)};
     })[0];
   };
   // w[i] = pred(i) for every row i < n, by blocks on the host's threads.

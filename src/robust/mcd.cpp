@@ -392,23 +392,8 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
   // Standardised data, by blocks of rows on the host's threads (robust/row_blocks.hpp), each
   // block's sums in its own slot, added in block order.
   Mat z(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(p));
-  const std::size_t blocks = row_blocks(n);
-  // sum over the rows of term(i, j) for every column j.
-  const auto column_sums = [&](auto&& term) {
-    std::vector<std::vector<double>> part(blocks, std::vector<double>(p, 0.0));
-    for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
-      std::vector<double> acc(p, 0.0);
-      for (std::size_t i = first; i < last; ++i)
-        for (std::size_t j = 0; j < p; ++j) acc[j] += term(i, j);
-      part[b] = std::move(acc);
-    });
-    std::vector<double> t(p, 0.0);
-    for (const auto& v : part)
-      for (std::size_t j = 0; j < p; ++j) t[j] += v[j];
-    return t;
-  };
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::vector<std::size_t> bad(blocks, kNone);  // a block's first non-finite element
+  std::vector<std::size_t> bad(row_blocks(n), kNone);  // a block's first non-finite element
   for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
     for (std::size_t e = first * p; e < last * p; ++e)
       if (!std::isfinite(x[e])) {
@@ -420,12 +405,13 @@ McdFit mcd(const Context& ctx, const double* x, std::size_t n, std::size_t p, co
     if (e != kNone)
       throw std::invalid_argument(op + ": x[" + std::to_string(e / p) + ", " + std::to_string(e % p) + "] = " +
                                   std::to_string(x[e]) + " is not finite (row " + std::to_string(e / p) + ")");
-  std::vector<double> mean = column_sums([&](std::size_t i, std::size_t j) { return x[i * p + j]; });
-  for (auto& m : mean) m /= static_cast<double>(n);
-  std::vector<double> sd = column_sums([&](std::size_t i, std::size_t j) {
-    const double d = x[i * p + j] - mean[j];
-    return d * d;
+  const auto P = static_cast<Eigen::Index>(p);
+  const Vec m = sum_rows(n, P, [&](Vec& acc, std::size_t i) { acc += Eigen::Map<const Vec>(x + i * p, P); }) /
+                static_cast<double>(n);
+  const Vec ss = sum_rows(n, P, [&](Vec& acc, std::size_t i) {
+    acc += (Eigen::Map<const Vec>(x + i * p, P) - m).array().square().matrix();
   });
+  std::vector<double> mean(m.data(), m.data() + p), sd(ss.data(), ss.data() + p);
   for (std::size_t j = 0; j < p; ++j) {
     sd[j] = std::sqrt(sd[j] / static_cast<double>(n - 1));
     if (!(sd[j] > 0)) throw std::invalid_argument(op + ": column " + std::to_string(j) + " is constant");

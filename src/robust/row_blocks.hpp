@@ -3,6 +3,7 @@
 // the number of threads.
 #pragma once
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cstddef>
 #include <thread>
@@ -25,6 +26,22 @@ void for_row_blocks(std::size_t n, F&& body) {
   ::clstat::detail::parallel_tasks(row_blocks(n), std::thread::hardware_concurrency(), [&](std::size_t b) {
     body(b, b * kRowBlock, std::min(n, (b + 1) * kRowBlock));
   });
+}
+
+/// The sum over rows i < n of term(acc, i), which adds row i's part to acc (a vector of len,
+/// zero at each block's start): each block's sum in its own slot, the blocks' sums added in block
+/// order. O(n) calls of term.
+template <class F>
+Eigen::VectorXd sum_rows(std::size_t n, Eigen::Index len, F&& term) {
+  std::vector<Eigen::VectorXd> part(row_blocks(n));
+  for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
+    Eigen::VectorXd acc = Eigen::VectorXd::Zero(len);
+    for (std::size_t i = first; i < last; ++i) term(acc, i);
+    part[b] = std::move(acc);
+  });
+  Eigen::VectorXd t = Eigen::VectorXd::Zero(len);
+  for (const Eigen::VectorXd& v : part) t += v;
+  return t;
 }
 
 /// f(i) for every row i < n into a new array.
