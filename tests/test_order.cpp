@@ -265,20 +265,37 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
     check_ks(x, sets[0], order::Method::radix, c);
     check_ks(x, sets[1], order::Method::radix, c);
   }
+  {
+    // The passes after the bracket pass the other way (planned on the device, a GPU's default;
+    // by the host, a CPU's).
+    const std::size_t other = ctx().info().type == clstat::DeviceType::gpu ? 0 : 1;
+    INFO("order.plan_spread = " << other);
+    const clstat::Context c = clstat_test::tuned_ctx({{"order.plan_spread", other}});
+    for (const char* d : {"mixture2", "outliers"}) {
+      INFO(d);
+      const auto x = clstat_ref::order_data<T>(d, n, seed);
+      for (std::size_t i : {0, 1, 2}) check_ks(x, sets[i], order::Method::radix, c);
+    }
+  }
   if constexpr (std::is_floating_point_v<T>) {
     // Distinct values, and brackets that hold their targets (all but the sixteen quantiles,
     // whose brackets overflow the copies' room at this n): the copies were sorted by
-    // select_finish_iv, and the plain passes (a miss's fallback) did not run.
+    // select_finish_iv (the host's passes) or select_finish_ivplan (the device plan's), and the
+    // plain passes (a miss's fallback) did not run.
     const auto x = clstat_ref::order_data<T>("uniform", n, seed);
-    for (std::size_t i : {0, 2, 3, 4}) {
-      INFO("set " << i);
-      ctx().take_profile();
-      ctx().set_profiling(true);
-      check_ks(x, sets[i], order::Method::radix);
-      ctx().set_profiling(false);
-      const auto rec = ctx().take_profile();
-      CHECK(std::any_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish_iv"; }));
-      CHECK(std::none_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish"; }));
+    for (std::size_t planned : {0u, 1u}) {
+      INFO("order.plan_spread = " << planned);
+      clstat::Context c = clstat_test::tuned_ctx({{"order.plan_spread", planned}});
+      const std::string fin = planned ? "select_finish_ivplan" : "select_finish_iv";
+      for (std::size_t i : {0, 2, 3, 4}) {
+        INFO("set " << i);
+        c.set_profiling(true);
+        check_ks(x, sets[i], order::Method::radix, c);
+        c.set_profiling(false);
+        const auto rec = c.take_profile();
+        CHECK(std::any_of(rec.begin(), rec.end(), [&](const auto& r) { return r.kernel == fin; }));
+        CHECK(std::none_of(rec.begin(), rec.end(), [](const auto& r) { return r.kernel == "select_finish"; }));
+      }
     }
   }
   std::vector<T> ties(n);
@@ -287,16 +304,20 @@ TEST_CASE_TEMPLATE("order.spread_targets_share_one_bracket_pass", T, float, doub
   for (const auto& ks : sets) check_ks(ties, ks, order::Method::radix);
   if constexpr (std::is_integral_v<T>) {
     // Brackets of a few keys (targets away from the ends, where a bracket can reach past the
-    // sample's keys): the bracket pass counts each key and answers; no other pass runs.
-    ctx().take_profile();
-    ctx().set_profiling(true);
-    check_ks(ties, sets[4], order::Method::radix);
-    ctx().set_profiling(false);
-    const auto rec = ctx().take_profile();
-    // (select_filter_blocks is the bracket pass's shape on CPU devices.)
-    CHECK(std::count_if(rec.begin(), rec.end(), [](const auto& r) {
-            return r.kernel == "select_hist" || r.kernel == "select_filter_blocks";
-          }) == 1);
+    // sample's keys): the bracket pass counts each key and answers; no other pass does work.
+    // The device plan launches its one planned pass a look anyway (idle: the plan is done).
+    for (std::size_t planned : {0u, 1u}) {
+      INFO("order.plan_spread = " << planned);
+      clstat::Context c = clstat_test::tuned_ctx({{"order.plan_spread", planned}, {"order.planned_passes", 1}});
+      c.set_profiling(true);
+      check_ks(ties, sets[4], order::Method::radix, c);
+      c.set_profiling(false);
+      const auto rec = c.take_profile();
+      // (select_filter_blocks is the bracket pass's shape on CPU devices.)
+      CHECK(std::count_if(rec.begin(), rec.end(), [](const auto& r) {
+              return r.kernel == "select_hist" || r.kernel == "select_filter_blocks";
+            }) == static_cast<std::ptrdiff_t>(1 + planned));
+    }
   }
   if constexpr (std::is_floating_point_v<T>) {
     // 30% NaNs under omit move every target below its bracket: the plain passes answer.

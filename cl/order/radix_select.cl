@@ -22,7 +22,8 @@
 // the slots' brackets where they overlap, counts for each merged bracket the keys below it and
 // the keys up to its top, and copies the keys inside any bracket of more than one key. The host
 // then ranks the targets among the copies alone (the keys between the brackets are counted, not
-// copied), so 5 or 16 quantiles read the data once, as a median does.
+// copied), so 5 or 16 quantiles read the data once, as a median does. On GPUs those passes over
+// the copies are planned on the device as well (select_plan_iv_start, select_plan_iv).
 //
 // Options: ELEM_KIND 0 float, 1 double, 2 int, 3 long; WG; ITEMS loads per thread per step;
 // HBINS local histogram counters (jobs << bits <= HBINS); COMPACT; FIRST (also count NaNs and
@@ -98,6 +99,36 @@
 // below and its histogram (select_sample2).
 #define SAMPLE_BINS 4096
 #define BRACKET_WORDS (2 + (4 * (SAMPLE_BINS + 1) + (KEYBITS / 8) - 1) / (KEYBITS / 8))
+
+// The device plan of spread targets (ulong words; select_plan_iv_start, select_plan_iv): IVP_STATUS (0
+// running, 1 ready to finish, 2 done, 4 the host starts over), IVP_NJOBS, IVP_M (keys in the
+// source), IVP_SRC (1 the first candidate buffer, 2 the second), IVP_COMPACT (the next pass
+// copies the jobs' keys to the other buffer), IVP_NT (targets), IVP_NAN, IVP_TOTAL (the jobs'
+// keys); then {lo, hi, count} per job, each target's job and its rank in that job, the targets'
+// keys once answered, and their ranks in the whole input (written by the host). As
+// kIv* in src/order/radix_select.cpp.
+#define IVP_STATUS 0
+#define IVP_NJOBS 1
+#define IVP_M 2
+#define IVP_SRC 3
+#define IVP_COMPACT 4
+#define IVP_NT 5
+#define IVP_NAN 6
+#define IVP_TOTAL 7
+#define IVP_MAXT 64
+#define IVP_MAXB 16
+#define IVP_JOBS 8
+#define IVP_TJOB (IVP_JOBS + 3 * IVP_MAXT)
+#define IVP_TRANK (IVP_TJOB + IVP_MAXT)
+#define IVP_OUT (IVP_TRANK + IVP_MAXT)
+#define IVP_RANKS (IVP_OUT + IVP_MAXT)
+
+// The digit bits of an interval pass over njobs jobs: 4096 counters in all (as the host's descend).
+inline uint iv_bits(uint njobs) {
+  uint c = 0;
+  while ((1u << c) < njobs) ++c;
+  return 12 - c;
+}
 
 // Index of the interval [jlo[j], jhi[j]] that holds k (intervals disjoint, sorted), or -1.
 inline int find_interval(skey k, uint njobs, __local const skey* jlo, __local const skey* jhi) {
@@ -208,7 +239,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   __local uint lnan, lbelow, lin;
   uint pnan = 0, pbelow = 0, pin = 0;
 #endif
-  const uint nb = njobs << bits;  // the row layout
+  uint nb = njobs << bits;  // the row layout
 #if FILTER && NBR > 1
   // The slots' brackets sorted by their low ends and merged where they overlap, the same in
   // every group; padded with empty brackets (lo > hi) that count nothing.
@@ -244,6 +275,21 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   // 2^27 floats on an H100).
   const int copy_keys = blo != bhi;
   const uint dbits = bits;
+#elif DEVICE_PLAN && IVJOBS
+  // The planned interval passes of spread targets (select_plan_iv): the jobs, their source and
+  // whether to compact come from the plan; idle (no elements) unless it is running.
+  const int idle = plan[0] != 0;
+  njobs = idle ? 0 : (uint)plan[IVP_NJOBS];
+  bits = iv_bits(njobs);
+  nb = njobs << bits;
+  m = idle ? 0 : plan[IVP_M];
+  const uint psrc = (uint)plan[IVP_SRC];
+  const int compact_rt = plan[IVP_COMPACT] != 0;
+  __global const skey* kin_rt = psrc == 2 ? kout : kin;
+  __global skey* kout_rt = psrc == 1 ? kout : kin;
+  const uint dbits = bits;
+#define COMPACT_ON compact_rt
+#define FROM_KEYS_ON (psrc != 0)
 #elif DEVICE_PLAN
   // Finished, or waiting for the host: no elements (no early return, which not every
   // implementation takes well before a barrier).
@@ -274,8 +320,13 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   for (uint b = l; b < nb; b += WG) hist[b] = 0;
 #if IVJOBS
   for (uint j = l; j < njobs; j += WG) {
+#if DEVICE_PLAN
+    jp[j] = (skey)plan[IVP_JOBS + 3 * j];
+    jhi[j] = (skey)plan[IVP_JOBS + 3 * j + 1];
+#else
     jp[j] = jobs[2 * j];
     jhi[j] = jobs[2 * j + 1];
+#endif
     jsh[j] = interval_shift(jp[j], jhi[j], bits);
   }
 #elif !(FILTER && NBR > 1)  // (the bracket pass of spread targets: njobs only sets the row)
@@ -381,7 +432,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #elif FILTER
         pbelow += k[e] < blo;
         const int j = (k[e] >= blo && k[e] <= bhi) ? 0 : -1;
-#elif DEVICE_PLAN
+#elif DEVICE_PLAN && !IVJOBS
         const int j = (k[e] >= plo && k[e] <= phi) ? 0 : -1;
 #elif IVJOBS
         const int j = find_interval(k[e], njobs, jp, jhi);
@@ -390,7 +441,7 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
 #endif
         if (j >= 0) {
 #if !FILTER
-#if DEVICE_PLAN
+#if DEVICE_PLAN && !IVJOBS
           RUN_ADD((int)((k[e] - plo) >> shift));
 #elif IVJOBS
           RUN_ADD((j << bits) + (int)((k[e] - jp[j]) >> jsh[j]));
@@ -911,6 +962,39 @@ inline void plan_body(__global volatile const ulong* totals, __global ulong* pla
   }
 }
 
+// The plan of spread targets, after the bracket pass against several brackets (run_filter_multi):
+// as the host's select_from_brackets and descend, on the device, so the passes after the bracket
+// pass need no wait for the host. select_plan_iv_start makes every target an interval job (its merged
+// bracket's keys, which the bracket pass copied) or answers it (a bracket of at most NARROW
+// keys, from its counts by key); after each planned interval pass (select_hist with DEVICE_PLAN
+// and IVJOBS: a job's keys histogrammed in 2^bits equal steps of its interval), select_plan_iv
+// shrinks every job to the steps that hold its targets (refine_intervals); when every job fits
+// a group's sort, select_finish_ivplan sorts them. Both are kernels of one group, after the
+// pass's select_sum (not its last group, as for close targets: PoCL 3.1 ran the code after the
+// last barrier of a second barrier-holding branch there twice). They read what they need into
+// local memory with every work-item first: one work-item walking the plan and the counters in
+// global memory took 12 to 25 us a step on an H200 (sixteen quantiles).
+
+// The next pass, or the finish, for nj jobs of `total` keys (the largest `largest`) in a source of
+// m keys (as the host's descend): one work-item.
+inline void iv_decide(__global ulong* plan, uint nj, ulong m, uint src, ulong total, ulong largest, ulong cap,
+                      uint lcap) {
+  plan[IVP_NJOBS] = nj;
+  plan[IVP_M] = m;
+  plan[IVP_SRC] = src;
+  plan[IVP_TOTAL] = total;
+  plan[IVP_COMPACT] = 0;
+  if (nj == 0) {
+    plan[IVP_STATUS] = 2;
+  } else if (largest <= lcap && m <= max((ulong)65536, 4 * total)) {
+    plan[IVP_STATUS] = 1;
+  } else {
+    plan[IVP_COMPACT] = total <= cap && 4 * total <= m;
+    plan[IVP_STATUS] = 0;
+  }
+}
+
+
 // totals[b] = the sum over groups of partials[g * row + b], in ulong (counts past 2^32); then,
 // so that one read brings back everything a pass learnt: totals[row] = the compaction cursor
 // (which is reset for the next pass), totals[row + 1 .. row + 2] = the bracket, and with
@@ -1189,6 +1273,221 @@ void select_finish_plan(__global const skey* cand0, __global const skey* cand1, 
     for (uint t = 0; t < (uint)plan[6]; ++t) plan[11 + t] = buf[plan[7 + t]];
     plan[0] = 2;
   }
+}
+
+// Adds target t, of job interval [lo, hi] holding `count` keys, at rank r in it to the new jobs
+// (nlo, nhi, ncnt; nj of them), merging it into the last when it is the same interval.
+#define IV_ADD(t, lo, hi, count, r)                                      \
+  do {                                                                   \
+    if (nj == 0 || nlo[nj - 1] != (ulong)(lo)) {                         \
+      nlo[nj] = (ulong)(lo), nhi[nj] = (ulong)(hi), ncnt[nj] = (count);  \
+      total += (count), largest = max(largest, (ulong)(count));          \
+      ++nj;                                                              \
+    }                                                                    \
+    plan[IVP_TJOB + (t)] = nj - 1;                                       \
+    plan[IVP_TRANK + (t)] = (r);                                         \
+  } while (0)
+
+// The new jobs to the plan, and the next step.
+#define IV_WRITE_JOBS()                              \
+  for (uint j = 0; j < nj; ++j) {                    \
+    plan[IVP_JOBS + 3 * j] = nlo[j];                 \
+    plan[IVP_JOBS + 3 * j + 1] = nhi[j];             \
+    plan[IVP_JOBS + 3 * j + 2] = ncnt[j];            \
+  }
+
+// The local scratch of both: per work-item sums, per bracket or job, per target, the new jobs.
+#define IVPLAN_LOCALS                                                                              \
+  __local ulong w[SUM_WG], jb[IVP_MAXT + 2], olo[IVP_MAXT], ohi[IVP_MAXT], tv[IVP_MAXT],        \
+      tr[IVP_MAXT], tc[IVP_MAXT], nlo[IVP_MAXT], nhi[IVP_MAXT], ncnt[IVP_MAXT];                  \
+  __local uint tb[IVP_MAXT], tj[IVP_MAXT]
+
+// The start, from the bracket pass's totals (row: NBR below counts, NBR inside counts, NARROW
+// counts by key per bracket; then at row - 2 the NaNs, at row the copies) and its merged
+// brackets in minmax ({lo, hi} each, their number at 2 NBR). A target outside every bracket, or
+// copies past the cap or not the brackets' count, sets status 4. One group of SUM_WG.
+__kernel __attribute__((reqd_work_group_size(SUM_WG, 1, 1)))
+void select_plan_iv_start(__global const ulong* totals, uint row, __global ulong* plan, __global const skey* minmax,
+                          ulong cap, uint lcap) {
+  IVPLAN_LOCALS;
+  const uint l = get_local_id(0);
+  const uint mc = (uint)min((skey)IVP_MAXB, minmax[2 * NBR]);
+  const uint nt = (uint)plan[IVP_NT];
+  // The brackets' ends (olo, ohi), the targets' ranks (tr), and the narrow brackets' counts,
+  // four a work-item (bracket l / 16, keys 4 (l % 16) ...).
+  {
+    const uint i = l / 16, c0 = 4 * (l % 16);
+    ulong s = 0;
+    if (i < mc && minmax[2 * i + 1] - minmax[2 * i] < NARROW)
+      for (uint c = c0; c < c0 + 4; ++c) s += totals[2 * NBR + i * NARROW + c];
+    w[l] = s;
+  }
+  if (l < mc) olo[l] = (ulong)minmax[2 * l], ohi[l] = (ulong)minmax[2 * l + 1];
+  if (l < nt) tr[l] = plan[IVP_RANKS + l];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l < mc) {  // below (tv) and inside (jb) each bracket
+    ulong s = totals[NBR + l];
+    for (uint q = 0; q < 16; ++q) s += w[16 * l + q];
+    tv[l] = totals[l];
+    jb[l] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Each target's bracket (tb: its index, mc for a miss) and, for a narrow one, its key (tc).
+  if (l < nt) {
+    const ulong r = tr[l];
+    uint i = 0;
+    while (i < mc && tv[i] + jb[i] <= r) ++i;
+    if (i < mc && r < tv[i]) i = mc;
+    tb[l] = i;
+    tc[l] = 0;
+    if (i < mc && ohi[i] - olo[i] < NARROW) {
+      ulong at = tv[i];
+      uint key = 0;
+      while (at + totals[2 * NBR + i * NARROW + key] <= r) at += totals[2 * NBR + i * NARROW + key++];
+      tc[l] = olo[i] + key;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l != 0) return;
+  plan[IVP_NAN] = totals[row - 2];
+  const ulong written = totals[row];
+  ulong copied = 0;
+  for (uint i = 0; i < mc; ++i)
+    if (ohi[i] - olo[i] >= NARROW) copied += jb[i];
+  int miss = mc == 0 || minmax[2 * NBR] > NBR || written > cap || copied != written;
+  uint nj = 0;
+  ulong total = 0, largest = 0;
+  for (uint t = 0; t < nt && !miss; ++t) {
+    const uint i = tb[t];
+    if (i == mc) {
+      miss = 1;
+    } else if (ohi[i] - olo[i] < NARROW) {
+      plan[IVP_OUT + t] = tc[t];
+      plan[IVP_TJOB + t] = IVP_MAXT;  // answered
+    } else {
+      IV_ADD(t, olo[i], ohi[i], jb[i], tr[t] - tv[i]);
+    }
+  }
+  if (miss) {
+    plan[IVP_STATUS] = 4;
+    return;
+  }
+  IV_WRITE_JOBS()
+  // The first pass reads every copy (the first candidate buffer).
+  iv_decide(plan, nj, written, 1, total, largest, cap, lcap);
+}
+
+// After a planned interval pass (totals: njobs << bits counters, the copies at `row`): each
+// target's step in its job becomes its new job (a step of one key answers it). One group.
+__kernel __attribute__((reqd_work_group_size(SUM_WG, 1, 1)))
+void select_plan_iv(__global const ulong* totals, uint row, __global ulong* plan, ulong cap, uint lcap) {
+  IVPLAN_LOCALS;
+  const uint l = get_local_id(0), G = SUM_WG;
+  const int active = plan[IVP_STATUS] == 0;
+  const uint nj0 = active ? (uint)plan[IVP_NJOBS] : 0;
+  const uint nt = active ? (uint)plan[IVP_NT] : 0;
+  const uint bits = iv_bits(nj0);
+  const uint nb = nj0 << bits;
+  const uint per = (nb + G - 1) / G;
+  const uint b0 = min(l * per, nb), b1 = min(b0 + per, nb);
+  ulong sum = 0;
+  for (uint b = b0; b < b1; ++b) sum += totals[b];
+  w[l] = sum;
+  if (l < nj0) {
+    olo[l] = plan[IVP_JOBS + 3 * l];
+    ohi[l] = plan[IVP_JOBS + 3 * l + 1];
+    ncnt[l] = plan[IVP_JOBS + 3 * l + 2];
+  }
+  if (l < nt) tj[l] = (uint)plan[IVP_TJOB + l], tr[l] = plan[IVP_TRANK + l];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (l == 0) {  // exclusive prefix sums of the parts and of the old jobs' counts (their bases)
+    ulong acc = 0;
+    for (uint t = 0; t < G; ++t) {
+      const ulong v = w[t];
+      w[t] = acc;
+      acc += v;
+    }
+    ulong jacc = 0;
+    for (uint j = 0; j < nj0; ++j) {
+      jb[j] = jacc;
+      jacc += ncnt[j];
+    }
+    jb[IVP_MAXT] = jacc;     // the old jobs' keys
+    jb[IVP_MAXT + 1] = acc;  // the counters' sum: the histogram must hold every one
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Target t's rank among all the jobs' keys (in job order, as the counters lie) falls in one
+  // work-item's counters: it walks them to the target's counter (tb), the keys below it (tv) and
+  // the counter's value (tc).
+  const ulong base = w[l];
+  for (uint t = 0; t < nt; ++t) {
+    const uint j = tj[t];
+    if (j >= nj0) continue;  // answered
+    const ulong r = jb[j] + tr[t];
+    if (r >= base && r < base + sum) {
+      ulong below = base;
+      uint b = b0;
+      while (below + totals[b] <= r) below += totals[b++];
+      tb[t] = b;
+      tv[t] = below;
+      tc[t] = totals[b];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!active || l != 0) return;
+  ulong m = plan[IVP_M];
+  uint src = (uint)plan[IVP_SRC];
+  if (plan[IVP_COMPACT]) {  // the pass copied the jobs' keys to the other buffer
+    src = src == 1 ? 2 : 1;
+    m = plan[IVP_TOTAL];
+    if (totals[row] != m) {
+      plan[IVP_STATUS] = 4;
+      return;
+    }
+  }
+  if (jb[IVP_MAXT + 1] != jb[IVP_MAXT]) {  // the histogram lost keys
+    plan[IVP_STATUS] = 4;
+    return;
+  }
+  uint nj = 0;
+  ulong total = 0, largest = 0;
+  for (uint t = 0; t < nt; ++t) {
+    const uint j = tj[t];
+    if (j >= nj0) continue;
+    const uint b = tb[t];
+    const skey lo0 = (skey)olo[j], hi0 = (skey)ohi[j];
+    // Step b - (j << bits) of the job's interval (as interval_shift in select_hist).
+    const uint shift = interval_shift(lo0, hi0, bits);
+    const skey lo = lo0 + ((skey)(b - (j << bits)) << shift);
+    const skey step = (((skey)1) << shift) - 1;
+    const skey hi = hi0 - lo <= step ? hi0 : lo + step;
+    if (lo == hi) {
+      plan[IVP_OUT + t] = (ulong)lo;
+      plan[IVP_TJOB + t] = IVP_MAXT;
+      continue;
+    }
+    IV_ADD(t, lo, hi, tc[t], jb[j] + tr[t] - tv[t]);
+  }
+  IV_WRITE_JOBS()
+  iv_decide(plan, nj, m, src, total, largest, cap, lcap);
+}
+#undef IV_ADD
+#undef IV_WRITE_JOBS
+#undef IVPLAN_LOCALS
+
+// The finish of the plan of spread targets in state 1 (select_plan_iv): group j sorts job j's keys
+// and writes its targets' keys.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_finish_ivplan(__global const skey* cand0, __global const skey* cand1, __global ulong* plan) {
+  __local skey buf[LCAP];
+  __local uint cnt;
+  const uint j = get_group_id(0), l = get_local_id(0);
+  const int ready = plan[IVP_STATUS] == 1 && j < (uint)plan[IVP_NJOBS];  // no early return before barriers
+  const skey lo = ready ? (skey)plan[IVP_JOBS + 3 * j] : 0, hi = ready ? (skey)plan[IVP_JOBS + 3 * j + 1] : 0;
+  gather_sort(plan[IVP_SRC] == 2 ? cand1 : cand0, ready ? (uint)plan[IVP_M] : 0, lo, hi, buf, &cnt, l);
+  const uint nt = ready ? (uint)plan[IVP_NT] : 0;
+  for (uint t = l; t < nt; t += WG)
+    if (plan[IVP_TJOB + t] == j) plan[IVP_OUT + t] = (ulong)buf[plan[IVP_TRANK + t]];
 }
 
 // The keys of n elements, for the sort baseline (Boost.Compute sorts them).

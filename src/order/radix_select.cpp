@@ -24,7 +24,7 @@ constexpr unsigned kHBins = 4096;     // local histogram counters (HBINS in the 
 // the final sorts and their cursor, the two candidate buffers (part 0 and 1), the final sorts'
 // job indices, ranks and outputs, the sampled brackets, the pass plan, the last-group counter
 // and the brackets' ranks and margins.
-enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done, spec };
+enum class RadixScratch { partials, totals, minmax, jobs, cursor, candidates, job_index, job_rank, job_out, bracket, plan, done, spec, ivplan };
 constexpr unsigned kPlanWords = 19;   // see select_plan
 constexpr int kPlannedMax = 12;      // planned passes before the host gives up on the plan
 constexpr unsigned kExtra = 7;        // totals past the histogram row (see select_sum)
@@ -34,6 +34,11 @@ constexpr std::size_t kSample2Groups = 64;  // select_sample2's groups (a few ke
 constexpr std::size_t kSample2GroupsMulti = 4096;
 constexpr const char* kOp = "clstat::order::select";
 constexpr unsigned kNarrow = 64;  // NARROW in the kernel: brackets of fewer keys are counted by key
+// The plan of spread targets (IVP_* in the kernel): status, then per target its key at kIvOut
+// and its rank of the whole input at kIvRanks (the host's); kIvWords in all.
+constexpr std::size_t kIvMaxT = 64, kIvNt = 5, kIvNan = 6, kIvJobs = 8;
+constexpr std::size_t kIvOut = kIvJobs + 3 * kIvMaxT + 2 * kIvMaxT, kIvRanks = kIvOut + kIvMaxT, kIvWords = kIvRanks + kIvMaxT;
+static_assert(kIvMaxT == kMaxJobs, "a batch's targets fit the plan");
 
 // The per-group extrema of a pass of G groups; the bracket pass of spread targets leaves its
 // merged brackets there.
@@ -51,8 +56,8 @@ std::shared_ptr<::clstat::detail::BuiltProgram> RadixSelect<T>::program(Kind kin
   o += " -DELEM_KIND=" + std::to_string(elem_kind<T>());
   o += std::string(" -DFIRST=") + (kind == Kind::first ? "1" : "0") + " -DFILTER=" +
        (kind == Kind::filter ? "1" : "0") + " -DCOMPACT=" + (compact ? "1" : "0") + " -DFROM_KEYS=" +
-       (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned ? "1" : "0") +
-       " -DIVJOBS=" + (kind == Kind::interval ? "1" : "0") +
+       (from_keys ? "1" : "0") + " -DDEVICE_PLAN=" + (kind == Kind::planned || kind == Kind::planned_iv ? "1" : "0") +
+       " -DIVJOBS=" + (kind == Kind::interval || kind == Kind::planned_iv ? "1" : "0") +
        " -DNBR=" + std::to_string(nbr);
   // Compaction stages 2048 keys in local memory beside the 16 KB histogram.
   // The bracket pass histograms nothing: without the 16 KB of counters, more groups fit a unit.
@@ -102,6 +107,11 @@ RadixSelect<T>::RadixSelect(const Queue& q, const Buffer<T>& x, std::size_t offs
   // 2^27 values (normal, uniform, a two-component mixture; float, double, int64) on an H100
   // took 10 to 30 us less with 2 than with 3, and 0.1 ms more with 1 (most plans need two).
   planned_passes_ = ::clstat::detail::tuned(t, "order.planned_passes", 2);
+  // Spread targets' passes planned on the device (run_filter_multi), where a look costs a GPU a
+  // round trip; a CPU's host looks are cheap and its interval passes take the block shape
+  // (select_hist_blocks): 2^23 doubles on 2 cores (PoCL 3.1), five and sixteen quantiles took
+  // 23-25 and 56-58 ms with the host's passes, 28 and 73-74 planned.
+  plan_spread_ = ::clstat::detail::tuned(t, "order.plan_spread", gpu ? 1 : 0) != 0;
   s1_ = std::min<std::size_t>(1024, lcap_);
   // The bracket pass only streams and copies a few percent: more groups hide its barriers. The
   // k-th (n/10) of 2^27 values on an H100, kernel time, 8 groups a CU against 12: int64 0.507
@@ -154,7 +164,7 @@ void RadixSelect<T>::prepare(const std::vector<std::uint64_t>& hint) {
   } else if (clusters.size() == 1) {
     run_filter(hint);
   } else if (clusters.size() <= kMaxBrackets) {
-    run_filter_multi(clusters);
+    run_filter_multi(clusters, sorted);
   } else {
     run_first();
   }
@@ -179,7 +189,8 @@ void RadixSelect<T>::run_filter(const std::vector<std::uint64_t>& hint) {
 }
 
 template <class T>
-void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters) {
+void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters,
+                                      const std::vector<std::uint64_t>& sorted_hint) {
   const auto K = static_cast<unsigned>(clusters.size());
   // NBR: exactly K (a program variant per K): up to four brackets cost a compare each per key,
   // more a binary search (BSEARCH_NBR in the kernel).
@@ -199,6 +210,49 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   // kNarrow per bracket, the counts of each key of a bracket of at most kNarrow keys.
   const std::vector<Job> row((2 + kNarrow) * nbr, Job{0, 0, {}, {}});
   std::size_t G = 0;
+  if (plan_spread_) {
+    // Everything up to the answer is enqueued at once, as run_planned does for close targets:
+    // the bracket pass's select_sum makes the plan (plan_iv_start in the kernel), each planned
+    // interval pass's select_sum the next (plan_iv_body), and the host waits once, for the keys.
+    ivplan_.assign(kIvWords, 0);
+    ivplan_[kIvNt] = sorted_hint.size();
+    std::copy(sorted_hint.begin(), sorted_hint.end(), ivplan_.begin() + kIvRanks);
+    cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::ivplan, kIvWords * sizeof(cl_ulong));
+    cl::Buffer cand1 = candidates(1);
+    ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+      // Non-blocking: ivplan_ is read back over it after the passes, and waited for.
+      ::clstat::detail::queue_of(q_).enqueueWriteBuffer(planb, CL_FALSE, 0, kIvWords * sizeof(cl_ulong), ivplan_.data());
+    });
+    enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 3, {}, nbr);
+    const Job all{0, n_, {}, {}};
+    ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
+      auto prog = program(Kind::planned_iv, false, true);
+      for (std::size_t round = 0; round * planned_passes_ < kPlannedMax; ++round) {
+        for (std::size_t i = 0; i < planned_passes_; ++i)
+          enqueue_pass(Kind::planned_iv, true, dest, 0, 0, 12, {all}, false, &cand1, G, 4);
+        cl::Kernel f = build::kernel(*prog, "select_finish_ivplan", q_.index());
+        f.setArg(0, dest);
+        f.setArg(1, cand1);
+        f.setArg(2, planb);
+        ::clstat::detail::launch(q_, f, cl::NDRange(sorted_hint.size() * wg_), cl::NDRange(wg_), {}, kOp, false);
+        cl::Event done;
+        ::clstat::detail::queue_of(q_).enqueueReadBuffer(planb, CL_FALSE, 0, kIvWords * sizeof(cl_ulong), ivplan_.data(),
+                                                         nullptr, &done);
+        wait(done);
+        if (ivplan_[0] != 0) break;  // answered, or the host starts over
+      }
+    });
+    if (ivplan_[0] == 1 || ivplan_[0] == 2) {
+      ivplan_ranks_ = sorted_hint;
+      nan_ = ivplan_[kIvNan];
+    } else {
+      // A target outside the brackets (probability below 1e-6), or a plan that needs more passes
+      // than kPlannedMax: the plain passes, from the first.
+      ivplan_.clear();
+      run_first();
+    }
+    return;
+  }
   enqueue_pass(Kind::filter, false, x_, n_, K, 0, row, true, &dest, G, 0, {}, nbr);
   std::vector<Key> merged(2 * nbr + 1);
   ::clstat::detail::cl_guard(kOp, *ctx_, [&] {
@@ -401,6 +455,10 @@ void RadixSelect<T>::run_planned(const std::vector<std::uint64_t>& hint) {
 // reached them. Returns false otherwise (the caller takes the plain passes).
 template <class T>
 bool RadixSelect<T>::answer_from_plan(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out) {
+  if (!ivplan_.empty() && ranks == ivplan_ranks_) {
+    for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(ivplan_[kIvOut + t]);
+    return true;
+  }
   if (plan_.empty() || ranks != plan_ranks_ || plan_[0] != 2) return false;
   for (std::size_t t = 0; t < ranks.size(); ++t) out[t] = static_cast<Key>(plan_[11 + t]);
   return true;
@@ -418,7 +476,7 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     const bool wide = kind == Kind::filter && !from_keys;
     const std::size_t per_group = wg_ * (wide ? filter_items_ * filter_vec_ : items_);
     // A planned pass does not know its size: it gets every group (idle ones return at once).
-    const std::uint64_t size = kind == Kind::planned ? n_ : m;
+    const std::uint64_t size = kind == Kind::planned || kind == Kind::planned_iv ? n_ : m;
     const std::size_t groups = kind == Kind::filter ? filter_groups_ : groups_;
     const bool blocks = wide && filter_blocks_ > 0;
     // CPUs: the passes over copied keys as contiguous blocks too (select_hist_blocks), at least
@@ -437,7 +495,9 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     // Zero when made; select_sum re-zeroes it after every pass (a write per call cost a transfer).
     cl::Buffer cursor = ::clstat::detail::scratch_zeroed(q_, RadixScratch::cursor, sizeof(cl_uint));
     cl::Buffer bracket = ::clstat::detail::scratch(q_, RadixScratch::bracket, kBracketBytes);
-    cl::Buffer planb = ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
+    // Plans 3 and 4 are the plan of spread targets' (its own buffer).
+    cl::Buffer planb = plan >= 3 ? ::clstat::detail::scratch(q_, RadixScratch::ivplan, kIvWords * sizeof(cl_ulong))
+                                 : ::clstat::detail::scratch(q_, RadixScratch::plan, kPlanWords * sizeof(cl_ulong));
     if (kind == Kind::interval) {
       jobs_host_.clear();
       for (const Job& j : jobs) jobs_host_.insert(jobs_host_.end(), {j.prefix, j.hi});
@@ -487,9 +547,9 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     s.setArg(6, bracket);
     s.setArg(7, minmax);
     s.setArg(8, static_cast<cl_uint>(kind == Kind::first ? 1 : 0));
-    s.setArg(9, static_cast<cl_uint>(kind == Kind::planned ? 1 : 0));
+    s.setArg(9, static_cast<cl_uint>(kind == Kind::planned || kind == Kind::planned_iv ? 1 : 0));
     s.setArg(10, planb);
-    s.setArg(11, static_cast<cl_uint>(plan));
+    s.setArg(11, static_cast<cl_uint>(plan >= 3 ? 0 : plan));
     s.setArg(12, ::clstat::detail::scratch_zeroed(q_, RadixScratch::done, sizeof(cl_uint)));
     s.setArg(13, static_cast<cl_uint>(hint.size()));
     for (int t = 0; t < 4; ++t)
@@ -497,6 +557,17 @@ void RadixSelect<T>::enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& s
     s.setArg(18, static_cast<cl_ulong>(cap_));
     s.setArg(19, static_cast<cl_uint>(lcap_));
     ::clstat::detail::launch(q_, s, cl::NDRange((entries + bins - 1) / bins * 256), cl::NDRange(256), {}, kOp, false);
+    if (plan >= 3) {  // the plan of spread targets: its start, or its next step
+      cl::Kernel pk = build::kernel(*prog, plan == 3 ? "select_plan_iv_start" : "select_plan_iv", qi);
+      cl_uint a = 0;
+      pk.setArg(a++, totals);
+      pk.setArg(a++, static_cast<cl_uint>(row));
+      pk.setArg(a++, planb);
+      if (plan == 3) pk.setArg(a++, minmax);
+      pk.setArg(a++, static_cast<cl_ulong>(cap_));
+      pk.setArg(a++, static_cast<cl_uint>(lcap_));
+      ::clstat::detail::launch(q_, pk, cl::NDRange(256), cl::NDRange(256), {}, kOp, false);
+    }
   });
 }
 

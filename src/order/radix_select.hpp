@@ -18,7 +18,9 @@ namespace clstat::order::detail {
 ///    bracket and one filtering pass (cl/order/radix_select.cl). With at most 4 such targets the
 ///    passes after it are planned on the device and enqueued at once: one wait for the host
 ///    (run_planned). Targets in 2..16 such clusters (spread quantiles) take a bracket per
-///    cluster and one filtering pass against all of them (run_filter_multi). Otherwise, or when
+///    cluster and one filtering pass against all of them (run_filter_multi); on GPUs the
+///    interval passes over its copies are then planned on the device too, one wait in all
+///    (order.plan_spread; CPUs, whose looks are cheap, take the host's). Otherwise, or when
 ///    select() asks for ranks the brackets do not hold, a first histogram pass over the top 12
 ///    bits, which also gives the NaN count and key range.
 ///  select(ranks): histogram passes over the candidates until each target's bucket fits one
@@ -63,7 +65,8 @@ class RadixSelect final : public Selector<T> {
     Key bracket[2] = {0, 0};            // FILTER: lo, hi
   };
   // interval: a pass over candidates whose jobs are key intervals (IVJOBS in the kernel).
-  enum class Kind { plain, first, filter, planned, interval };
+  // planned_iv: an interval pass whose jobs come from the device plan of spread targets.
+  enum class Kind { plain, first, filter, planned, interval, planned_iv };
   struct Descent {
     std::vector<Job> jobs;
     bool intervals = false;  // interval jobs (Kind::interval passes), else prefix jobs of plen bits
@@ -76,7 +79,8 @@ class RadixSelect final : public Selector<T> {
 
   void run_first();
   void run_filter(const std::vector<std::uint64_t>& hint);
-  void run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters);
+  void run_filter_multi(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& clusters,
+                        const std::vector<std::uint64_t>& sorted_hint);
   bool select_from_brackets(const std::vector<std::uint64_t>& ranks, std::vector<Key>& out);
   void run_planned(const std::vector<std::uint64_t>& sorted_hint);
   bool answer_from_plan(const std::vector<std::uint64_t>& sorted_ranks, std::vector<Key>& out);
@@ -144,11 +148,15 @@ class RadixSelect final : public Selector<T> {
   std::size_t sample2_groups_ = 0;  // select_sample2's groups; 0: the GPU constants
   std::size_t sample2_multi_ = 16;  // the second sample's size for spread targets, in sample2_'s (order.sample2_multi)
   std::size_t planned_passes_ = 2;  // passes enqueued behind a device plan (order.planned_passes)
+  bool plan_spread_ = true;  // spread targets' passes planned on the device (order.plan_spread)
   std::vector<Key> jobs_host_;  // staged for non-blocking writes; alive until the pass's read
   std::vector<cl_ulong> spec_host_;  // the sampled brackets' ranks and margins (enqueue_sample)
   // The device-planned selection (run_planned): its sorted ranks and the plan it ended with.
   std::vector<std::uint64_t> plan_ranks_;
   std::vector<cl_ulong> plan_;
+  // The plan of spread targets (run_filter_multi): its sorted ranks and the plan it ended with.
+  std::vector<std::uint64_t> ivplan_ranks_;
+  std::vector<cl_ulong> ivplan_;
 };
 
 }  // namespace clstat::order::detail

@@ -45,6 +45,7 @@ bool range_of(const std::string& key, Range& r) {
       {"order.sample2", {0, 1u << 20, false}},  // the bracket's second sample (0: none)
       {"order.sample2_multi", {1, 64, false}},  // its least size for spread targets, in order.sample2's
       {"order.planned_passes", {1, 12, false}},  // passes behind the device plan per look
+      {"order.plan_spread", {0, 1, false}},      // spread targets' passes planned on the device
       {"order.rows_items", {1, 32, true}},       // keys a work-item of select_rows aims to hold
       {"order.rows_seq", {0, 1, false}},         // rows a work-item each (select_rows_seq.cl; CPU default)
       {"order.rows_bucket_ranks", {1, 65, false}},  // the least ranks a row for select_rows_buckets (65: never)
