@@ -212,8 +212,8 @@ void RadixSelect<T>::run_filter_multi(const std::vector<std::pair<std::uint64_t,
   std::size_t G = 0;
   if (plan_spread_) {
     // Everything up to the answer is enqueued at once, as run_planned does for close targets:
-    // the bracket pass's select_sum makes the plan (plan_iv_start in the kernel), each planned
-    // interval pass's select_sum the next (plan_iv_body), and the host waits once, for the keys.
+    // select_plan_iv_start makes the plan after the bracket pass, select_plan_iv its next step
+    // after each planned interval pass, and the host waits once, for the keys.
     ivplan_.assign(kIvWords, 0);
     ivplan_[kIvNt] = sorted_hint.size();
     std::copy(sorted_hint.begin(), sorted_hint.end(), ivplan_.begin() + kIvRanks);

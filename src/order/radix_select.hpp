@@ -88,7 +88,9 @@ class RadixSelect final : public Selector<T> {
   // Returns the keys the slots' brackets are expected to hold at most (their margins' span).
   double enqueue_sample(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& slots);
   // `plan`: the device plan the pass's select_sum then makes in its last group (0 none, 1 the
-  // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass).
+  // start after the bracket pass, for the sorted ranks `hint`; 2 the next after a planned pass),
+  // or that a kernel of its own makes after select_sum for spread targets (3 the start after the
+  // bracket pass, select_plan_iv_start; 4 the next after a planned interval pass, select_plan_iv).
   // `nbr` > 1: the bracket pass against the brackets of `plen` slots (NBR in the kernel).
   void enqueue_pass(Kind kind, bool from_keys, const cl::Buffer& src, std::uint64_t m, unsigned plen, unsigned bits,
                     const std::vector<Job>& jobs, bool compact, const cl::Buffer* dest, std::size_t& G,
