@@ -8,10 +8,11 @@
 //     the centre and the steps halve; 4 rounds from s = (0.1, 0.2), 9 nodes in the first, 8 after.
 //  3. Newton's method on theta = (alpha, beta, log scale, loc0) (S0, where the likelihood is
 //     smooth through alpha = 1): gradient and Hessian by central differences on a 21-point stencil
-//     (one batched call; each cross term from the two diagonal points (+,+) and (-,-) and the axis
-//     points, second order as the four-point form, which took 33 laws a stencil), the step solved on the parameters not held at a bound, made positive
-//     definite by a Levenberg shift when needed, and a line search over 4 step lengths (one more
-//     call). Stops when the accepted step is below tol in every coordinate (loc in scale units).
+//     (one batched call; each cross term from the two diagonal points (+,+) and (-,-) and the
+//     axis points, second order as the four-point form, which took 33 laws a stencil), the step
+//     solved on the parameters not held at a bound, made positive definite by a Levenberg shift
+//     when needed, and a line search over 4 step lengths (one more call). Stops when the
+//     accepted step is below tol in every coordinate (loc in scale units).
 //  4. Standard errors: the inverse of minus the Hessian of the last stencil, over the free
 //     parameters; scale's by the delta method from log scale, loc's (S1) from delta1's gradient.
 #include <Eigen/Dense>
