@@ -2,7 +2,10 @@
 // ML estimators on random samples, the MLE's optimality and standard errors, batching, bad input.
 #include <doctest/doctest.h>
 
+#include <Eigen/Dense>
+
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "clstat/stable.hpp"
@@ -119,6 +122,58 @@ TEST_CASE("stable.fit_ecf_and_mle") {
     CHECK(std::abs(st::to_s0(r1.params).loc - r.params.loc) < 1e-12 * (1 + std::abs(r.params.loc)));
     CHECK(std::isfinite(r1.se_loc));
   }
+}
+
+TEST_CASE("stable.fit_standard_errors_are_the_inverse_hessian") {
+  if (!clstat_test::has_fp64()) return;
+  // The MLE's standard errors come from its Newton stencil's Hessian (the cross terms from two
+  // diagonal points). An independent Hessian of the public log_likelihood at the estimate, by
+  // the four-point form of the cross terms, must give them to within the two forms' truncation
+  // (both second order in steps of 1e-3): 1e-3 relative leaves room for that, and a wrong sign or
+  // factor in a cross term moves them by far more. A law well inside the parameter space, so no
+  // parameter is held at a bound.
+  const std::uint64_t seed = clstat_test::fresh_seed();
+  INFO("seed " << seed);
+  const std::vector<double> x = st::sample(ctx(), 1000, st::Params{1.5, 0.0, 1, 0}, seed);
+  const st::FitResult r = st::fit(ctx(), x.data(), x.size());
+  INFO("alpha " << r.params.alpha << " beta " << r.params.beta << " scale " << r.params.scale << " loc "
+                << r.params.loc << " iterations " << r.iterations);
+  REQUIRE(r.converged);
+  REQUIRE(r.params.alpha < 1.95);
+  REQUIRE(std::abs(r.params.beta) < 0.95);
+  // theta = (alpha, beta, log scale, loc0), the fit's coordinates and steps.
+  const double th[4] = {r.params.alpha, r.params.beta, std::log(r.params.scale), r.params.loc};
+  const double h[4] = {1e-3, 2e-3, 1e-3, 1e-3 * r.params.scale};
+  auto law = [&](int a, int sa, int b, int sb) {
+    double t[4] = {th[0], th[1], th[2], th[3]};
+    if (a >= 0) t[a] += sa * h[a];
+    if (b >= 0) t[b] += sb * h[b];
+    return st::Params{t[0], t[1], std::exp(t[2]), t[3], st::Param::S0};
+  };
+  std::vector<st::Params> laws{law(-1, 0, -1, 0)};
+  for (int a = 0; a < 4; ++a)
+    for (int s : {1, -1}) laws.push_back(law(a, s, -1, 0));
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b)
+      for (int sa : {1, -1})
+        for (int sb : {1, -1}) laws.push_back(law(a, sa, b, sb));
+  const std::vector<double> L = st::log_likelihood(ctx(), x.data(), x.size(), laws);
+  Eigen::Matrix4d H;
+  for (int a = 0; a < 4; ++a) H(a, a) = (L[1 + 2 * a] - 2 * L[0] + L[2 + 2 * a]) / (h[a] * h[a]);
+  std::size_t k = 9;
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b, k += 4)
+      H(a, b) = H(b, a) = (L[k] - L[k + 1] - L[k + 2] + L[k + 3]) / (4 * h[a] * h[b]);
+  // The covariance: the inverse of -H (positive definite at a maximum inside the space).
+  const Eigen::LLT<Eigen::Matrix4d> llt(-H);
+  REQUIRE(llt.info() == Eigen::Success);
+  const Eigen::Matrix4d cov = llt.solve(Eigen::Matrix4d::Identity());
+  const double se_alpha = std::sqrt(cov(0, 0)), se_beta = std::sqrt(cov(1, 1));
+  const double se_scale = r.params.scale * std::sqrt(cov(2, 2)), se_loc = std::sqrt(cov(3, 3));
+  CHECK(r.se_alpha == doctest::Approx(se_alpha).epsilon(1e-3));
+  CHECK(r.se_beta == doctest::Approx(se_beta).epsilon(1e-3));
+  CHECK(r.se_scale == doctest::Approx(se_scale).epsilon(1e-3));
+  CHECK(r.se_loc == doctest::Approx(se_loc).epsilon(1e-3));
 }
 
 TEST_CASE("stable.fit_bad_input") {
