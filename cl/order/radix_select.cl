@@ -275,36 +275,32 @@ void select_hist(__global const elem_t* x, ulong xoff, __global skey* kin, ulong
   // 2^27 floats on an H100).
   const int copy_keys = blo != bhi;
   const uint dbits = bits;
-#elif DEVICE_PLAN && IVJOBS
-  // The planned interval passes of spread targets (select_plan_iv): the jobs, their source and
-  // whether to compact come from the plan; idle (no elements) unless it is running.
+#elif DEVICE_PLAN
+  // Finished, or waiting for the host: no elements (no early return, which not every
+  // implementation takes well before a barrier).
   const int idle = plan[0] != 0;
+#if IVJOBS
+  // The planned interval passes of spread targets (select_plan_iv): the jobs, their source and
+  // whether to compact come from that plan.
   njobs = idle ? 0 : (uint)plan[IVP_NJOBS];
   bits = iv_bits(njobs);
   nb = njobs << bits;
   m = idle ? 0 : plan[IVP_M];
   const uint psrc = (uint)plan[IVP_SRC];
   const int compact_rt = plan[IVP_COMPACT] != 0;
-  __global const skey* kin_rt = psrc == 2 ? kout : kin;
-  __global skey* kout_rt = psrc == 1 ? kout : kin;
-  const uint dbits = bits;
-#define COMPACT_ON compact_rt
-#define FROM_KEYS_ON (psrc != 0)
-#elif DEVICE_PLAN
-  // Finished, or waiting for the host: no elements (no early return, which not every
-  // implementation takes well before a barrier).
-  const int idle = plan[0] != 0;
+#else
   const skey plo = (skey)plan[1], phi = (skey)plan[2];
   m = idle ? 0 : plan[3];
   const uint psrc = (uint)plan[4];
   const int compact_rt = plan[15] != 0;
+  // The digit: the key's offset in the job's interval [plo, phi], in 4096 equal steps, so the
+  // interval shrinks 4096-fold around one target however it lies against bit boundaries.
+  shift = plan_shift(plo, phi);
+#endif
   // Source 0 is the input (compact into kin), 1 is kin (into kout), 2 is kout (into kin).
   __global const skey* kin_rt = psrc == 2 ? kout : kin;
   __global skey* kout_rt = psrc == 1 ? kout : kin;
-  // The digit: the key's offset in the job's interval [plo, phi], in 4096 equal steps, so the
-  // interval shrinks 4096-fold around one target however it lies against bit boundaries.
   const uint dbits = bits;
-  shift = plan_shift(plo, phi);
 #define COMPACT_ON compact_rt
 #define FROM_KEYS_ON (psrc != 0)
 #else
