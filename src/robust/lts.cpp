@@ -7,7 +7,6 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include "clstat/exchange.hpp"
@@ -15,7 +14,6 @@
 #include "clstat/group.hpp"
 #include "clstat/robust.hpp"
 #include "runtime/group_split.hpp"
-#include "runtime/host_parallel.hpp"
 #include "runtime/host_result.hpp"
 #include "runtime/lease.hpp"
 #include "robust/consistency.hpp"
@@ -237,9 +235,6 @@ Search search(const Context& ctx, const DeviceGroup* g, const Design& d, std::si
   return s;
 }
 
-// Rows a host task takes in the passes over all rows below (robust/row_blocks.hpp).
-constexpr std::size_t kRows = kRowBlock;
-
 // Values from which the device selects (an upload and a few passes; the values are not copied
 // or reordered) rather than the host, with std::nth_element on a copy, on one thread. The H100
 // machines measured, at 10^6 rows: the h-subset 45 ms, the objective 27 to 31 and the y scale
@@ -275,11 +270,11 @@ double median_of(const Context& ctx, const double* v, std::size_t m, const Acros
 // rows at its offset). With the rows split: this process's of them, its ties after those of the
 // processes before it.
 std::vector<std::size_t> rows_below(const ::clstat::detail::HostArray<double>& v, double t, std::size_t h, const Across& ac) {
-  const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
+  const std::size_t n = v.size(), blocks = row_blocks(n);
   std::vector<std::size_t> lt(blocks), eq(blocks), at(blocks + 1, 0), take(blocks);
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+  for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
     std::size_t l = 0, e = 0;  // (as rows_where)
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i) l += v[i] < t, e += v[i] == t;
+    for (std::size_t i = first; i < last; ++i) l += v[i] < t, e += v[i] == t;
     lt[b] = l;
     eq[b] = e;
   });
@@ -300,9 +295,9 @@ std::vector<std::size_t> rows_below(const ::clstat::detail::HostArray<double>& v
     at[b + 1] = at[b] + lt[b] + take[b];
   }
   std::vector<std::size_t> idx = ::clstat::detail::host_result<std::size_t>(at[blocks]);
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+  for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
     std::size_t o = at[b], tb = take[b];
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i)
+    for (std::size_t i = first; i < last; ++i)
       if (v[i] < t || (v[i] == t && tb > 0 && tb--)) idx[o++] = i;
   });
   return idx;
@@ -312,7 +307,7 @@ std::vector<std::size_t> rows_below(const ::clstat::detail::HostArray<double>& v
 // (Neumaier) within blocks and the blocks' sums added the same way in block order, plus t for
 // each of the ties the h take. As accurate as sorting and summing upwards, in O(n).
 double sum_smallest(const ::clstat::detail::HostArray<double>& v, double t, std::size_t h, const Across& ac) {
-  const std::size_t n = v.size(), blocks = (n + kRows - 1) / kRows;
+  const std::size_t n = v.size(), blocks = row_blocks(n);
   std::vector<double> s(blocks, 0.0), c(blocks, 0.0);
   std::vector<std::size_t> below(blocks, 0);
   auto add = [](double& sum, double& comp, double x) {
@@ -320,10 +315,10 @@ double sum_smallest(const ::clstat::detail::HostArray<double>& v, double t, std:
     comp += std::fabs(sum) >= std::fabs(x) ? (sum - u) + x : (x - u) + sum;
     sum = u;
   };
-  ::clstat::detail::parallel_tasks(blocks, std::thread::hardware_concurrency(), [&](std::size_t b) {
+  for_row_blocks(n, [&](std::size_t b, std::size_t first, std::size_t last) {
     double sb = 0, cb = 0;  // (as rows_where)
     std::size_t nb = 0;
-    for (std::size_t i = b * kRows, last = std::min(n, (b + 1) * kRows); i < last; ++i)
+    for (std::size_t i = first; i < last; ++i)
       if (v[i] < t) add(sb, cb, v[i]), ++nb;
     s[b] = sb;
     c[b] = cb;
@@ -383,7 +378,7 @@ LtsFit lts_fit(const Context& ctx, const DeviceGroup* g, const double* x, std::s
   f.n = n_all;
   f.q = q;
   f.h = h;
-  // The sum of squares of resid over `rows` (this process's), by blocks of kRows of them on the
+  // The sum of squares of resid over `rows` (this process's), by blocks of them on the
   // host's threads added in block order, with every process's added.
   const auto sum_squares = [&](const std::vector<double>& resid, const std::vector<std::size_t>& rows) {
     return ac.sum([&] {
